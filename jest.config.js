@@ -1,0 +1,27 @@
+// Two projects: `unit` (pure logic, no processes) and `integration` (a real local control plane and a
+// real redis-server, started once per run by the global setup). `npm test` runs both.
+const transform = {
+  "^.+\\.ts$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json" }],
+};
+const common = {
+  extensionsToTreatAsEsm: [".ts"],
+  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+  transform,
+  testEnvironment: "node",
+};
+
+/** @type {import('jest').Config} */
+export default {
+  projects: [
+    { ...common, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.ts"] },
+    {
+      ...common,
+      displayName: "integration",
+      testMatch: ["<rootDir>/test/integration/**/*.test.ts"],
+      globalSetup: "<rootDir>/test/support/global-setup.js",
+      globalTeardown: "<rootDir>/test/support/global-teardown.js",
+      slowTestThreshold: 60,
+    },
+  ],
+  testTimeout: 120_000,
+};

@@ -1,0 +1,6 @@
+import { tsImport } from "tsx/esm/api";
+
+export default async function globalTeardown() {
+  const { stopTestbed } = await tsImport("./testbed.ts", import.meta.url);
+  await stopTestbed();
+}

@@ -1,0 +1,43 @@
+// The developer's local cluster under `.local/` (cluster:up, cluster:down, kubectl, helm, dev).
+import { copyFileSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  isClusterRunning,
+  readClusterState,
+  startCluster,
+  stopCluster,
+  type ClusterState,
+} from "./cluster.js";
+import { ensureSystemPackages } from "./system.js";
+import { ensureTools } from "./tools.js";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const localDir = path.join(repoRoot, ".local");
+export const localKubeconfig = path.join(localDir, "kubeconfig");
+const clusterDir = path.join(localDir, "cluster");
+
+const log = (message: string): void => {
+  process.stderr.write(`[cluster] ${message}\n`);
+};
+
+/** Idempotent: reuses a running local cluster, otherwise replaces any stale one with a new one. */
+export async function localClusterUp(): Promise<ClusterState> {
+  ensureSystemPackages();
+  const tools = await ensureTools();
+  const existing = readClusterState(clusterDir);
+  if (existing && (await isClusterRunning(clusterDir))) {
+    log(`already running at ${existing.server}`);
+    return existing;
+  }
+  await stopCluster(clusterDir, true);
+  mkdirSync(clusterDir, { recursive: true });
+  const state = await startCluster({ dir: clusterDir, tools, log });
+  copyFileSync(state.kubeconfig, localKubeconfig);
+  return state;
+}
+
+export async function localClusterDown(): Promise<void> {
+  await stopCluster(clusterDir, true);
+  log("stopped");
+}

@@ -1,0 +1,31 @@
+// System packages the testbed needs from Debian. Installed with apt-get when missing and running as
+// root (a fresh machine of this project's kind); otherwise a clear message names what to install.
+import { spawnSync } from "node:child_process";
+
+const PACKAGES: Record<string, string> = {
+  "redis-server": "redis-server",
+  openssl: "openssl",
+};
+
+const has = (cmd: string): boolean => spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;
+
+export function ensureSystemPackages(log: (m: string) => void = (m) => process.stderr.write(m + "\n")): void {
+  const missing = Object.entries(PACKAGES).filter(([cmd]) => !has(cmd));
+  if (missing.length === 0) return;
+  const pkgs = missing.map(([, pkg]) => pkg);
+  const isRoot = process.getuid?.() === 0;
+  if (!isRoot || !has("apt-get")) {
+    throw new Error(
+      `missing system packages: ${pkgs.join(", ")}. Install them (Debian: apt-get install ${pkgs.join(" ")}).`,
+    );
+  }
+  log(`[system] installing ${pkgs.join(", ")} with apt-get`);
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  for (const args of [
+    ["update", "-qq"],
+    ["install", "-y", "-qq", "--no-install-recommends", ...pkgs],
+  ]) {
+    const res = spawnSync("apt-get", args, { stdio: "inherit", env });
+    if (res.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed with exit ${res.status}`);
+  }
+}

@@ -1,0 +1,216 @@
+// Builds the pinned control-plane binaries (kube-apiserver, kube-controller-manager, kube-scheduler,
+// kubectl, etcd, kwok, helm) from Go modules into a per-user cache keyed by everything that affects the
+// output, so every clone and every run on this machine shares one build. No binary is committed.
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const modulesRoot = path.join(repoRoot, "hack", "tools");
+
+export type BinaryName =
+  "kube-apiserver" | "kube-controller-manager" | "kube-scheduler" | "kubectl" | "etcd" | "kwok" | "helm";
+
+interface ToolModule {
+  /** Folder under hack/tools holding the go.mod that pins it. */
+  readonly dir: string;
+  /** The module whose version (read from go.mod) is the tool's version. */
+  readonly module: string;
+  readonly binaries: Partial<Record<BinaryName, string>>;
+  /** -X flags so `--version` reports the real release rather than a development placeholder. */
+  readonly ldflags: (version: string) => string[];
+  /** Extra files copied from the pinned module into the cache (kwok's upstream stage definitions). */
+  readonly assets?: (moduleDir: string) => Record<string, string>;
+}
+
+export const kubeVersionFlags = (version: string): string[] => {
+  const [major, minor] = version.replace(/^v/, "").split(".");
+  const vars = { gitVersion: version, gitMajor: major ?? "", gitMinor: minor ?? "", gitTreeState: "clean" };
+  return ["k8s.io/client-go/pkg/version", "k8s.io/component-base/version"].flatMap((pkg) =>
+    Object.entries(vars).map(([key, value]) => `-X ${pkg}.${key}=${value}`),
+  );
+};
+
+const KWOK_STAGES = [
+  "kustomize/stage/node/fast/node-initialize.yaml",
+  "kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
+  "kustomize/stage/pod/fast/pod-ready.yaml",
+  "kustomize/stage/pod/fast/pod-complete.yaml",
+  "kustomize/stage/pod/fast/pod-delete.yaml",
+];
+
+const TOOL_MODULES: readonly ToolModule[] = [
+  {
+    dir: "etcd",
+    module: "go.etcd.io/etcd/server/v3",
+    binaries: { etcd: "go.etcd.io/etcd/server/v3" },
+    ldflags: () => [],
+  },
+  {
+    dir: "kwok",
+    module: "sigs.k8s.io/kwok",
+    binaries: { kwok: "sigs.k8s.io/kwok/cmd/kwok" },
+    ldflags: (v) => [`-X sigs.k8s.io/kwok/pkg/consts.Version=${v.replace(/^v/, "")}`],
+    assets: (moduleDir) => ({
+      "kwok-stages.yaml": KWOK_STAGES.map((f) => readFileSync(path.join(moduleDir, f), "utf8")).join(
+        "\n---\n",
+      ),
+    }),
+  },
+  {
+    dir: "helm",
+    module: "helm.sh/helm/v4",
+    binaries: { helm: "helm.sh/helm/v4/cmd/helm" },
+    ldflags: (v) => [`-X helm.sh/helm/v4/internal/version.version=${v}`],
+  },
+  {
+    dir: "kubernetes",
+    module: "k8s.io/kubernetes",
+    binaries: {
+      "kube-apiserver": "k8s.io/kubernetes/cmd/kube-apiserver",
+      "kube-controller-manager": "k8s.io/kubernetes/cmd/kube-controller-manager",
+      "kube-scheduler": "k8s.io/kubernetes/cmd/kube-scheduler",
+      kubectl: "k8s.io/kubernetes/cmd/kubectl",
+    },
+    ldflags: kubeVersionFlags,
+  },
+];
+
+export function cacheRoot(): string {
+  const base = process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache");
+  return path.join(base, "resize-operator", "tools");
+}
+
+function requireGo(): string {
+  const go = spawnSync("go", ["env", "GOVERSION"], { encoding: "utf8" });
+  if (go.error || go.status !== 0) {
+    throw new Error(
+      "Go is required to build the local cluster's binaries (kube-apiserver, etcd, kwok, helm) but `go` was not " +
+        "found on PATH. Install Go 1.26 or newer and run again.",
+    );
+  }
+  return go.stdout.trim();
+}
+
+function moduleVersion(tool: ToolModule): string {
+  const goMod = readFileSync(path.join(modulesRoot, tool.dir, "go.mod"), "utf8");
+  const match = new RegExp(
+    `^\\s*(?:require\\s+)?${tool.module.replace(/[./]/g, "\\$&")}\\s+(v\\S+)`,
+    "m",
+  ).exec(goMod);
+  if (!match?.[1]) throw new Error(`hack/tools/${tool.dir}/go.mod does not require ${tool.module}`);
+  return match[1];
+}
+
+function toolDir(tool: ToolModule, goVersion: string): { dir: string; version: string } {
+  const version = moduleVersion(tool);
+  const hash = createHash("sha256");
+  hash.update(goVersion);
+  for (const f of ["go.mod", "go.sum"]) hash.update(readFileSync(path.join(modulesRoot, tool.dir, f)));
+  hash.update(JSON.stringify(tool.ldflags(version)));
+  hash.update(JSON.stringify(tool.binaries));
+  if (tool.assets) hash.update(KWOK_STAGES.join());
+  const key = `${tool.dir}-${version}-${hash.digest("hex").slice(0, 12)}`;
+  return { dir: path.join(cacheRoot(), key), version };
+}
+
+function goIn(dir: string, args: string[]): string {
+  const res = spawnSync("go", args, { cwd: dir, encoding: "utf8", maxBuffer: 64 << 20 });
+  if (res.status !== 0) throw new Error(`go ${args.join(" ")} failed in ${dir}:\n${res.stderr}`);
+  return res.stdout;
+}
+
+/** Runs `go build -v` and turns its per-package lines into a progress line every few seconds. */
+async function buildWithProgress(tool: ToolModule, version: string, outDir: string): Promise<void> {
+  const cwd = path.join(modulesRoot, tool.dir);
+  const pkgs = Object.values(tool.binaries);
+  const total = goIn(cwd, ["list", "-deps", ...pkgs])
+    .split("\n")
+    .filter(Boolean).length;
+  const ldflags = ["-s", "-w", ...tool.ldflags(version)].join(" ");
+  const started = Date.now();
+  let compiled = 0;
+  let lastReport = 0;
+  const report = (final = false): void => {
+    const secs = Math.round((Date.now() - started) / 1000);
+    process.stderr.write(
+      `[tools] ${tool.dir} ${version}: ${compiled}/${total} packages compiled (${Math.floor((100 * compiled) / total)}%), ${secs}s${final ? ", linking done" : ""}\n`,
+    );
+  };
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(
+      "go",
+      ["build", "-v", "-buildvcs=false", "-ldflags", ldflags, "-o", outDir + path.sep, ...pkgs],
+      {
+        cwd,
+        stdio: ["ignore", "inherit", "pipe"],
+      },
+    );
+    let errors = "";
+    let pending = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      const lines = (pending + chunk).split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        if (/^[\w.~-]+(\/[\w.~+-]+)*$/.test(line)) compiled++;
+        else errors += line + "\n";
+      }
+      if (Date.now() - lastReport > 15_000) {
+        lastReport = Date.now();
+        report();
+      }
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`building ${tool.dir} ${version} failed (exit ${code}):\n${errors}`));
+    });
+  });
+  report(true);
+}
+
+export interface Toolchain {
+  readonly paths: Record<BinaryName, string>;
+  readonly kwokStages: string;
+}
+
+/** Ensures every pinned binary is built (building what is missing) and returns where they are. */
+export async function ensureTools(): Promise<Toolchain> {
+  const goVersion = requireGo();
+  const paths: Partial<Record<BinaryName, string>> = {};
+  let kwokStages = "";
+  for (const tool of TOOL_MODULES) {
+    const { dir, version } = toolDir(tool, goVersion);
+    const names = Object.keys(tool.binaries) as BinaryName[];
+    const complete = existsSync(path.join(dir, ".complete"));
+    if (!complete) {
+      process.stderr.write(`[tools] building ${tool.dir} ${version} (${names.join(", ")}) into ${dir}\n`);
+      const staging = `${dir}.partial-${process.pid}`;
+      rmSync(staging, { recursive: true, force: true });
+      mkdirSync(staging, { recursive: true });
+      await buildWithProgress(tool, version, staging);
+      if (tool.assets) {
+        const moduleDir = goIn(path.join(modulesRoot, tool.dir), [
+          "list",
+          "-m",
+          "-f",
+          "{{.Dir}}",
+          tool.module,
+        ]).trim();
+        for (const [name, content] of Object.entries(tool.assets(moduleDir))) {
+          writeFileSync(path.join(staging, name), content);
+        }
+      }
+      writeFileSync(path.join(staging, ".complete"), `${tool.module} ${version} ${goVersion}\n`);
+      rmSync(dir, { recursive: true, force: true });
+      renameSync(staging, dir);
+    }
+    for (const name of names) paths[name] = path.join(dir, name);
+    if (tool.assets) kwokStages = path.join(dir, "kwok-stages.yaml");
+  }
+  return { paths: paths as Record<BinaryName, string>, kwokStages };
+}
