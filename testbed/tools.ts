@@ -181,6 +181,49 @@ export interface Toolchain {
 /** Ensures every pinned binary is built (building what is missing) and returns where they are. */
 export async function ensureTools(): Promise<Toolchain> {
   const goVersion = requireGo();
+  mkdirSync(cacheRoot(), { recursive: true });
+  const release = await lock(path.join(cacheRoot(), ".lock"));
+  try {
+    return await ensureLocked(goVersion);
+  } finally {
+    release();
+  }
+}
+
+/** One builder per machine: concurrent callers (parallel test runs, scripts) wait for the first. */
+async function lock(dir: string): Promise<() => void> {
+  let announced = false;
+  for (;;) {
+    try {
+      mkdirSync(dir);
+      writeFileSync(path.join(dir, "pid"), String(process.pid));
+      return () => {
+        rmSync(dir, { recursive: true, force: true });
+      };
+    } catch {
+      const holder = Number(readFileSync(path.join(dir, "pid"), { encoding: "utf8", flag: "a+" }) || "0");
+      if (holder && !processAlive(holder)) {
+        rmSync(dir, { recursive: true, force: true });
+        continue;
+      }
+      if (!announced)
+        process.stderr.write(`[tools] waiting for another build (pid ${holder || "?"}) to finish\n`);
+      announced = true;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function ensureLocked(goVersion: string): Promise<Toolchain> {
   const paths: Partial<Record<BinaryName, string>> = {};
   let kwokStages = "";
   for (const tool of TOOL_MODULES) {
