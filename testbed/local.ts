@@ -1,5 +1,5 @@
 // The developer's local cluster under `.local/` (cluster:up, cluster:down, kubectl, helm, dev).
-import { copyFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -13,7 +13,8 @@ import { ensureSystemPackages } from "./system.js";
 import { ensureTools } from "./tools.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-export const localDir = path.join(repoRoot, ".local");
+/** `.local/` in the checkout; RESIZE_OPERATOR_LOCAL_DIR moves it (tests of these scripts use a temp dir). */
+export const localDir = process.env.RESIZE_OPERATOR_LOCAL_DIR ?? path.join(repoRoot, ".local");
 export const localKubeconfig = path.join(localDir, "kubeconfig");
 const clusterDir = path.join(localDir, "cluster");
 
@@ -39,5 +40,6 @@ export async function localClusterUp(): Promise<ClusterState> {
 
 export async function localClusterDown(): Promise<void> {
   await stopCluster(clusterDir, true);
+  rmSync(localKubeconfig, { force: true });
   log("stopped");
 }

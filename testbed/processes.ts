@@ -30,6 +30,7 @@ export function startProcess(name: string, binary: string, args: string[], logDi
 
 /** True when `pid` is alive and is still the program we started (not a recycled pid). */
 export function isOurs(proc: ManagedProcess): boolean {
+  if (!isRunning(proc.pid)) return false;
   try {
     const cmdline = readFileSync(`/proc/${proc.pid}/cmdline`, "utf8").split("\0");
     return cmdline[0] === proc.binary;
@@ -52,7 +53,7 @@ export function signal(proc: ManagedProcess, sig: NodeJS.Signals): boolean {
 export async function stopProcess(proc: ManagedProcess, graceMs = 10_000): Promise<void> {
   if (!signal(proc, "SIGTERM")) return;
   const deadline = Date.now() + graceMs;
-  while (isOurs(proc) && !isZombie(proc.pid)) {
+  while (isOurs(proc)) {
     if (Date.now() > deadline) {
       signal(proc, "SIGKILL");
       await sleep(100);
@@ -62,11 +63,12 @@ export async function stopProcess(proc: ManagedProcess, graceMs = 10_000): Promi
   }
 }
 
-function isZombie(pid: number): boolean {
+/** Alive and not a zombie: an exited child whose parent (often gone) has not reaped it is not running. */
+export function isRunning(pid: number): boolean {
   try {
-    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    return !/^\d+ \(.*\) [ZX]/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
-    return true;
+    return false;
   }
 }
 

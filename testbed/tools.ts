@@ -137,7 +137,9 @@ async function buildWithProgress(tool: ToolModule, version: string, outDir: stri
   const report = (final = false): void => {
     const secs = Math.round((Date.now() - started) / 1000);
     process.stderr.write(
-      `[tools] ${tool.dir} ${version}: ${compiled}/${total} packages compiled (${Math.floor((100 * compiled) / total)}%), ${secs}s${final ? ", linking done" : ""}\n`,
+      final
+        ? `[tools] ${tool.dir} ${version}: built in ${secs}s (${compiled} packages compiled, the other ${total - compiled} from Go's build cache)\n`
+        : `[tools] ${tool.dir} ${version}: ${compiled}/${total} packages compiled (${Math.floor((100 * compiled) / total)}%), ${secs}s\n`,
     );
   };
   await new Promise<void>((resolve, reject) => {
@@ -171,6 +173,14 @@ async function buildWithProgress(tool: ToolModule, version: string, outDir: stri
     });
   });
   report(true);
+  // `go build -o dir/` names a binary after its package, which for module roots such as
+  // go.etcd.io/etcd/server/v3 is not the tool's name.
+  for (const [name, pkg] of Object.entries(tool.binaries)) {
+    const parts = pkg.split("/");
+    const last = parts.at(-1) ?? "";
+    const built = /^v\d+$/.test(last) ? (parts.at(-2) ?? last) : last;
+    if (built !== name) renameSync(path.join(outDir, built), path.join(outDir, name));
+  }
 }
 
 export interface Toolchain {
@@ -229,7 +239,7 @@ async function ensureLocked(goVersion: string): Promise<Toolchain> {
   for (const tool of TOOL_MODULES) {
     const { dir, version } = toolDir(tool, goVersion);
     const names = Object.keys(tool.binaries) as BinaryName[];
-    const complete = existsSync(path.join(dir, ".complete"));
+    const complete = [".complete", ...names].every((f) => existsSync(path.join(dir, f)));
     if (!complete) {
       process.stderr.write(`[tools] building ${tool.dir} ${version} (${names.join(", ")}) into ${dir}\n`);
       const staging = `${dir}.partial-${process.pid}`;
