@@ -1,0 +1,75 @@
+// The controller runtime's public surface: everything a reconciler and the `run` command wire together.
+export { FakeClock, flushPromises, isAborted, realClock, sleep, type Clock, type Timer } from "./clock.js";
+export { Backoff, backoffDelay, exponentialDelay, withJitter, type BackoffPolicy } from "./backoff.js";
+export {
+  BucketRateLimiter,
+  defaultControllerRateLimiter,
+  ItemExponentialFailureRateLimiter,
+  MaxOfRateLimiter,
+  type RateLimiter,
+} from "./rate-limiter.js";
+export { WorkQueue, type WorkQueueOptions } from "./workqueue.js";
+export { NAMESPACE_INDEX, objectKey, splitKey, Store, type IndexFunc, type Lister } from "./store.js";
+export { ApiError, isGone, KubeHttp, TimeoutError, type Query, type RequestOptions } from "./kube-http.js";
+export {
+  httpListWatch,
+  type HttpListWatchOptions,
+  type ListResult,
+  type ListWatch,
+  type WatchEvent,
+  type WatchEventType,
+  type WatchOptions,
+} from "./list-watch.js";
+export {
+  DEFAULT_REFLECTOR_BACKOFF,
+  Reflector,
+  type ReflectorOptions,
+  type ReflectorSink,
+} from "./reflector.js";
+export { Informer, type EventHandler, type InformerOptions } from "./informer.js";
+export {
+  formatMicroTime,
+  httpLeaseClient,
+  type LeaseClient,
+  type LeaseRecord,
+  type StoredLease,
+} from "./lease-client.js";
+export {
+  DEFAULT_LEADER_ELECTION_TIMINGS,
+  LeaderElector,
+  validateTimings,
+  type LeaderElectionTimings,
+  type LeaderElectorOptions,
+  type LeaderWork,
+} from "./leader-election.js";
+export {
+  Controller,
+  requestFor,
+  type ControllerOptions,
+  type MapFunc,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Reconciler,
+  type Request,
+} from "./controller.js";
+export {
+  defaultIdentity,
+  Manager,
+  type InformerSpec,
+  type LeaderElectionOptions,
+  type ManagerOptions,
+  type Runnable,
+} from "./manager.js";
+export { shutdownOnSignals, type ShutdownSignal } from "./signals.js";
+export {
+  InMemoryMetrics,
+  METRIC,
+  noopMetrics,
+  type Counter,
+  type Gauge,
+  type Histogram,
+  type HistogramSnapshot,
+  type Labels,
+  type MetricsSink,
+  type Sample,
+} from "./metrics.js";

@@ -1,0 +1,211 @@
+// An informer: a reflector filling an indexed cache, and event handlers told about every change.
+// Handlers run synchronously in event order and must be quick (typically: put a key in a work queue).
+import type { KubernetesObject } from "@kubernetes/client-node";
+import { pino, type Logger } from "pino";
+import type { BackoffPolicy } from "./backoff.js";
+import { realClock, sleep, type Clock } from "./clock.js";
+import type { ListWatch, WatchEvent } from "./list-watch.js";
+import type { MetricsSink } from "./metrics.js";
+import { Reflector } from "./reflector.js";
+import { objectKey, Store, type IndexFunc, type Lister } from "./store.js";
+
+export interface EventHandler<T> {
+  onAdd?(obj: T): void;
+  onUpdate?(oldObj: T, newObj: T): void;
+  /** Gets the last state known; after a relist this may be older than the real final state. */
+  onDelete?(obj: T): void;
+}
+
+export interface InformerOptions<T extends KubernetesObject> {
+  /** Names the informer in logs and metrics, e.g. "resizerequests". */
+  name: string;
+  listWatch: ListWatch;
+  /**
+   * Converts a raw API object (plain JSON: timestamps are strings) into T; validate here when the shape
+   * matters. Objects that fail to decode are logged and skipped. Defaults to no conversion.
+   */
+  decode?: (raw: KubernetesObject) => T;
+  indexers?: Readonly<Record<string, IndexFunc<T>>>;
+  /** Every this many ms, every cached object is delivered again as an update (0 or absent: never). */
+  resyncPeriodMs?: number;
+  logger?: Logger;
+  clock?: Clock;
+  metrics?: MetricsSink;
+  backoff?: BackoffPolicy;
+  minWatchTimeoutSeconds?: number;
+}
+
+export class Informer<T extends KubernetesObject> {
+  readonly name: string;
+  private readonly store: Store<T>;
+  private readonly handlers = new Set<EventHandler<T>>();
+  private readonly decode: (raw: KubernetesObject) => T;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly reflector: Reflector;
+  private synced = false;
+  private readonly syncWaiters: (() => void)[] = [];
+  private running = false;
+
+  constructor(private readonly options: InformerOptions<T>) {
+    this.name = options.name;
+    this.store = new Store<T>(options.indexers);
+    this.decode = options.decode ?? ((raw) => raw as T);
+    this.logger = (options.logger ?? pino({ level: "silent" })).child({ informer: options.name });
+    this.clock = options.clock ?? realClock;
+    this.reflector = new Reflector({
+      name: options.name,
+      listWatch: options.listWatch,
+      logger: this.logger,
+      clock: this.clock,
+      metrics: options.metrics,
+      backoff: options.backoff,
+      minWatchTimeoutSeconds: options.minWatchTimeoutSeconds,
+      sink: {
+        replace: (items) => {
+          this.replace(items);
+        },
+        apply: (event) => {
+          this.apply(event);
+        },
+      },
+    });
+  }
+
+  /** Read access to the cache. */
+  get lister(): Lister<T> {
+    return this.store;
+  }
+
+  /** The resourceVersion the cache reflects. */
+  get lastSyncResourceVersion(): string {
+    return this.reflector.lastSyncResourceVersion;
+  }
+
+  /**
+   * Registers handlers; returns a function that removes them. Handlers added after the first list get
+   * every cached object as an add first, so late subscribers see the same world as early ones.
+   */
+  addEventHandler(handler: EventHandler<T>): () => void {
+    this.handlers.add(handler);
+    if (this.synced)
+      for (const obj of this.store.list())
+        this.call("onAdd", () => {
+          handler.onAdd?.(obj);
+        });
+    return () => {
+      this.handlers.delete(handler);
+    };
+  }
+
+  /** True once the first list has been applied to the cache. */
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** Resolves true once synced, or false when `signal` aborts first. */
+  waitForSync(signal: AbortSignal): Promise<boolean> {
+    if (this.synced) return Promise.resolve(true);
+    if (signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const onAbort = (): void => {
+        resolve(false);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.syncWaiters.push(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(true);
+      });
+    });
+  }
+
+  /** Runs until `signal` aborts. An informer runs once. */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.running) throw new Error(`informer ${this.name} is already running`);
+    this.running = true;
+    const resync = this.options.resyncPeriodMs
+      ? this.resyncLoop(this.options.resyncPeriodMs, signal)
+      : undefined;
+    await this.reflector.run(signal);
+    await resync;
+  }
+
+  private async resyncLoop(periodMs: number, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      await sleep(this.clock, periodMs, signal);
+      if (signal.aborted) return;
+      if (!this.synced) continue;
+      for (const obj of this.store.list())
+        this.emit("onUpdate", (h) => {
+          h.onUpdate?.(obj, obj);
+        });
+    }
+  }
+
+  private tryDecode(raw: KubernetesObject): T | undefined {
+    try {
+      return this.decode(raw);
+    } catch (err) {
+      this.logger.error(
+        { err: err instanceof Error ? err.message : String(err), object: raw.metadata?.name },
+        "cannot decode object; ignoring it",
+      );
+      return undefined;
+    }
+  }
+
+  private replace(items: KubernetesObject[]): void {
+    const seen = new Set<string>();
+    for (const raw of items) {
+      const obj = this.tryDecode(raw);
+      if (!obj) continue;
+      seen.add(objectKey(obj));
+      const old = this.store.set(obj);
+      if (!old) this.emit("onAdd", (h) => h.onAdd?.(obj));
+      // Unchanged objects (same resourceVersion) carry no news; resync is the tool for re-delivery.
+      else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion)
+        this.emit("onUpdate", (h) => h.onUpdate?.(old, obj));
+    }
+    for (const key of this.store.keys()) {
+      if (seen.has(key)) continue;
+      const old = this.store.delete(key);
+      if (old) this.emit("onDelete", (h) => h.onDelete?.(old));
+    }
+    if (!this.synced) {
+      this.synced = true;
+      for (const w of this.syncWaiters.splice(0)) w();
+    }
+  }
+
+  private apply(event: WatchEvent): void {
+    const obj = this.tryDecode(event.object);
+    if (!obj) return;
+    if (event.type === "DELETED") {
+      const old = this.store.delete(objectKey(obj));
+      if (old) this.emit("onDelete", (h) => h.onDelete?.(obj));
+      return;
+    }
+    const old = this.store.set(obj);
+    if (old) this.emit("onUpdate", (h) => h.onUpdate?.(old, obj));
+    else this.emit("onAdd", (h) => h.onAdd?.(obj));
+  }
+
+  private emit(kind: keyof EventHandler<T>, fn: (h: EventHandler<T>) => void): void {
+    for (const h of this.handlers)
+      this.call(kind, () => {
+        fn(h);
+      });
+  }
+
+  private call(kind: string, fn: () => void): void {
+    // A failing handler must not stop the informer or starve the other handlers.
+    try {
+      fn();
+    } catch (err) {
+      this.logger.error(
+        { err: err instanceof Error ? err.message : String(err), handler: kind },
+        "event handler failed",
+      );
+    }
+  }
+}

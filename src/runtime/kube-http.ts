@@ -1,0 +1,235 @@
+// A small HTTP client for the Kubernetes API built on the KubeConfig's TLS and credentials, used where the
+// runtime needs control the generated clients do not give: per-request deadlines (lease renewals must not
+// hang past the renew deadline), the Status body of failed requests (410 Gone vs. anything else), and
+// streaming watches whose end the caller handles itself.
+import http from "node:http";
+import https from "node:https";
+import { createInterface } from "node:readline";
+import type { KubeConfig } from "@kubernetes/client-node";
+
+export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** A failed API call, carrying the HTTP status and the Kubernetes Status reason when the server sent one. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string | undefined,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+/** The request took longer than allowed, or a stream went silent for too long. */
+export class TimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TimeoutError";
+  }
+}
+
+interface StatusBody {
+  kind?: string;
+  code?: number;
+  reason?: string;
+  message?: string;
+}
+
+function isStatusBody(v: unknown): v is StatusBody {
+  return typeof v === "object" && v !== null && (v as StatusBody).kind === "Status";
+}
+
+/** Turns a Kubernetes Status (HTTP error body or watch ERROR object) into an ApiError. */
+export function statusError(httpStatus: number, body: unknown): ApiError {
+  if (isStatusBody(body)) {
+    return new ApiError(body.code ?? httpStatus, body.reason, body.message ?? `HTTP ${httpStatus}`);
+  }
+  return new ApiError(httpStatus, undefined, `HTTP ${httpStatus}`);
+}
+
+/** True for "410 Gone" / reason Expired: the resourceVersion is too old and the caller must list again. */
+export function isGone(err: unknown): boolean {
+  return err instanceof ApiError && (err.status === 410 || err.reason === "Expired" || err.reason === "Gone");
+}
+
+/** The JSON value of `text`, or undefined when it is empty or not JSON (e.g. a proxy's HTML error page). */
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  /** Whole-request deadline in ms (default 30 s). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface StreamOptions {
+  query?: Query;
+  /** The stream is given up (TimeoutError) when no byte arrives for this long. */
+  idleTimeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export class KubeHttp {
+  constructor(private readonly kc: KubeConfig) {}
+
+  private async prepare(
+    method: string,
+    path: string,
+    query: Query | undefined,
+  ): Promise<{ url: URL; opts: https.RequestOptions }> {
+    const cluster = this.kc.getCurrentCluster();
+    if (!cluster) throw new Error("the kubeconfig has no current cluster");
+    const url = new URL(cluster.server.replace(/\/+$/, "") + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const opts: https.RequestOptions = { method, headers: { Accept: "application/json" } };
+    // Adds TLS material, the credentials header and an agent; credentials are never logged.
+    await this.kc.applyToHTTPSOptions(opts);
+    return { url, opts };
+  }
+
+  private send(url: URL, opts: https.RequestOptions, body: string | undefined): http.ClientRequest {
+    const req = url.protocol === "http:" ? http.request(url, opts) : https.request(url, opts);
+    if (body !== undefined) {
+      req.setHeader("Content-Type", "application/json");
+      req.setHeader("Content-Length", Buffer.byteLength(body));
+      req.end(body);
+    } else {
+      req.end();
+    }
+    return req;
+  }
+
+  /** One JSON request; resolves with the parsed body on 2xx, rejects with ApiError otherwise. */
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<unknown> {
+    const { url, opts } = await this.prepare(method, path, options.query);
+    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const finish = (err: Error | undefined, value?: unknown): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+        if (err) reject(err);
+        else resolve(value);
+      };
+      const req = this.send(url, opts, payload);
+      const onAbort = (): void => {
+        req.destroy();
+        finish(new Error(`${method} ${path} aborted`));
+      };
+      const timer = setTimeout(() => {
+        req.destroy();
+        finish(new TimeoutError(`${method} ${path} timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+      if (options.signal?.aborted) onAbort();
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      req.on("error", (err) => {
+        finish(err);
+      });
+      req.on("response", (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("error", (err) => {
+          finish(err);
+        });
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          const parsed = parseJson(text);
+          const status = res.statusCode ?? 0;
+          if (status >= 200 && status < 300) finish(undefined, parsed);
+          else finish(statusError(status, parsed));
+        });
+      });
+    });
+  }
+
+  /**
+   * Opens a streaming GET (a watch) and calls `onLine` with every parsed JSON line. Resolves when the
+   * server ends the stream or `signal` aborts; rejects on a non-200 answer (ApiError), a network error,
+   * or silence longer than `idleTimeoutMs` (TimeoutError).
+   */
+  async stream(path: string, options: StreamOptions, onLine: (value: unknown) => void): Promise<void> {
+    const { url, opts } = await this.prepare("GET", path, options.query);
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      let idle: NodeJS.Timeout | undefined;
+      const req = this.send(url, opts, undefined);
+      const finish = (err: Error | undefined): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(idle);
+        options.signal?.removeEventListener("abort", onAbort);
+        req.destroy();
+        if (err) reject(err);
+        else resolve();
+      };
+      const onAbort = (): void => {
+        finish(undefined);
+      };
+      const touch = (): void => {
+        clearTimeout(idle);
+        idle = setTimeout(() => {
+          finish(new TimeoutError(`watch ${path} silent for ${options.idleTimeoutMs} ms`));
+        }, options.idleTimeoutMs);
+      };
+      if (options.signal?.aborted) {
+        onAbort();
+        return;
+      }
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      touch();
+      req.on("error", (err) => {
+        finish(err);
+      });
+      req.on("response", (res) => {
+        const status = res.statusCode ?? 0;
+        if (status !== 200) {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            finish(statusError(status, parseJson(Buffer.concat(chunks).toString("utf8"))));
+          });
+          res.on("error", (err) => {
+            finish(err);
+          });
+          return;
+        }
+        res.on("data", touch);
+        res.on("error", (err) => {
+          finish(err);
+        });
+        // "aborted"/"close" without "end" means the connection broke mid-stream.
+        res.on("close", () => {
+          finish(res.complete ? undefined : new Error(`watch ${path}: connection closed`));
+        });
+        const lines = createInterface({ input: res, crlfDelay: Infinity });
+        lines.on("line", (line) => {
+          if (settled || line.trim() === "") return;
+          let value: unknown;
+          try {
+            value = JSON.parse(line);
+          } catch {
+            finish(new Error(`watch ${path}: undecodable line`));
+            return;
+          }
+          try {
+            onLine(value);
+          } catch (err) {
+            finish(err instanceof Error ? err : new Error(String(err)));
+          }
+        });
+      });
+    });
+  }
+}
