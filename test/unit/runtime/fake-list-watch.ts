@@ -1,0 +1,57 @@
+// A scripted ListWatch for unit tests of the informer and controller: the test decides what each list
+// returns and drives each watch (events, normal end, failure) by hand.
+import type { KubernetesObject } from "@kubernetes/client-node";
+import type { ListResult, ListWatch, WatchEvent, WatchOptions } from "../../../src/runtime/list-watch.js";
+
+export interface OpenWatch {
+  options: WatchOptions;
+  emit(event: WatchEvent): void;
+  end(): void;
+  fail(err: Error): void;
+}
+
+export class FakeListWatch implements ListWatch {
+  lists = 0;
+  readonly watches: OpenWatch[] = [];
+  /** What the next list returns (or throws). */
+  next: () => ListResult = () => ({ items: [], resourceVersion: "1" });
+
+  list(): Promise<ListResult> {
+    this.lists++;
+    try {
+      return Promise.resolve(this.next());
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  watch(options: WatchOptions, onEvent: (event: WatchEvent) => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      options.signal.addEventListener("abort", () => {
+        resolve();
+      });
+      this.watches.push({ options, emit: onEvent, end: resolve, fail: reject });
+    });
+  }
+
+  /** The most recent watch. */
+  get current(): OpenWatch {
+    const w = this.watches.at(-1);
+    if (!w) throw new Error("no watch opened");
+    return w;
+  }
+}
+
+export function obj(
+  name: string,
+  rv: string,
+  data: Record<string, string> = {},
+  ns = "ns",
+): KubernetesObject {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { namespace: ns, name, resourceVersion: rv },
+    ...{ data },
+  };
+}
