@@ -109,6 +109,8 @@ class BufferedEventRecorder implements EventRecorder {
 
   private readonly queue: SeriesEntry[] = [];
   private readonly queued = new Set<SeriesEntry>();
+  /** The entry being written; its write loop picks up anything that becomes due meanwhile. */
+  private current: SeriesEntry | undefined;
   private worker: Promise<void> | undefined;
   private lastNanos = 0n;
   private closed = false;
@@ -218,7 +220,7 @@ class BufferedEventRecorder implements EventRecorder {
 
   /** Puts `entry` in the buffer unless it is there already (its write will carry the latest count). */
   private schedule(entry: SeriesEntry): void {
-    if (this.queued.has(entry) || this.abort.signal.aborted) return;
+    if (this.queued.has(entry) || this.current === entry || this.abort.signal.aborted) return;
     if (this.queue.length >= this.bufferSize) {
       this.counters.dropped++;
       if (!this.full) this.log.warn({ bufferSize: this.bufferSize }, "event buffer full; dropping events");
@@ -237,18 +239,23 @@ class BufferedEventRecorder implements EventRecorder {
   private async drain(): Promise<void> {
     for (let entry = this.queue.shift(); entry; entry = this.queue.shift()) {
       this.queued.delete(entry);
+      this.current = entry;
+      let settled = false;
       try {
-        await this.sync(entry);
+        settled = await this.sync(entry);
       } catch (err) {
         // sync() handles sink failures itself; this keeps the worker alive through anything else.
         this.counters.failed++;
         this.log.error({ err }, "event write failed unexpectedly");
       }
+      this.current = undefined;
+      // Something may have become due between sync() returning and this line.
+      if (settled && planWrite(entry)) this.schedule(entry);
     }
   }
 
-  /** Brings the server's copy of `entry` up to date, one call at a time. */
-  private async sync(entry: SeriesEntry): Promise<void> {
+  /** Brings the server's copy of `entry` up to date, one call at a time; false when a write was abandoned. */
+  private async sync(entry: SeriesEntry): Promise<boolean> {
     for (let plan = planWrite(entry); plan; plan = planWrite(entry)) {
       let outcome = await this.attempt(plan);
       const fallback = outcome === "not-found" && plan.kind === "patch";
@@ -264,13 +271,14 @@ class BufferedEventRecorder implements EventRecorder {
         // a race: the Event exists. Its series is patched next, except right after a fallback, where
         // patching could only repeat the same two answers; the next flush writes it then.
         entry.written = Math.max(entry.written, 1);
-        if (fallback) return;
+        if (fallback) return true;
       } else {
         this.counters.failed++;
         this.book.forget(entry);
-        return;
+        return false;
       }
     }
+    return true;
   }
 
   /** One write with retries: transient failures only, with jittered backoff, within the retry budget. */
