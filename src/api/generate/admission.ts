@@ -1,0 +1,46 @@
+// The ValidatingAdmissionPolicy that gives kubectl users the REST API's access rule (DESIGN §6): whoever
+// creates a ResizeRequest needs verb `use` on the InstanceGroupManager it names, as a cloud asks for
+// permission on the named instance group.
+import { GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, USE_VERB, VERSION } from "../names.js";
+import { PART_OF_LABELS } from "./crd.js";
+
+export const USE_POLICY_NAME = `${RESIZE_REQUEST.plural}-use-${INSTANCE_GROUP_MANAGER.singular}.${GROUP}`;
+
+const target = "object.spec.instanceGroupManager";
+
+export function useInstanceGroupManagerPolicy() {
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingAdmissionPolicy",
+    metadata: { name: USE_POLICY_NAME, labels: PART_OF_LABELS },
+    spec: {
+      failurePolicy: "Fail",
+      matchConstraints: {
+        resourceRules: [
+          {
+            apiGroups: [GROUP],
+            apiVersions: [VERSION],
+            operations: ["CREATE"],
+            resources: [RESIZE_REQUEST.plural],
+          },
+        ],
+      },
+      validations: [
+        {
+          expression: `authorizer.group('${GROUP}').resource('${INSTANCE_GROUP_MANAGER.plural}').namespace(object.metadata.namespace).name(${target}).check('${USE_VERB}').allowed()`,
+          messageExpression: `'creating a ${RESIZE_REQUEST.kind} requires permission to ${USE_VERB} ${INSTANCE_GROUP_MANAGER.plural}/' + ${target} + ' in namespace ' + object.metadata.namespace + ': ' + request.userInfo.username + ' lacks verb "${USE_VERB}" on it'`,
+          reason: "Forbidden",
+        },
+      ],
+    },
+  };
+}
+
+export function useInstanceGroupManagerPolicyBinding() {
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingAdmissionPolicyBinding",
+    metadata: { name: USE_POLICY_NAME, labels: PART_OF_LABELS },
+    spec: { policyName: USE_POLICY_NAME, validationActions: ["Deny"] },
+  };
+}

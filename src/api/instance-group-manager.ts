@@ -1,0 +1,165 @@
+// InstanceGroupManager (DESIGN §3.1): a managed group over any workload with a /scale subresource.
+import { z } from "zod";
+import { Conditions } from "./conditions.js";
+import { customResource, type CustomResourceModel } from "./custom-resource.js";
+import { kubeDuration } from "./duration.js";
+import { rule } from "./meta.js";
+import { INSTANCE_GROUP_MANAGER } from "./names.js";
+import { Count, Generation, ObjectName, Rfc1035Label, Uint64String } from "./primitives.js";
+
+export const DEFAULT_PROVISIONING_TIMEOUT = "10m";
+export const DEFAULT_READY_REPLICAS_FIELD = "status.readyReplicas";
+
+export const TargetRef = z
+  .object({
+    apiVersion: z
+      .string()
+      .min(1)
+      .max(317)
+      .meta({ description: "API version of the target workload, for example apps/v1." }),
+    kind: z
+      .string()
+      .min(1)
+      .max(63)
+      .meta({ description: "Kind of the target workload, for example StatefulSet or MachineDeployment." }),
+    name: ObjectName.meta({ description: "Name of the target workload, in the namespace of the group." }),
+  })
+  .meta({
+    description:
+      "The workload whose replicas the group manages. It must be in the same namespace and have a /scale subresource.",
+  });
+
+export const InstanceGroupManagerSpec = rule(
+  z
+    .object({
+      zone: Rfc1035Label.meta({
+        description:
+          "Zone of the group (RFC 1035 label). The REST API serves the group under /zones/{zone}/ and requires requests to name this zone.",
+      }),
+      targetRef: TargetRef,
+      maxSize: Count.meta({
+        description:
+          "Upper bound on the target's replicas. A resize request that could never fit under it fails with QUOTA_EXCEEDED; a queued one waits until it fits. Unbounded when omitted.",
+      }).optional(),
+      minSize: Count.meta({
+        description:
+          "Floor for scale-downs: releasing a request's instances never lowers the target below it.",
+      }).default(0),
+      provisioningTimeout: kubeDuration({ min: "1s", max: "24h" })
+        .meta({
+          description:
+            "How long one provisioning attempt may take for all new instances to become ready before it is rolled back and retried later. A duration such as 10m or 1h30m, from 1s to 24h.",
+        })
+        .default(DEFAULT_PROVISIONING_TIMEOUT),
+      readyReplicasField: z
+        .string()
+        .min(1)
+        .max(256)
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, {
+          message: "must be a dotted field path such as status.readyReplicas",
+        })
+        .meta({
+          description:
+            "Dotted path of the field in the target object that counts its ready instances, for workloads that report readiness elsewhere (for example status.availableReplicas).",
+        })
+        .default(DEFAULT_READY_REPLICAS_FIELD),
+    })
+    .meta({ description: "Desired state of the group." }),
+  {
+    cel: "!has(self.maxSize) || !has(self.minSize) || self.minSize <= self.maxSize",
+    message: "minSize must not be greater than maxSize",
+    fieldPath: ".minSize",
+    test: (s) => s.maxSize === undefined || s.minSize <= s.maxSize,
+  },
+);
+
+export const InstanceGroupManagerStatus = z
+  .object({
+    id: Uint64String.meta({
+      description:
+        "Stable numeric identifier of the group (uint64 as a decimal string), derived from its uid.",
+    }).optional(),
+    targetSize: Count.meta({
+      description: "The target's current desired replicas, read through /scale.",
+    }).optional(),
+    readyInstances: Count.meta({
+      description: "Ready instances of the target, read from spec.readyReplicasField.",
+    }).optional(),
+    queuedRequests: Count.meta({
+      description: "Resize requests of this group waiting in its queue.",
+    }).optional(),
+    activeRequests: Count.meta({
+      description: "Resize requests of this group that are not in a final state (queued or provisioning).",
+    }).optional(),
+    provisioningRequest: Rfc1035Label.meta({
+      description:
+        "Name of the resize request with a provisioning attempt in progress; a group runs one at a time.",
+    }).optional(),
+    conditions: Conditions.meta({
+      description: "Observations of the group's state; Ready tells whether the target can be scaled.",
+    }).optional(),
+    observedGeneration: Generation.meta({
+      description: "The metadata.generation this status was computed from.",
+    }).optional(),
+  })
+  .meta({ description: "Observed state of the group. Written by the controller only." });
+
+export const InstanceGroupManager = customResource(
+  INSTANCE_GROUP_MANAGER.kind,
+  "A managed group of instances: a workload with a /scale subresource whose replicas resize requests raise, all or nothing, for a bounded time.",
+  InstanceGroupManagerSpec,
+  InstanceGroupManagerStatus,
+);
+
+export type TargetRef = z.infer<typeof TargetRef>;
+export type InstanceGroupManagerSpec = z.infer<typeof InstanceGroupManagerSpec>;
+export type InstanceGroupManagerStatus = z.infer<typeof InstanceGroupManagerStatus>;
+export type InstanceGroupManager = z.infer<typeof InstanceGroupManager>;
+
+export const instanceGroupManagerResource: CustomResourceModel = {
+  names: INSTANCE_GROUP_MANAGER,
+  schema: InstanceGroupManager,
+  printerColumns: [
+    { name: "Zone", type: "string", jsonPath: ".spec.zone", description: "Zone of the group." },
+    {
+      name: "Target",
+      type: "string",
+      jsonPath: ".spec.targetRef.name",
+      description: "Name of the target workload.",
+    },
+    {
+      name: "Size",
+      type: "integer",
+      jsonPath: ".status.targetSize",
+      description: "The target's desired replicas.",
+    },
+    { name: "Ready", type: "integer", jsonPath: ".status.readyInstances", description: "Ready instances." },
+    {
+      name: "Max",
+      type: "integer",
+      jsonPath: ".spec.maxSize",
+      description: "Upper bound on the target's replicas.",
+    },
+    {
+      name: "Queued",
+      type: "integer",
+      jsonPath: ".status.queuedRequests",
+      description: "Requests waiting in the queue.",
+      priority: 1,
+    },
+    {
+      name: "Kind",
+      type: "string",
+      jsonPath: ".spec.targetRef.kind",
+      description: "Kind of the target workload.",
+      priority: 1,
+    },
+    {
+      name: "Age",
+      type: "date",
+      jsonPath: ".metadata.creationTimestamp",
+      description: "Time since creation.",
+    },
+  ],
+  selectableFields: [".spec.zone", ".spec.targetRef.name"],
+};

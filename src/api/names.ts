@@ -1,0 +1,49 @@
+// The fixed external names of the API (DESIGN §2). Everything that spells a group, kind, plural or
+// REST `kind` constant imports it from here, so a rename is a one-line change that the generated
+// CRDs, admission policy and docs follow.
+
+export const GROUP = "compute.resize-operator.dev";
+export const VERSION = "v1";
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+/** Category shared by both kinds: `kubectl get resize` lists groups and requests together. */
+export const CATEGORY = "resize";
+export const FINALIZER = `${GROUP}/finalizer`;
+export const REPORTING_CONTROLLER = `${GROUP}/resize-controller`;
+
+/** The names a CustomResourceDefinition needs for one kind. */
+export interface KindNames {
+  readonly kind: string;
+  readonly listKind: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly shortNames: readonly string[];
+}
+
+export const INSTANCE_GROUP_MANAGER = {
+  kind: "InstanceGroupManager",
+  listKind: "InstanceGroupManagerList",
+  plural: "instancegroupmanagers",
+  singular: "instancegroupmanager",
+  shortNames: ["igm"],
+} as const satisfies KindNames;
+
+export const RESIZE_REQUEST = {
+  kind: "ResizeRequest",
+  listKind: "ResizeRequestList",
+  plural: "resizerequests",
+  singular: "resizerequest",
+  shortNames: ["rr"],
+} as const satisfies KindNames;
+
+/** The RBAC verb a creator of a ResizeRequest needs on the named InstanceGroupManager (DESIGN §6). */
+export const USE_VERB = "use";
+
+/** REST API identity (DESIGN §2) and the `kind` constants of its resources. */
+export const REST_API = { name: "compute", version: "v1", id: "compute:v1" } as const;
+export const REST_KIND = {
+  resizeRequest: "compute#instanceGroupManagerResizeRequest",
+  resizeRequestList: "compute#instanceGroupManagerResizeRequestList",
+  operation: "compute#operation",
+  operationList: "compute#operationList",
+} as const;
