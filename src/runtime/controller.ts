@@ -111,8 +111,7 @@ export class Controller {
         onUpdate: (oldObj, newObj) => {
           if (filter && !filter(oldObj, newObj)) return;
           // Both: a change can move an object from one primary to another (e.g. a new targetRef).
-          addAll(oldObj);
-          addAll(newObj);
+          for (const key of new Set([...map(oldObj), ...map(newObj)])) enqueue(key);
         },
         onDelete: addAll,
       });

@@ -33,7 +33,9 @@ function setup(options: { resyncPeriodMs?: number; initial?: () => ListResult } 
   };
   informer.addEventHandler({
     onAdd: rec("add"),
-    onUpdate: (_o, n) => rec("update")(n),
+    onUpdate: (_o, n) => {
+      rec("update")(n);
+    },
     onDelete: rec("delete"),
   });
   const ctl = new AbortController();
@@ -203,7 +205,7 @@ describe("Informer", () => {
   });
 
   test("resync re-delivers every cached object as an update", async () => {
-    const { lw, clock, events, ctl, running } = setup({
+    const { clock, events, ctl, running } = setup({
       resyncPeriodMs: 60_000,
       initial: () => ({ items: [obj("a", "1"), obj("b", "2")], resourceVersion: "2" }),
     });

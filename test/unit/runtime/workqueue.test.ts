@@ -17,11 +17,14 @@ function setup(): { clock: FakeClock; q: WorkQueue; metrics: InMemoryMetrics } {
 
 /** Takes a key the queue has ready now (fails if it would wait). */
 async function take(q: WorkQueue): Promise<string | undefined> {
-  let got: string | undefined | null = null;
-  void q.get().then((k) => (got = k));
+  const got: { key?: string | undefined; done: boolean } = { done: false };
+  void q.get().then((key) => {
+    got.key = key;
+    got.done = true;
+  });
   await flushPromises();
-  if (got === null) throw new Error("nothing ready");
-  return got;
+  if (!got.done) throw new Error("nothing ready");
+  return got.key;
 }
 
 describe("WorkQueue", () => {
