@@ -8,7 +8,7 @@
 //   anything else     -> backoff forgotten; the next event brings the key back.
 // `run` is one term: it starts with every cached primary object queued (so nothing that happened while
 // the controller was not running is missed) and ends — dropping the queue — as soon as its signal aborts.
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubeObject } from "./object.js";
 import { pino, type Logger } from "pino";
 import { realClock, type Clock } from "./clock.js";
 import type { Informer } from "./informer.js";
@@ -89,7 +89,7 @@ export class Controller {
   }
 
   /** Reconciles the objects of `informer` themselves; `filter` can drop uninteresting updates. */
-  watchPrimary<T extends KubernetesObject>(
+  watchPrimary<T extends KubeObject>(
     informer: Informer<T>,
     filter?: (oldObj: T, newObj: T) => boolean,
   ): this {
@@ -97,7 +97,7 @@ export class Controller {
   }
 
   /** Reconciles the primary keys `map` returns for every change of an object of `informer`. */
-  watchMapped<T extends KubernetesObject>(
+  watchMapped<T extends KubeObject>(
     informer: Informer<T>,
     map: MapFunc<T>,
     filter?: (oldObj: T, newObj: T) => boolean,

@@ -1,6 +1,6 @@
 // An informer: a reflector filling an indexed cache, and event handlers told about every change.
 // Handlers run synchronously in event order and must be quick (typically: put a key in a work queue).
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubeObject } from "./object.js";
 import { pino, type Logger } from "pino";
 import type { BackoffPolicy } from "./backoff.js";
 import { realClock, sleep, type Clock } from "./clock.js";
@@ -16,7 +16,7 @@ export interface EventHandler<T> {
   onDelete?(obj: T): void;
 }
 
-export interface InformerOptions<T extends KubernetesObject> {
+export interface InformerOptions<T extends KubeObject> {
   /** Names the informer in logs and metrics, e.g. "resizerequests". */
   name: string;
   listWatch: ListWatch;
@@ -24,7 +24,7 @@ export interface InformerOptions<T extends KubernetesObject> {
    * Converts a raw API object (plain JSON: timestamps are strings) into T; validate here when the shape
    * matters. Objects that fail to decode are logged and skipped. Defaults to no conversion.
    */
-  decode?: (raw: KubernetesObject) => T;
+  decode?: (raw: KubeObject) => T;
   indexers?: Readonly<Record<string, IndexFunc<T>>>;
   /** Every this many ms, every cached object is delivered again as an update (0 or absent: never). */
   resyncPeriodMs?: number;
@@ -35,11 +35,11 @@ export interface InformerOptions<T extends KubernetesObject> {
   minWatchTimeoutSeconds?: number;
 }
 
-export class Informer<T extends KubernetesObject> {
+export class Informer<T extends KubeObject> {
   readonly name: string;
   private readonly store: Store<T>;
   private readonly handlers = new Set<EventHandler<T>>();
-  private readonly decode: (raw: KubernetesObject) => T;
+  private readonly decode: (raw: KubeObject) => T;
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly reflector: Reflector;
@@ -142,7 +142,7 @@ export class Informer<T extends KubernetesObject> {
     }
   }
 
-  private tryDecode(raw: KubernetesObject): T | undefined {
+  private tryDecode(raw: KubeObject): T | undefined {
     try {
       return this.decode(raw);
     } catch (err) {
@@ -154,7 +154,7 @@ export class Informer<T extends KubernetesObject> {
     }
   }
 
-  private replace(items: KubernetesObject[]): void {
+  private replace(items: KubeObject[]): void {
     const seen = new Set<string>();
     for (const raw of items) {
       const obj = this.tryDecode(raw);

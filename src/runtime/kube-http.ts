@@ -66,6 +66,8 @@ function parseJson(text: string): unknown {
 export interface RequestOptions {
   query?: Query;
   body?: unknown;
+  /** Content type of the body (default application/json; e.g. application/merge-patch+json for PATCH). */
+  contentType?: string;
   /** Whole-request deadline in ms (default 30 s). */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -96,10 +98,15 @@ export class KubeHttp {
     return { url, opts };
   }
 
-  private send(url: URL, opts: https.RequestOptions, body: string | undefined): http.ClientRequest {
+  private send(
+    url: URL,
+    opts: https.RequestOptions,
+    body: string | undefined,
+    contentType = "application/json",
+  ): http.ClientRequest {
     const req = url.protocol === "http:" ? http.request(url, opts) : https.request(url, opts);
     if (body !== undefined) {
-      req.setHeader("Content-Type", "application/json");
+      req.setHeader("Content-Type", contentType);
       req.setHeader("Content-Length", Buffer.byteLength(body));
       req.end(body);
     } else {
@@ -123,7 +130,7 @@ export class KubeHttp {
         if (err) reject(err);
         else resolve(value);
       };
-      const req = this.send(url, opts, payload);
+      const req = this.send(url, opts, payload, options.contentType);
       const onAbort = (): void => {
         req.destroy();
         finish(new Error(`${method} ${path} aborted`));
@@ -214,6 +221,11 @@ export class KubeHttp {
           finish(res.complete ? undefined : new Error(`watch ${path}: connection closed`));
         });
         const lines = createInterface({ input: res, crlfDelay: Infinity });
+        // readline re-emits the response's errors (e.g. "aborted" when we destroy the request on purpose);
+        // unhandled, they would crash the process.
+        lines.on("error", (err) => {
+          finish(err);
+        });
         lines.on("line", (line) => {
           if (settled || line.trim() === "") return;
           let value: unknown;

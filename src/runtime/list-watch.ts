@@ -2,18 +2,18 @@
 // watch (the changes after a resourceVersion). The HTTP implementation works for any resource, built-in
 // or custom, given its collection path, e.g. /api/v1/namespaces/x/configmaps,
 // /apis/apps/v1/statefulsets (all namespaces) or /apis/compute.resize-operator.dev/v1/namespaces/x/resizerequests.
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubeObject } from "./object.js";
 import { isGone, statusError, type KubeHttp } from "./kube-http.js";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK";
 
 export interface WatchEvent {
   type: WatchEventType;
-  object: KubernetesObject;
+  object: KubeObject;
 }
 
 export interface ListResult {
-  items: KubernetesObject[];
+  items: KubeObject[];
   resourceVersion: string;
 }
 
@@ -42,7 +42,7 @@ export interface HttpListWatchOptions {
 }
 
 interface ListBody {
-  items?: KubernetesObject[];
+  items?: KubeObject[];
   metadata?: { resourceVersion?: string; continue?: string };
 }
 
@@ -56,7 +56,7 @@ export function httpListWatch(client: KubeHttp, path: string, options: HttpListW
   const pageSize = options.pageSize ?? 500;
 
   async function listPaged(signal: AbortSignal, limit: number): Promise<ListResult> {
-    const items: KubernetesObject[] = [];
+    const items: KubeObject[] = [];
     let cont: string | undefined;
     for (;;) {
       const body = (await client.request("GET", path, {
@@ -111,7 +111,7 @@ export function httpListWatch(client: KubeHttp, path: string, options: HttpListW
             line.type !== "BOOKMARK"
           )
             throw new Error(`watch ${path}: unknown event type ${line.type}`);
-          onEvent({ type: line.type, object: line.object as KubernetesObject });
+          onEvent({ type: line.type, object: line.object as KubeObject });
         },
       );
     },

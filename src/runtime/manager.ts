@@ -8,7 +8,8 @@
 //    gives up waiting (and keeps the lease, which then simply expires) so that the process can exit.
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
+import type { KubeObject } from "./object.js";
 import { pino, type Logger } from "pino";
 import { realClock, sleep, type Clock } from "./clock.js";
 import type { Controller } from "./controller.js";
@@ -48,14 +49,14 @@ export interface ManagerOptions {
   resyncPeriodMs?: number;
 }
 
-export interface InformerSpec<T extends KubernetesObject> {
+export interface InformerSpec<T extends KubeObject> {
   /** Names the informer in logs and metrics. */
   name: string;
   /** Collection path, e.g. /apis/apps/v1/namespaces/x/statefulsets or /api/v1/configmaps. */
   path: string;
   labelSelector?: string;
   fieldSelector?: string;
-  decode?: (raw: KubernetesObject) => T;
+  decode?: (raw: KubeObject) => T;
   indexers?: Readonly<Record<string, IndexFunc<T>>>;
   resyncPeriodMs?: number;
 }
@@ -108,7 +109,7 @@ export class Manager {
    * The shared informer for a collection (one per path and selectors, whoever asks). Informers created
    * after `start` start at once; controllers using them wait for their sync.
    */
-  informer<T extends KubernetesObject>(spec: InformerSpec<T>): Informer<T> {
+  informer<T extends KubeObject>(spec: InformerSpec<T>): Informer<T> {
     const id = JSON.stringify([spec.path, spec.labelSelector ?? "", spec.fieldSelector ?? ""]);
     const existing = this.informers.get(id);
     // Sharing by collection means the first spec's decode and indexers win; callers of one collection

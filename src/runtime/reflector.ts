@@ -7,7 +7,7 @@
 //   watch again from the last resourceVersion after an exponential backoff with jitter.
 // Watching from the last seen resourceVersion is what makes a cut connection lose nothing; when the
 // server can no longer serve it (410), the relist and diff still deliver every change.
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubeObject } from "./object.js";
 import type { Logger } from "pino";
 import { Backoff, type BackoffPolicy } from "./backoff.js";
 import { isAborted, realClock, sleep, type Clock } from "./clock.js";
@@ -18,7 +18,7 @@ import { METRIC, noopMetrics, type MetricsSink } from "./metrics.js";
 /** Receives what the reflector learns, in order. */
 export interface ReflectorSink {
   /** A full list: the complete current state. */
-  replace(items: KubernetesObject[]): void;
+  replace(items: KubeObject[]): void;
   /** One watch event (bookmarks excluded). */
   apply(event: WatchEvent): void;
 }

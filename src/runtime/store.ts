@@ -1,6 +1,6 @@
 // The informer's in-memory cache: objects by "namespace/name" (or "name" for cluster-scoped objects),
 // plus optional secondary indexes (for example "requests by group name") kept up to date on every change.
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubeObject } from "./object.js";
 
 /** Computes the index values of an object; an object may appear under several values or none. */
 export type IndexFunc<T> = (obj: T) => readonly string[];
@@ -8,7 +8,7 @@ export type IndexFunc<T> = (obj: T) => readonly string[];
 export const NAMESPACE_INDEX = "namespace";
 
 /** The cache key of an object: "namespace/name", or "name" when it has no namespace. */
-export function objectKey(obj: KubernetesObject): string {
+export function objectKey(obj: KubeObject): string {
   const name = obj.metadata?.name;
   if (!name) throw new Error("object without metadata.name");
   const ns = obj.metadata?.namespace;
@@ -31,7 +31,7 @@ export interface Lister<T> {
   byIndex(index: string, value: string): T[];
 }
 
-export class Store<T extends KubernetesObject> implements Lister<T> {
+export class Store<T extends KubeObject> implements Lister<T> {
   private readonly items = new Map<string, T>();
   private readonly indexers: ReadonlyMap<string, IndexFunc<T>>;
   private readonly indices = new Map<string, Map<string, Set<string>>>();

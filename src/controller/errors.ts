@@ -1,0 +1,96 @@
+// The errors the controller records on requests (seed 002 error structure), built in one place so
+// status.error, status.lastAttempt.error, events and conditions say the same thing.
+import { ErrorCode, type Errors } from "../api/errors.js";
+import { GROUP } from "../api/names.js";
+
+/** Error codes beyond the model's admission codes; `code` is an open string in the compute API. */
+export const AttemptErrorCode = {
+  ...ErrorCode,
+  /** All instances were not ready in time and no scheduling problem was seen. */
+  PROVISIONING_TIMEOUT: "PROVISIONING_TIMEOUT",
+  /** The target's replicas were changed by someone else while an attempt was in progress. */
+  TARGET_MODIFIED: "TARGET_MODIFIED",
+} as const;
+
+function single(
+  code: string,
+  message: string,
+  reason: string,
+  metadatas: Record<string, string> = {},
+): Errors {
+  return {
+    errors: [
+      {
+        code,
+        message,
+        errorDetails: [{ errorInfo: { reason, domain: GROUP, metadatas } }],
+      },
+    ],
+  };
+}
+
+export function quotaExceeded(args: {
+  requested: number;
+  maxSize: number;
+  zone: string;
+  group: string;
+}): Errors {
+  return {
+    errors: [
+      {
+        code: ErrorCode.QUOTA_EXCEEDED,
+        location: "spec.resizeBy",
+        message: `the request asks for ${args.requested} instances but group ${args.group} allows at most ${args.maxSize} (spec.maxSize), so it can never fit`,
+        errorDetails: [
+          {
+            quotaInfo: {
+              metricName: `${GROUP}/instances`,
+              limitName: "maxSize",
+              dimensions: { zone: args.zone, instanceGroupManager: args.group },
+              limit: args.maxSize,
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+export const notFound = (message: string): Errors =>
+  single(ErrorCode.RESOURCE_NOT_FOUND, message, "RESOURCE_NOT_FOUND");
+
+export const notScalable = (message: string): Errors =>
+  single(ErrorCode.UNSUPPORTED_OPERATION, message, "TARGET_NOT_SCALABLE");
+
+export function attemptTimedOut(args: {
+  wanted: number;
+  ready: number;
+  timeout: string;
+  unschedulable: string | undefined;
+}): Errors {
+  const base = `only ${args.ready} of ${args.wanted} instances were ready after ${args.timeout}`;
+  return args.unschedulable === undefined
+    ? single(AttemptErrorCode.PROVISIONING_TIMEOUT, base, "PROVISIONING_TIMEOUT", {
+        ready: String(args.ready),
+        wanted: String(args.wanted),
+      })
+    : single(
+        AttemptErrorCode.ZONE_RESOURCE_POOL_EXHAUSTED,
+        `${base}: new instances could not be scheduled: ${args.unschedulable}`,
+        "ZONE_RESOURCE_POOL_EXHAUSTED",
+        { ready: String(args.ready), wanted: String(args.wanted) },
+      );
+}
+
+export const targetModified = (from: number, to: number, now: number): Errors =>
+  single(
+    AttemptErrorCode.TARGET_MODIFIED,
+    `the target's replicas changed outside the operator during the attempt (expected ${from} or ${to}, found ${now})`,
+    "TARGET_MODIFIED",
+  );
+
+/** The first error's message, for conditions and event notes. */
+export function messageOf(errors: Errors): string {
+  const first = errors.errors[0];
+  return first ? `${first.code}: ${first.message ?? ""}` : "";
+}

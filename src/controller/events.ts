@@ -1,0 +1,71 @@
+// Every event the resize controller emits, declared once; docs/events.md renders this table.
+import { defineEventCatalog } from "../events/catalog.js";
+
+export const resizeEvents = defineEventCatalog({
+  Accepted: {
+    type: "Normal",
+    reason: "Accepted",
+    action: "Admit",
+    when: "A new request passed admission against its group and joined the group's queue (state ACCEPTED).",
+  },
+  WaitingForGroup: {
+    type: "Warning",
+    reason: "WaitingForGroup",
+    action: "Admit",
+    when: "A new request names a group or target that does not exist (yet); it stays CREATING for the admission grace period.",
+  },
+  AdmissionFailed: {
+    type: "Warning",
+    reason: "AdmissionFailed",
+    action: "Admit",
+    when: "A request can never be served (QUOTA_EXCEEDED, RESOURCE_NOT_FOUND, UNSUPPORTED_OPERATION); state FAILED.",
+  },
+  ProvisioningStarted: {
+    type: "Normal",
+    reason: "ProvisioningStarted",
+    action: "ScaleUp",
+    when: "The head of the queue starts a provisioning attempt: the scale change is recorded, then applied through /scale.",
+  },
+  Succeeded: {
+    type: "Normal",
+    reason: "Succeeded",
+    action: "Provision",
+    when: "All instances of an attempt are ready (state SUCCEEDED).",
+  },
+  AttemptFailed: {
+    type: "Warning",
+    reason: "AttemptFailed",
+    action: "Provision",
+    when: "An attempt did not get all instances ready within provisioningTimeout; the increase is rolled back and the request returns to the queue with backoff.",
+  },
+  AttemptAbandoned: {
+    type: "Warning",
+    reason: "AttemptAbandoned",
+    action: "Provision",
+    when: "The target's replicas were changed outside the operator during an attempt; the attempt is abandoned and retried.",
+  },
+  RolledBack: {
+    type: "Normal",
+    reason: "RolledBack",
+    action: "ScaleDown",
+    when: "The increase of a failed or cancelled attempt was removed from the target.",
+  },
+  Cancelled: {
+    type: "Normal",
+    reason: "Cancelled",
+    action: "Cancel",
+    when: "spec.cancel was set or an active request was deleted; after any rollback the state is CANCELLED.",
+  },
+  CancelRefused: {
+    type: "Warning",
+    reason: "CancelRefused",
+    action: "Cancel",
+    when: "spec.cancel was set on a request that had already reached a final state; the state does not change.",
+  },
+  Released: {
+    type: "Normal",
+    reason: "RunDurationElapsed",
+    action: "Release",
+    when: "The requested run duration elapsed after success; the request's instances were removed (never below minSize). The state stays SUCCEEDED.",
+  },
+});

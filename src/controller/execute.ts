@@ -1,0 +1,122 @@
+// Carries out a Plan against the API server, in the order that keeps it crash-safe: finalizers that
+// protect a change first, then the statuses that record changes (each guarded by resourceVersion),
+// then the one scale change (only if its record was written or is confirmed on the server), then
+// finalizer removals, the group's status, and events. A conflict anywhere ends the pass early; the
+// key is reconciled again with fresh state.
+import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { API_VERSION, FINALIZER, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
+import type { ResizeRequest, ResizeRequestStatus } from "../api/resize-request.js";
+import type { EventRecorder } from "../events/recorder.js";
+import { ApiError, type KubeHttp } from "../runtime/kube-http.js";
+import type { Plan } from "./decide.js";
+import type { Observation } from "./observe.js";
+import type { ScaleClient } from "./target.js";
+
+export interface ExecuteDeps {
+  readonly http: KubeHttp;
+  readonly scale: ScaleClient;
+  readonly recorder: EventRecorder;
+}
+
+export type ExecuteOutcome = "done" | "conflict";
+
+const collection = (namespace: string, plural: string): string =>
+  `/apis/${API_VERSION}/namespaces/${namespace}/${plural}`;
+
+const isConflict = (err: unknown): boolean =>
+  err instanceof ApiError && (err.status === 409 || err.status === 404);
+
+/** The record on `status` that a scale to `replicas` carries out, if any. */
+function recordsScale(status: ResizeRequestStatus | undefined, replicas: number): boolean {
+  const p = status?.provisioning;
+  const r = status?.release;
+  return (
+    (p !== undefined &&
+      (p.phase === "Applying" || p.phase === "RollingBack") &&
+      p.targetReplicas === replicas) ||
+    (r !== undefined && r.phase === "Applying" && r.targetReplicas === replicas)
+  );
+}
+
+export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Plan): Promise<ExecuteOutcome> {
+  const { http } = deps;
+  const namespace = obs.snapshot.namespace;
+  const rrPath = collection(namespace, RESIZE_REQUEST.plural);
+  const latest = new Map(obs.requests);
+  const written = new Set<string>();
+
+  const setFinalizers = async (name: string, add: boolean): Promise<void> => {
+    const rr = latest.get(name);
+    if (!rr) return;
+    const current = rr.metadata.finalizers ?? [];
+    const finalizers = add ? [...current, FINALIZER] : current.filter((f) => f !== FINALIZER);
+    const updated = (await http.request("PATCH", `${rrPath}/${name}`, {
+      body: { metadata: { resourceVersion: rr.metadata.resourceVersion, finalizers } },
+      contentType: "application/merge-patch+json",
+    })) as ResizeRequest;
+    latest.set(name, updated);
+  };
+
+  try {
+    for (const change of plan.requests)
+      if (change.finalizer === "add") await setFinalizers(change.name, true);
+    for (const change of plan.requests) {
+      const rr = latest.get(change.name);
+      if (!change.status || !rr) continue;
+      const updated = (await http.request("PUT", `${rrPath}/${change.name}/status`, {
+        body: { ...rr, status: change.status },
+      })) as ResizeRequest;
+      latest.set(change.name, updated);
+      written.add(change.name);
+    }
+    if (plan.scale && obs.group) {
+      const { request, from, replicas } = plan.scale;
+      // The cache may lag behind our own writes; the server's copy of the record must call for this change.
+      const record = written.has(request)
+        ? latest.get(request)
+        : ((await http.request("GET", `${rrPath}/${request}`)) as ResizeRequest);
+      if (!recordsScale(record?.status, replicas)) return "conflict";
+      if (!(await deps.scale.scale(namespace, obs.group.spec.targetRef, from, replicas))) return "conflict";
+    }
+    for (const change of plan.requests)
+      if (change.finalizer === "remove") await setFinalizers(change.name, false);
+    if (plan.groupStatus && obs.group) {
+      const group: InstanceGroupManager = { ...obs.group, status: plan.groupStatus };
+      await http.request(
+        "PUT",
+        `${collection(namespace, INSTANCE_GROUP_MANAGER.plural)}/${obs.snapshot.groupName}/status`,
+        { body: group },
+      );
+    }
+  } catch (err) {
+    if (isConflict(err)) return "conflict";
+    throw err;
+  } finally {
+    // Events describe decisions whose records were written; emit those even if a later step failed.
+    for (const e of plan.events) {
+      const rr = latest.get(e.request);
+      if (!rr || !written.has(e.request)) continue;
+      deps.recorder.emit({
+        ...e.event,
+        note: e.note,
+        regarding: {
+          apiVersion: API_VERSION,
+          kind: RESIZE_REQUEST.kind,
+          namespace,
+          name: e.request,
+          uid: rr.metadata.uid ?? "",
+        },
+        ...(obs.group && {
+          related: {
+            apiVersion: API_VERSION,
+            kind: INSTANCE_GROUP_MANAGER.kind,
+            namespace,
+            name: obs.snapshot.groupName,
+            uid: obs.group.metadata.uid ?? "",
+          },
+        }),
+      });
+    }
+  }
+  return "done";
+}

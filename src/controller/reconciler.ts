@@ -1,0 +1,22 @@
+// The resize reconciler: observe a group, decide, execute. One key per InstanceGroupManager
+// ("namespace/name"), so a group's queue, its single attempt and its scale changes are serialised by
+// the work queue (never two workers on one key).
+import type { Reconciler } from "../runtime/controller.js";
+import { decide } from "./decide.js";
+import { executePlan, type ExecuteDeps } from "./execute.js";
+import { observeGroup, type ObserveDeps } from "./observe.js";
+import type { DecideConfig } from "./snapshot.js";
+
+export function resizeReconciler(deps: ObserveDeps & ExecuteDeps, config: DecideConfig): Reconciler {
+  return async (request, { log }) => {
+    const obs = await observeGroup(deps, request.namespace ?? "", request.name);
+    const plan = decide(obs.snapshot, config, obs.group?.status);
+    for (const e of plan.events) log.info({ request: e.request, reason: e.event.reason }, e.note);
+    const outcome = await executePlan(deps, obs, plan);
+    if (outcome === "conflict") {
+      log.debug("state moved under us; reconciling again with fresh state");
+      return { requeue: true };
+    }
+    return plan.requeueAfterMs === undefined ? undefined : { requeueAfterMs: plan.requeueAfterMs };
+  };
+}

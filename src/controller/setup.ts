@@ -1,0 +1,62 @@
+// Wires the resize controller into a manager: cluster-wide informers for both kinds (decoded and
+// validated with the model), a controller keyed by group, and the reconciler.
+import type { KubernetesObject } from "@kubernetes/client-node";
+import type { Logger } from "pino";
+import { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { API_VERSION, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
+import { ResizeRequest } from "../api/resize-request.js";
+import type { EventRecorder } from "../events/recorder.js";
+import { Controller } from "../runtime/controller.js";
+import type { Manager } from "../runtime/manager.js";
+import type { MetricsSink } from "../runtime/metrics.js";
+import { BY_GROUP, groupKeyOf } from "./observe.js";
+import { resizeReconciler } from "./reconciler.js";
+import type { DecideConfig } from "./snapshot.js";
+import { ScaleClient } from "./target.js";
+
+export interface ResizeControllerOptions {
+  readonly recorder: EventRecorder;
+  readonly config: DecideConfig;
+  readonly concurrency: number;
+  readonly logger: Logger;
+  readonly metrics?: MetricsSink;
+  /** Watch one namespace only; all namespaces when undefined. */
+  readonly namespace?: string;
+  readonly now?: () => number;
+}
+
+export function addResizeController(mgr: Manager, options: ResizeControllerOptions): Controller {
+  const scope = options.namespace ? `/namespaces/${options.namespace}` : "";
+  const requests = mgr.informer<ResizeRequest>({
+    name: RESIZE_REQUEST.plural,
+    path: `/apis/${API_VERSION}${scope}/${RESIZE_REQUEST.plural}`,
+    decode: (raw: KubernetesObject) => ResizeRequest.parse(raw),
+    indexers: { [BY_GROUP]: (rr) => [groupKeyOf(rr)] },
+  });
+  const groups = mgr.informer<InstanceGroupManager>({
+    name: INSTANCE_GROUP_MANAGER.plural,
+    path: `/apis/${API_VERSION}${scope}/${INSTANCE_GROUP_MANAGER.plural}`,
+    decode: (raw: KubernetesObject) => InstanceGroupManager.parse(raw),
+  });
+  const controller = new Controller({
+    name: "resizerequest",
+    concurrency: options.concurrency,
+    logger: options.logger,
+    ...(options.metrics && { metrics: options.metrics }),
+    reconcile: resizeReconciler(
+      {
+        groups: groups.lister,
+        requests: requests.lister,
+        scale: new ScaleClient(mgr.http),
+        http: mgr.http,
+        recorder: options.recorder,
+        now: options.now ?? Date.now,
+      },
+      options.config,
+    ),
+  });
+  controller.watchPrimary(groups);
+  controller.watchMapped(requests, (rr) => [groupKeyOf(rr)]);
+  mgr.addController(controller);
+  return controller;
+}

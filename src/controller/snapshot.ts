@@ -1,0 +1,65 @@
+// What the reconcile decision sees of one group: plain data gathered by the observer (observe.ts) from
+// the informer caches and the target's /scale subresource. No I/O happens past this point.
+import type { ResizeRequestSpec, ResizeRequestStatus } from "../api/resize-request.js";
+
+export interface GroupView {
+  readonly name: string;
+  readonly uid: string;
+  readonly generation: number;
+  readonly zone: string;
+  readonly maxSize: number | undefined;
+  readonly minSize: number;
+  readonly provisioningTimeoutMs: number;
+  readonly targetKind: string;
+  readonly targetName: string;
+}
+
+/** The group's target as read just now through /scale (replicas) and the object (ready count). */
+export type TargetView =
+  | { readonly found: true; readonly replicas: number; readonly readyReplicas: number }
+  | { readonly found: false; readonly reason: "NotFound" | "NotScalable"; readonly message: string };
+
+export interface RequestView {
+  readonly name: string;
+  readonly uid: string;
+  readonly generation: number;
+  readonly creationTimestamp: string;
+  readonly deleting: boolean;
+  readonly hasFinalizer: boolean;
+  readonly spec: ResizeRequestSpec;
+  readonly status: ResizeRequestStatus;
+}
+
+export interface GroupSnapshot {
+  readonly nowMs: number;
+  readonly namespace: string;
+  readonly groupName: string;
+  /** Undefined when no InstanceGroupManager of that name exists. */
+  readonly group: GroupView | undefined;
+  /** Undefined when the group is missing (nothing to read). */
+  readonly target: TargetView | undefined;
+  /** The scheduler's message for the target's unschedulable pods, if any are Pending as Unschedulable. */
+  readonly unschedulable: string | undefined;
+  /** Every ResizeRequest naming this group, in any order. */
+  readonly requests: readonly RequestView[];
+}
+
+export interface DecideConfig {
+  /** Base of the operator's public URL, for zone URLs and self links (no trailing slash). */
+  readonly publicUrl: string;
+  /** First retry delay after a failed attempt; doubles per attempt up to `backoffMaxMs`. */
+  readonly backoffBaseMs: number;
+  readonly backoffMaxMs: number;
+  /** How long a new request waits for its group or target to appear before it fails. */
+  readonly admissionGraceMs: number;
+  /** How often an attempt in progress is re-checked when no watch event arrives first. */
+  readonly pollIntervalMs: number;
+}
+
+export const DEFAULT_DECIDE_CONFIG: DecideConfig = {
+  publicUrl: "http://localhost:8080",
+  backoffBaseMs: 10_000,
+  backoffMaxMs: 300_000,
+  admissionGraceMs: 30_000,
+  pollIntervalMs: 1_000,
+};
