@@ -68,7 +68,8 @@ export function customResource<Spec extends z.ZodObject, Status extends z.ZodObj
       .meta({ description }),
     {
       cel: `size(${name}) <= 63 && ${name}.matches(${celString(RFC1035_LABEL)})`,
-      message: `metadata.name ${RFC1035_MESSAGE}`,
+      message: RFC1035_MESSAGE,
+      fieldPath: ".metadata.name",
       test: (o) =>
         o.metadata.name === undefined ||
         (o.metadata.name.length <= 63 && new RegExp(RFC1035_LABEL).test(o.metadata.name)),

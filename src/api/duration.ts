@@ -80,12 +80,9 @@ export function kubeDuration(bounds: { readonly min: string; readonly max: strin
   const min = parseKubeDuration(bounds.min) ?? 0;
   const max = parseKubeDuration(bounds.max) ?? 0;
   return rule(
-    z
-      .string()
-      .max(64)
-      .regex(KUBE_DURATION, {
-        message: "must be a duration such as 90s, 10m or 1h30m (units h, m, s, ms, us, ns)",
-      }),
+    z.string().max(64).regex(KUBE_DURATION, {
+      message: "must be a duration such as 90s, 10m or 1h30m (units h, m, s, ms, us, ns)",
+    }),
     {
       cel: `!self.matches(${celString(KUBE_DURATION.source)}) || (duration(self) >= duration('${bounds.min}') && duration(self) <= duration('${bounds.max}'))`,
       message: `must be between ${bounds.min} and ${bounds.max}`,

@@ -51,7 +51,11 @@ function constraints(node: FieldNode): string[] {
   if (node.listType === "set") out.push("Items are unique.");
   if (node.listType === "map") out.push(`One item per ${(node.listMapKeys ?? []).map(code).join(", ")}.`);
   if (node.default !== undefined) out.push(`Default ${code(JSON.stringify(node.default))}.`);
-  for (const rule of node.validations) if (rule.message !== undefined) out.push(`Rule: ${rule.message}.`);
+  for (const rule of node.validations) {
+    if (rule.message === undefined) continue;
+    const field = rule.fieldPath !== undefined ? ` (${code(rule.fieldPath.replace(/^\./, ""))})` : "";
+    out.push(`Rule${field}: ${rule.message}.`);
+  }
   return out;
 }
 
