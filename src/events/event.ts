@@ -1,7 +1,12 @@
 // Pure construction of events.k8s.io/v1 Event objects the API server accepts. Every limit here mirrors
 // the server's create validation for events.k8s.io/v1 (ValidateEventCreate): Go's len() counts UTF-8
 // bytes, so every length below is a byte length, not a count of JavaScript characters.
-import { V1MicroTime, type EventsV1Event, type V1ObjectReference } from "@kubernetes/client-node";
+import {
+  V1MicroTime,
+  type EventsV1Event,
+  type KubernetesObject,
+  type V1ObjectReference,
+} from "@kubernetes/client-node";
 
 /** The `reportingController` of every event the operator writes (DESIGN §2). */
 export const REPORTING_CONTROLLER = "compute.resize-operator.dev/resize-controller";
@@ -41,8 +46,6 @@ export interface EmitRequest {
   note: string;
 }
 
-export type BuildResult = { ok: true; event: EventsV1Event } | { ok: false; problems: string[] };
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -67,19 +70,6 @@ export function truncateNote(note: string): string {
 }
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const QUALIFIED_NAME_PART = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** Kubernetes qualified name (`prefix/name`), as required of `reportingController`. */
-export function isQualifiedName(value: string): boolean {
-  const parts = value.split("/");
-  const name = parts.at(-1) ?? "";
-  if (parts.length > 2 || name.length === 0 || name.length > 63 || !QUALIFIED_NAME_PART.test(name))
-    return false;
-  if (parts.length === 1) return true;
-  const prefix = parts[0] ?? "";
-  return prefix.length > 0 && prefix.length <= 253 && DNS1123_SUBDOMAIN.test(prefix);
-}
 
 /** Problems with a free-text field the server limits to `max` bytes and requires non-empty. */
 function checkRequired(field: string, value: string, max: number): string[] {
@@ -139,6 +129,28 @@ export function eventName(regardingName: string, nanos: bigint): string {
   return `${cleaned.length > 0 ? cleaned : "event"}${suffix}`;
 }
 
+/**
+ * The ObjectRef of a Kubernetes object. Items of list responses carry no apiVersion and kind; pass
+ * them as `type` then.
+ */
+export function objectRef(
+  obj: KubernetesObject,
+  type: { apiVersion: string; kind: string } = {
+    apiVersion: obj.apiVersion ?? "",
+    kind: obj.kind ?? "",
+  },
+): ObjectRef {
+  const meta = obj.metadata ?? {};
+  return {
+    apiVersion: type.apiVersion,
+    kind: type.kind,
+    namespace: meta.namespace ?? "",
+    name: meta.name ?? "",
+    uid: meta.uid ?? "",
+    ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
+  };
+}
+
 export function toObjectReference(ref: ObjectRef): V1ObjectReference {
   return {
     apiVersion: ref.apiVersion,
@@ -161,13 +173,7 @@ export interface BuildContext {
   nameNanos: bigint;
 }
 
-/** A singleton Event for `req` observed at `ctx.nowMs`, or the problems that make it unacceptable. */
-export function buildEvent(req: EmitRequest, ctx: BuildContext): BuildResult {
-  const problems = [...checkRequest(req), ...checkReportingInstance(ctx.reportingInstance)];
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, event: toEvent(req, ctx) };
-}
-
-/** The Event for a request already checked with `checkRequest` (the recorder checks before counting). */
+/** The singleton Event for `req` observed at `ctx.nowMs`; `req` must have passed `checkRequest`. */
 export function toEvent(req: EmitRequest, ctx: BuildContext): EventsV1Event {
   return {
     apiVersion: "events.k8s.io/v1",

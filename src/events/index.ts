@@ -3,6 +3,7 @@ export {
   REPORTING_CONTROLLER,
   LIMITS,
   TRUNCATION_MARKER,
+  objectRef,
   type EmitRequest,
   type EventType,
   type ObjectRef,

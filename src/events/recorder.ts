@@ -166,7 +166,7 @@ class BufferedEventRecorder implements EventRecorder {
       if (observation.evicted) this.schedule(observation.evicted);
       if (observation.write) this.schedule(observation.entry);
     } catch (err) {
-      // Unreachable by design; the guard keeps the promise that emit() never throws.
+      // Malformed input from an untyped caller (a missing `regarding`, say) must not escape emit().
       this.counters.invalid++;
       this.log.error({ err }, "event recorder failed to accept an event");
     }

@@ -2,13 +2,14 @@ import {
   LIMITS,
   REPORTING_CONTROLLER,
   TRUNCATION_MARKER,
-  buildEvent,
   byteLength,
+  checkReportingInstance,
   checkRequest,
   eventName,
-  isQualifiedName,
   isomorphismKey,
   nextNameNanos,
+  objectRef,
+  toEvent,
   truncateBytes,
   truncateNote,
   type EmitRequest,
@@ -115,11 +116,9 @@ describe("checkRequest", () => {
   });
 });
 
-describe("buildEvent", () => {
+describe("toEvent", () => {
   test("builds a complete events.k8s.io/v1 Event", () => {
-    const result = buildEvent(request, ctx);
-    if (!result.ok) throw new Error(result.problems.join("; "));
-    const event = result.event;
+    const event = toEvent(request, ctx);
     expect(event).toMatchObject({
       apiVersion: "events.k8s.io/v1",
       kind: "Event",
@@ -148,20 +147,46 @@ describe("buildEvent", () => {
   });
 
   test("omits related when there is none and truncates long notes", () => {
-    const result = buildEvent({ ...request, related: undefined, note: "z".repeat(5000) }, ctx);
-    if (!result.ok) throw new Error(result.problems.join("; "));
-    expect(result.event).not.toHaveProperty("related");
-    expect(byteLength(result.event.note ?? "")).toBeLessThanOrEqual(1024);
-    expect(result.event.note?.endsWith(TRUNCATION_MARKER)).toBe(true);
+    const event = toEvent({ ...request, related: undefined, note: "z".repeat(5000) }, ctx);
+    expect(event).not.toHaveProperty("related");
+    expect(byteLength(event.note ?? "")).toBeLessThanOrEqual(1024);
+    expect(event.note?.endsWith(TRUNCATION_MARKER)).toBe(true);
   });
+});
 
-  test.each([
-    ["an empty reportingInstance", { ...ctx, reportingInstance: "" }, /reportingInstance must not be empty/],
-    ["a 129-byte reportingInstance", { ...ctx, reportingInstance: "p".repeat(129) }, /reportingInstance/],
-  ])("reports %s", (_name, badCtx, problem) => {
-    const result = buildEvent(request, badCtx);
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.problems.join("\n")).toMatch(problem);
+test.each([
+  ["an empty reportingInstance", "", /reportingInstance must not be empty/],
+  ["a 129-byte reportingInstance", "p".repeat(129), /reportingInstance must be at most 128 bytes/],
+  ["a 128-byte reportingInstance", "p".repeat(128), /^$/],
+])("checkReportingInstance reports %s", (_name, value, problem) => {
+  expect(checkReportingInstance(value).join("\n")).toMatch(problem);
+});
+
+describe("objectRef", () => {
+  const cm = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { namespace: "ns", name: "cm", uid: "u-1", resourceVersion: "7" },
+  };
+  test("takes type and identity from the object", () => {
+    expect(objectRef(cm)).toEqual({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      namespace: "ns",
+      name: "cm",
+      uid: "u-1",
+      resourceVersion: "7",
+    });
+  });
+  test("takes the type from the caller for list items, which carry none", () => {
+    const item = { metadata: { namespace: "ns", name: "rr", uid: "u-2" } };
+    expect(objectRef(item, { apiVersion: "compute.resize-operator.dev/v1", kind: "ResizeRequest" })).toEqual({
+      apiVersion: "compute.resize-operator.dev/v1",
+      kind: "ResizeRequest",
+      namespace: "ns",
+      name: "rr",
+      uid: "u-2",
+    });
   });
 });
 
@@ -214,14 +239,10 @@ describe("isomorphismKey", () => {
   });
 });
 
-test.each([
-  [REPORTING_CONTROLLER, true],
-  ["resize-controller", true],
-  ["compute.resize-operator.dev/", false],
-  ["/resize-controller", false],
-  ["a/b/c", false],
-  ["Compute.example/x", false],
-  [`x/${"n".repeat(64)}`, false],
-])("isQualifiedName(%j) is %s", (value, expected) => {
-  expect(isQualifiedName(value)).toBe(expected);
+test("reportingController is a qualified name (prefix a DNS subdomain, name ≤63), as the server requires", () => {
+  const [prefix, name, ...rest] = REPORTING_CONTROLLER.split("/");
+  expect(rest).toEqual([]);
+  expect(prefix).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/);
+  expect(name).toMatch(/^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/);
+  expect(name?.length).toBeLessThanOrEqual(63);
 });
