@@ -2,12 +2,18 @@
 // The `resize-operator` command. Sub-commands are added as the operator grows (`run` arrives with the
 // reconcile loop); unknown input gets a usage message and exit code 2.
 import { readFileSync } from "node:fs";
+import { ConfigError, configHelp, loadConfig } from "./config.js";
+import { runOperator } from "./operator.js";
 
 const USAGE = `Usage: resize-operator <command> [flags]
 
 Commands:
+  run          run the operator (controller, REST API, dashboard)
   version      print the version
   help         show this help
+
+Flags of run (each also read from the environment variable named):
+${configHelp()}
 `;
 
 function version(): string {
@@ -17,7 +23,7 @@ function version(): string {
   return pkg.version;
 }
 
-export function main(argv: readonly string[]): number {
+export async function main(argv: readonly string[]): Promise<number> {
   const [command] = argv;
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {
     process.stdout.write(USAGE);
@@ -27,8 +33,25 @@ export function main(argv: readonly string[]): number {
     process.stdout.write(`resize-operator ${version()}\n`);
     return 0;
   }
+  if (command === "run") {
+    const rest = argv.slice(1);
+    if (rest.includes("--help") || rest.includes("-h")) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    try {
+      await runOperator(loadConfig(rest));
+      return 0;
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        process.stderr.write(`resize-operator run: ${err.message}\n`);
+        return 2;
+      }
+      throw err;
+    }
+  }
   process.stderr.write(`resize-operator: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
   return 2;
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

@@ -115,9 +115,10 @@ class RequestDraft {
 
   /** Removes optional status fields (set to undefined) so they disappear from the written object. */
   clear(...fields: (keyof ResizeRequestStatus)[]): void {
-    const next = { ...this.status };
-    for (const f of fields) delete next[f];
-    this.status = next;
+    const drop = new Set<string>(fields);
+    this.status = Object.fromEntries(
+      Object.entries(this.status).filter(([key]) => !drop.has(key)),
+    ) as ResizeRequestStatus;
   }
 
   condition(input: ConditionInput): void {

@@ -1,0 +1,175 @@
+// Settings of `resize-operator run`: every flag has an environment equivalent, and the whole set is
+// validated by one zod schema, so a bad value stops start-up with a message naming the flag.
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { parseKubeDuration } from "./api/duration.js";
+
+const duration = (flag: string) =>
+  z.string().transform((text, ctx) => {
+    const ms = parseKubeDuration(text);
+    if (ms === undefined || ms <= 0) {
+      ctx.addIssue({
+        code: "custom",
+        message: `--${flag} must be a positive duration such as 500ms, 10s or 5m`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  });
+const port = z.coerce.number().int().min(0).max(65535);
+const bool = z.enum(["true", "false"]).transform((v) => v === "true");
+
+interface Setting {
+  readonly env: string;
+  readonly help: string;
+  readonly default?: string;
+  readonly schema: z.ZodType;
+}
+
+/** Flag name → environment variable, help text, default and schema. */
+export const SETTINGS = {
+  kubeconfig: {
+    env: "KUBECONFIG",
+    help: "kubeconfig file; in-cluster configuration when unset",
+    schema: z.string().min(1).optional(),
+  },
+  "redis-url": {
+    env: "REDIS_URL",
+    help: "Redis URL for Operations (redis://host:port)",
+    schema: z.url({ protocol: /^rediss?$/ }).optional(),
+  },
+  "http-port": {
+    env: "HTTP_PORT",
+    help: "port of REST, discovery, dashboard, /healthz and /readyz",
+    default: "8080",
+    schema: port,
+  },
+  "metrics-port": { env: "METRICS_PORT", help: "port of /metrics", default: "9090", schema: port },
+  "public-url": {
+    env: "PUBLIC_URL",
+    help: "public base URL of the operator (self links, discovery rootUrl); default http://localhost:HTTP_PORT",
+    schema: z.url({ protocol: /^https?$/ }).optional(),
+  },
+  namespace: {
+    env: "WATCH_NAMESPACE",
+    help: "watch one namespace only (default: all)",
+    schema: z.string().min(1).optional(),
+  },
+  concurrency: {
+    env: "CONCURRENCY",
+    help: "groups reconciled at the same time",
+    default: "4",
+    schema: z.coerce.number().int().min(1).max(64),
+  },
+  "leader-elect": {
+    env: "LEADER_ELECT",
+    help: "elect a leader with a coordination.k8s.io Lease (true|false)",
+    default: "true",
+    schema: bool,
+  },
+  "leader-election-namespace": {
+    env: "POD_NAMESPACE",
+    help: "namespace of the leader-election Lease",
+    default: "default",
+    schema: z.string().min(1),
+  },
+  "leader-election-id": {
+    env: "LEADER_ELECTION_ID",
+    help: "name of the leader-election Lease",
+    default: "resize-operator-leader",
+    schema: z.string().min(1),
+  },
+  "lease-duration": {
+    env: "LEASE_DURATION",
+    help: "how long a lease is valid without renewal",
+    default: "15s",
+    schema: duration("lease-duration"),
+  },
+  "renew-deadline": {
+    env: "RENEW_DEADLINE",
+    help: "how long the leader keeps trying to renew before giving up",
+    default: "10s",
+    schema: duration("renew-deadline"),
+  },
+  "retry-period": {
+    env: "RETRY_PERIOD",
+    help: "interval between lease acquire/renew tries",
+    default: "2s",
+    schema: duration("retry-period"),
+  },
+  "attempt-backoff": {
+    env: "ATTEMPT_BACKOFF",
+    help: "delay before retrying a failed attempt; doubles per attempt",
+    default: "10s",
+    schema: duration("attempt-backoff"),
+  },
+  "attempt-backoff-max": {
+    env: "ATTEMPT_BACKOFF_MAX",
+    help: "upper bound of the retry delay",
+    default: "5m",
+    schema: duration("attempt-backoff-max"),
+  },
+  "admission-grace": {
+    env: "ADMISSION_GRACE",
+    help: "how long a new request waits for its group or target to appear",
+    default: "30s",
+    schema: duration("admission-grace"),
+  },
+  "poll-interval": {
+    env: "POLL_INTERVAL",
+    help: "re-check interval of an attempt in progress",
+    default: "1s",
+    schema: duration("poll-interval"),
+  },
+  "shutdown-timeout": {
+    env: "SHUTDOWN_TIMEOUT",
+    help: "graceful shutdown deadline after SIGTERM",
+    default: "30s",
+    schema: duration("shutdown-timeout"),
+  },
+  "log-level": {
+    env: "LOG_LEVEL",
+    help: "trace|debug|info|warn|error",
+    default: "info",
+    schema: z.enum(["trace", "debug", "info", "warn", "error"]),
+  },
+} as const satisfies Record<string, Setting>;
+
+type Settings = typeof SETTINGS;
+export type Config = { -readonly [K in keyof Settings]: z.output<Settings[K]["schema"]> };
+
+export class ConfigError extends Error {}
+
+/** Flags win over environment variables, which win over defaults. */
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Config {
+  const options = Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, { type: "string" as const }]));
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw new ConfigError(err instanceof Error ? err.message : String(err));
+  }
+  const problems: string[] = [];
+  const config: Record<string, unknown> = {};
+  for (const [flag, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
+    const fromFlag = values[flag];
+    const raw = typeof fromFlag === "string" ? fromFlag : env[setting.env] || setting.default;
+    const parsed = setting.schema.safeParse(raw);
+    if (parsed.success) config[flag] = parsed.data;
+    else
+      problems.push(
+        `--${flag} (${setting.env}=${JSON.stringify(raw)}): ${parsed.error.issues.map((i) => i.message).join("; ")}`,
+      );
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid settings:\n  ${problems.join("\n  ")}`);
+  return config as Config;
+}
+
+export function configHelp(): string {
+  return Object.entries(SETTINGS as Record<string, Setting>)
+    .map(
+      ([flag, s]) =>
+        `  --${flag.padEnd(27)} ${s.help} [env ${s.env}${s.default ? `, default ${s.default}` : ""}]`,
+    )
+    .join("\n");
+}
