@@ -61,7 +61,11 @@ export function customResource<Spec extends z.ZodObject, Status extends z.ZodObj
           description: "Versioned schema of this representation of the object: always " + API_VERSION + ".",
         }),
         kind: z.literal(kind).meta({ description: `Kind of the object: always ${kind}.` }),
-        metadata: ObjectMeta.meta({ description: "Standard object metadata." }),
+        metadata: ObjectMeta.meta({
+          description: "Standard object metadata.",
+          schemaId: "ObjectMeta",
+          docsUrl: "https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/object-meta/",
+        }),
         spec,
         status: status.optional(),
       })

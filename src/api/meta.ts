@@ -36,6 +36,8 @@ declare module "zod" {
     listMapKeys?: readonly string[];
     /** `maxProperties` of a map; set with `boundedMap()` so zod enforces it too. */
     maxProperties?: number;
+    /** Where a type defined elsewhere (Kubernetes ObjectMeta) is documented; references link there. */
+    docsUrl?: string;
     /** Name of this object schema in the discovery document and the API reference. */
     schemaId?: string;
   }

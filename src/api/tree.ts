@@ -13,6 +13,7 @@ export interface FieldNode {
   readonly description?: string;
   readonly format?: FieldFormat;
   readonly schemaId?: string;
+  readonly docsUrl?: string;
   readonly enum?: readonly string[];
   /** Aligned with `enum`: entry i describes value i. */
   readonly enumDescriptions?: readonly string[];
@@ -65,6 +66,7 @@ function walk(schema: z.core.$ZodType, outer: Meta): FieldNode {
     validations: meta.validations ?? [],
     ...(meta.description !== undefined && { description: meta.description }),
     ...(meta.schemaId !== undefined && { schemaId: meta.schemaId }),
+    ...(meta.docsUrl !== undefined && { docsUrl: meta.docsUrl }),
   };
   if (schema instanceof z.core.$ZodObject) {
     const shape = schema._zod.def.shape;

@@ -18,7 +18,8 @@ const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 const code = (text: string) => `\`${text}\``;
 
 function typeText(node: FieldNode): string {
-  if (node.schemaId !== undefined) return `[${node.schemaId}](#${anchor(node.schemaId)})`;
+  if (node.schemaId !== undefined)
+    return `[${node.schemaId}](${node.docsUrl ?? `#${anchor(node.schemaId)}`})`;
   switch (node.type) {
     case "array":
       return `array of ${node.items ? typeText(node.items) : "any"}`;
@@ -36,7 +37,9 @@ function constraints(node: FieldNode): string[] {
       const text = node.enumDescriptions?.[i];
       return text ? `${code(v)}: ${text}` : code(v);
     });
-    out.push(node.enum.length === 1 ? `Always ${values[0] ?? ""}.` : `One of:<br>${values.join("<br>")}`);
+    // A constant is usually named by its description already.
+    if (node.enum.length > 1) out.push(`One of:<br>${values.join("<br>")}`);
+    else if (!node.description?.includes(node.enum[0] ?? "")) out.push(`Always ${values[0] ?? ""}.`);
   }
   if (node.pattern !== undefined) out.push(`Pattern ${code(node.pattern)}.`);
   const range = (what: string, min?: number, max?: number) => {
@@ -69,7 +72,9 @@ interface Section {
 function namedTypes(node: FieldNode, found: Map<string, FieldNode>): Map<string, FieldNode> {
   const children = [...Object.values(node.properties ?? {}), node.items, node.values];
   for (const child of children) {
-    if (child === undefined || (child.schemaId !== undefined && found.has(child.schemaId))) continue;
+    // Types documented elsewhere are linked, not described again.
+    if (child === undefined || child.docsUrl !== undefined) continue;
+    if (child.schemaId !== undefined && found.has(child.schemaId)) continue;
     if (child.schemaId !== undefined) found.set(child.schemaId, child);
     namedTypes(child, found);
   }
@@ -91,10 +96,17 @@ function renderSection(section: Section, lines: string[]): void {
         child.deprecated ? "deprecated" : undefined,
       ].filter((f) => f !== undefined);
       const type = [typeText(child), ...flags].join(", ");
-      const text = [child.description ?? "", ...constraints(child)].filter((t) => t !== "").join(" ");
-      lines.push(`| ${code(fieldPath)} | ${cell(type)} | ${cell(text)} |`);
-      // A named type is described in its own section; an array of objects is described by its items.
+      // A named type is described in its own section; the items of a list or map are described here.
       const inner = child.type === "array" ? child.items : child.type === "map" ? child.values : child;
+      const each = inner !== child && inner?.schemaId === undefined ? constraints(inner ?? child) : [];
+      const text = [
+        child.description ?? "",
+        ...constraints(child),
+        ...(each.length > 0 ? ["Each item:", ...each] : []),
+      ]
+        .filter((t) => t !== "")
+        .join(" ");
+      lines.push(`| ${code(fieldPath)} | ${cell(type)} | ${cell(text)} |`);
       if (inner?.schemaId === undefined && inner?.properties !== undefined) {
         visit(inner, child === inner ? fieldPath : `${fieldPath}[]`);
       }

@@ -1,0 +1,195 @@
+// The zod model as a validator: the samples pass, every invalid object of the shared table fails (with
+// the API server's own message where the rule is stated once for both), REST bodies and operations obey
+// the seed's rules.
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseAllDocuments } from "yaml";
+import {
+  Duration,
+  ErrorDetail,
+  ErrorItem,
+  InstanceGroupManager,
+  InstanceGroupManagerResizeRequest,
+  Operation,
+  ResizeRequest,
+  ResizeRequestInsert,
+  durationToMillis,
+  parseKubeDuration,
+  type Operation as OperationType,
+} from "../../../src/api/index.js";
+import { invalidCreates } from "../../support/api-cases.js";
+
+const samplesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../manifests/samples");
+const samples = readdirSync(samplesDir).flatMap((file) =>
+  parseAllDocuments(readFileSync(path.join(samplesDir, file), "utf8")).map(
+    (doc) => doc.toJS() as { kind: string },
+  ),
+);
+
+test.each(samples.filter((s) => s.kind !== "StatefulSet"))(
+  "sample $kind $metadata.name is valid",
+  (sample) => {
+    const schema = sample.kind === "ResizeRequest" ? ResizeRequest : InstanceGroupManager;
+    expect(schema.safeParse(sample).error).toBeUndefined();
+  },
+);
+
+test("the samples include a GPU StatefulSet, its group with maxSize, and requests with and without run duration", () => {
+  const sts = samples.find((s) => s.kind === "StatefulSet");
+  expect(JSON.stringify(sts)).toContain('"nvidia.com/gpu":1');
+  const igm = InstanceGroupManager.parse(samples.find((s) => s.kind === "InstanceGroupManager"));
+  expect(igm.spec.maxSize).toBeGreaterThan(0);
+  const requests = samples.filter((s) => s.kind === "ResizeRequest").map((s) => ResizeRequest.parse(s));
+  expect(requests.some((r) => r.spec.requestedRunDuration !== undefined)).toBe(true);
+  expect(requests.some((r) => r.spec.requestedRunDuration === undefined)).toBe(true);
+});
+
+describe("invalid objects", () => {
+  test.each(invalidCreates)("$title", ({ object, plural, zod }) => {
+    const schema = plural === "resizerequests" ? ResizeRequest : InstanceGroupManager;
+    const result = schema.safeParse(object);
+    expect(result.success).toBe(false);
+    if (zod !== undefined)
+      expect(result.error?.issues.map((i) => i.message)).toContainEqual(expect.stringContaining(zod));
+  });
+});
+
+describe("Duration", () => {
+  test.each([
+    [{ seconds: "14400" }, 14_400_000],
+    [{ nanos: 500_000_000 }, 500],
+    [{ seconds: "0", nanos: 1 }, 0],
+    [{ seconds: "315576000000", nanos: 999_999_999 }, 315_576_000_000_999],
+  ])("%j is valid and lasts %d ms", (d, ms) => {
+    expect(durationToMillis(Duration.parse(d))).toBe(ms);
+  });
+
+  test.each([{}, { seconds: "0" }, { seconds: "0", nanos: 0 }, { seconds: "00" }, { seconds: "1e3" }])(
+    "%j is invalid",
+    (d) => {
+      expect(Duration.safeParse(d).success).toBe(false);
+    },
+  );
+});
+
+test("parseKubeDuration reads Kubernetes duration strings", () => {
+  expect(parseKubeDuration("10m")).toBe(600_000);
+  expect(parseKubeDuration("1h30m")).toBe(5_400_000);
+  expect(parseKubeDuration("1.5s")).toBe(1500);
+  expect(parseKubeDuration("250ms")).toBe(250);
+  expect(parseKubeDuration("10 minutes")).toBeUndefined();
+  expect(parseKubeDuration("")).toBeUndefined();
+});
+
+describe("REST bodies", () => {
+  test("insert takes resizeBy xor instances, and drops output-only fields", () => {
+    const body = ResizeRequestInsert.parse({ name: "train", resizeBy: 8, state: "SUCCEEDED", id: "1" });
+    expect(body).toEqual({ name: "train", resizeBy: 8 });
+    expect(ResizeRequestInsert.safeParse({ name: "train" }).error?.issues[0]?.message).toBe(
+      "exactly one of resizeBy or instances must be set",
+    );
+    expect(ResizeRequestInsert.safeParse({ name: "Train", resizeBy: 1 }).success).toBe(false);
+    expect(ResizeRequestInsert.safeParse({ name: "train", instances: ["a", "a"] }).success).toBe(false);
+  });
+
+  test("the REST resource has the seed's fields, status.error and status.lastAttempt.error", () => {
+    const resource = InstanceGroupManagerResizeRequest.parse({
+      kind: "compute#instanceGroupManagerResizeRequest",
+      id: "123",
+      creationTimestamp: "2026-01-02T03:04:05.000-07:00",
+      name: "train",
+      zone: "https://example/compute/v1/projects/p/zones/local-a",
+      resizeBy: 2,
+      requestedRunDuration: { seconds: "60" },
+      state: "FAILED",
+      status: { error: { errors: [{ code: "RESOURCE_NOT_FOUND" }] }, lastAttempt: {} },
+      selfLink: "https://example/a",
+      selfLinkWithId: "https://example/1",
+    });
+    expect(resource.state).toBe("FAILED");
+    expect(
+      InstanceGroupManagerResizeRequest.safeParse({ ...resource, state: "STATE_UNSPECIFIED" }).success,
+    ).toBe(false);
+  });
+});
+
+describe("errors", () => {
+  test("a detail holds exactly one kind", () => {
+    expect(ErrorDetail.safeParse({ errorInfo: { reason: "NO_ROOM" } }).success).toBe(true);
+    expect(ErrorDetail.safeParse({}).success).toBe(false);
+    expect(ErrorDetail.safeParse({ help: {}, localizedMessage: {} }).success).toBe(false);
+  });
+
+  test("QUOTA_EXCEEDED carries quotaInfo", () => {
+    expect(ErrorItem.safeParse({ code: "QUOTA_EXCEEDED" }).error?.issues[0]).toMatchObject({
+      path: ["errorDetails"],
+      message: "an error with code QUOTA_EXCEEDED carries a quotaInfo detail",
+    });
+    const quota = {
+      quotaInfo: { metricName: "instances", limit: 16, rolloutStatus: "IN_PROGRESS", futureLimit: 32 },
+    };
+    expect(ErrorItem.safeParse({ code: "QUOTA_EXCEEDED", errorDetails: [quota] }).success).toBe(true);
+  });
+
+  test("errorInfo: reason pattern and length, metadata key pattern", () => {
+    const item = (errorInfo: object) =>
+      ErrorItem.safeParse({ code: "X", errorDetails: [{ errorInfo }] }).success;
+    expect(
+      item({ reason: "STOCKOUT", domain: "compute.resize-operator.dev", metadatas: { zone: "a" } }),
+    ).toBe(true);
+    expect(item({ reason: "lowercase" })).toBe(false);
+    expect(item({ reason: "R".repeat(64) })).toBe(false);
+    expect(item({ metadatas: { "Bad Key": "v" } })).toBe(false);
+  });
+});
+
+describe("Operation", () => {
+  const operation: OperationType = {
+    kind: "compute#operation",
+    id: "9007199254740993",
+    name: "operation-1700000000000-abc",
+    zone: "https://example/compute/v1/projects/p/zones/local-a",
+    clientOperationId: "6f1c6a52-7f0e-4c55-9a39-3c1c0b9d2f10",
+    operationType: "compute.instanceGroupManagerResizeRequests.insert",
+    targetLink:
+      "https://example/compute/v1/projects/p/zones/local-a/instanceGroupManagers/g/resizeRequests/r",
+    targetId: "42",
+    status: "RUNNING",
+    user: "alice",
+    progress: 50,
+    insertTime: "2026-01-02T03:04:05Z",
+    startTime: "2026-01-02T03:04:06Z",
+    selfLink: "https://example/compute/v1/projects/p/zones/local-a/operations/operation-1700000000000-abc",
+    instancesBulkInsertOperationMetadata: {
+      perLocationStatus: { "zones/local-a": { status: "CREATING", targetVmCount: 8, createdVmCount: 4 } },
+    },
+  };
+
+  test("a running insert with bulk-insert progress is valid", () => {
+    expect(Operation.parse(operation)).toEqual(operation);
+  });
+
+  test("at most one metadata union member", () => {
+    const both = { ...operation, setCommonInstanceMetadataOperationMetadata: { clientOperationId: "x" } };
+    expect(Operation.safeParse(both).error?.issues[0]?.message).toBe(
+      "at most one of setCommonInstanceMetadataOperationMetadata, instancesBulkInsertOperationMetadata may be set",
+    );
+  });
+
+  test("progress is 0..100, status is an enum, a failed operation carries its HTTP error", () => {
+    expect(Operation.safeParse({ ...operation, progress: 101 }).success).toBe(false);
+    expect(Operation.safeParse({ ...operation, status: "FAILED" }).success).toBe(false);
+    const failed = {
+      ...operation,
+      status: "DONE",
+      progress: 100,
+      endTime: "2026-01-02T03:05:00Z",
+      error: { errors: [{ code: "RESOURCE_NOT_FOUND", message: "group g not found" }] },
+      httpErrorStatusCode: 404,
+      httpErrorMessage: "NOT FOUND",
+      warnings: [{ code: "NOT_CRITICAL_ERROR", message: "m", data: [{ key: "k", value: "v" }] }],
+    };
+    expect(Operation.safeParse(failed).success).toBe(true);
+  });
+});
