@@ -118,7 +118,7 @@ class RequestDraft {
     const drop = new Set<string>(fields);
     this.status = Object.fromEntries(
       Object.entries(this.status).filter(([key]) => !drop.has(key)),
-    ) as ResizeRequestStatus;
+    );
   }
 
   condition(input: ConditionInput): void {
