@@ -34,10 +34,10 @@ export interface PrinterColumn {
   readonly priority?: number;
 }
 
-export interface CustomResourceModel<S extends z.ZodObject = z.ZodObject> {
+export interface CustomResourceModel {
   readonly names: KindNames;
   /** The whole object: apiVersion, kind, metadata, spec and status. */
-  readonly schema: S;
+  readonly schema: z.ZodObject;
   readonly printerColumns: readonly PrinterColumn[];
   /** Fields usable in field selectors (`kubectl get rr --field-selector spec.instanceGroupManager=g`). */
   readonly selectableFields: readonly string[];

@@ -63,7 +63,7 @@ export interface RuleSpec<T> {
 export function rule<S extends z.ZodType>(schema: S, spec: RuleSpec<z.output<S>>): S {
   const { cel, message, reason, fieldPath, test } = spec;
   const path = fieldPath === undefined ? undefined : fieldPath.replace(/^\./, "").split(".");
-  const refined = test === undefined ? schema : schema.refine(test, { message, path, abort: false });
+  const refined = test === undefined ? schema : schema.refine(test, { message, path });
   const previous = refined.meta()?.validations ?? [];
   const celRule: CelRule = { rule: cel, message, ...(reason && { reason }), ...(fieldPath && { fieldPath }) };
   return refined.meta({ validations: [...previous, celRule] });
