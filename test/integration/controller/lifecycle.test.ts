@@ -1,0 +1,150 @@
+// The resize controller end to end on the local cluster (kwok nodes with 8 GPUs each): admission,
+// FIFO queueing, all-or-nothing provisioning, cancel, quota, and run-duration release.
+import { ErrorCode } from "../../../src/api/errors.js";
+import { installApi, kubectl } from "../api/install.js";
+import { createTestNamespace, eventually } from "../../support/kube.js";
+import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import {
+  cancelRequest,
+  core,
+  createGroup,
+  createRequest,
+  createWorkers,
+  getRequest,
+  replicasOf,
+  untilState,
+} from "../../support/resize.js";
+
+let ns: Awaited<ReturnType<typeof createTestNamespace>>;
+let operator: OperatorProcess;
+
+beforeAll(async () => {
+  await installApi();
+  ns = await createTestNamespace("lifecycle");
+  operator = startOperator({ namespace: ns.name, name: "lifecycle-op" });
+});
+afterAll(async () => {
+  await stopAll([operator]);
+  await ns.remove();
+});
+
+test("a. resizeBy 4 on the sample StatefulSet succeeds with 4 new Ready pods", async () => {
+  await kubectl(
+    "apply",
+    "-n",
+    ns.name,
+    "-f",
+    "manifests/samples/gpu-workers.yaml",
+    "-f",
+    "manifests/samples/instancegroupmanager.yaml",
+  );
+  await createRequest(ns.name, "four", { instanceGroupManager: "gpu-workers", resizeBy: 4 });
+  const rr = await untilState(ns.name, "four", ["SUCCEEDED", "FAILED"]);
+  expect(rr.status?.state).toBe("SUCCEEDED");
+  expect(rr.status?.lastAttempt).toBeUndefined();
+  expect(rr.status?.kind).toBe("compute#instanceGroupManagerResizeRequest");
+  expect(rr.status?.id).toMatch(/^\d+$/);
+  expect(rr.status?.selfLink).toMatch(
+    new RegExp(`/projects/${ns.name}/zones/local-a/instanceGroupManagers/gpu-workers/resizeRequests/four$`),
+  );
+  expect(await replicasOf(ns.name, "gpu-workers")).toEqual({ replicas: 4, ready: 4 });
+  const pods = await core.listNamespacedPod({
+    namespace: ns.name,
+    labelSelector: "app.kubernetes.io/name=gpu-workers",
+  });
+  expect(
+    pods.items.filter((p) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")),
+  ).toHaveLength(4);
+  const table = await kubectl("get", "rr", "-n", ns.name);
+  expect(table).toMatch(/four\s+gpu-workers\s+4\s+SUCCEEDED\s+Provisioned/);
+});
+
+test("c. three requests on one group are served in FIFO order", async () => {
+  await createWorkers(ns.name, "fifo");
+  await createGroup(ns.name, "fifo", { maxSize: 10 });
+  for (const name of ["fifo-a", "fifo-b", "fifo-c"]) {
+    await createRequest(ns.name, name, { instanceGroupManager: "fifo", resizeBy: 2 });
+  }
+  const done = await Promise.all(
+    ["fifo-a", "fifo-b", "fifo-c"].map((n) => untilState(ns.name, n, ["SUCCEEDED"])),
+  );
+  const times = done.map((rr) => Date.parse(rr.status?.succeededTime ?? ""));
+  expect(times[0]).toBeLessThan(times[1] ?? 0);
+  expect(times[1]).toBeLessThan(times[2] ?? 0);
+  expect((await replicasOf(ns.name, "fifo")).replicas).toBe(6);
+});
+
+test("d. cancel during provisioning rolls back; cancel after SUCCEEDED is refused", async () => {
+  // Pods asking for 9 GPUs never schedule (nodes have 8), so the attempt stays in progress.
+  await createWorkers(ns.name, "stuck", 9, 1);
+  await createGroup(ns.name, "stuck", { provisioningTimeout: "10m" });
+  await createRequest(ns.name, "cancel-me", { instanceGroupManager: "stuck", resizeBy: 3 });
+  await eventually("the attempt to raise replicas", async () => {
+    const rr = await getRequest(ns.name, "cancel-me");
+    const { replicas } = await replicasOf(ns.name, "stuck");
+    return rr.status?.provisioning && replicas === 4 ? true : undefined;
+  });
+  await cancelRequest(ns.name, "cancel-me");
+  const cancelled = await untilState(ns.name, "cancel-me", ["CANCELLED"]);
+  expect(cancelled.status?.provisioning).toBeUndefined();
+  expect(cancelled.metadata.finalizers ?? []).not.toContain("compute.resize-operator.dev/finalizer");
+  expect((await replicasOf(ns.name, "stuck")).replicas).toBe(1);
+
+  await cancelRequest(ns.name, "four");
+  const refused = await eventually("the CancelRefused condition", async () => {
+    const rr = await getRequest(ns.name, "four");
+    return rr.status?.conditions?.find((c) => c.type === "Cancelled" && c.reason === "CancelRefused");
+  });
+  expect(refused.status).toBe("False");
+  expect((await getRequest(ns.name, "four")).status?.state).toBe("SUCCEEDED");
+  expect((await replicasOf(ns.name, "gpu-workers")).replicas).toBe(4);
+});
+
+test("e. resizeBy above maxSize fails with QUOTA_EXCEEDED and quotaInfo", async () => {
+  await createWorkers(ns.name, "small");
+  await createGroup(ns.name, "small", { maxSize: 3 });
+  await createRequest(ns.name, "too-many", { instanceGroupManager: "small", resizeBy: 4 });
+  const rr = await untilState(ns.name, "too-many", ["FAILED", "SUCCEEDED"]);
+  expect(rr.status?.state).toBe("FAILED");
+  const error = rr.status?.error?.errors[0];
+  expect(error?.code).toBe(ErrorCode.QUOTA_EXCEEDED);
+  const quota = error?.errorDetails?.find((d) => d.quotaInfo)?.quotaInfo;
+  expect(quota).toMatchObject({
+    limitName: "maxSize",
+    limit: 3,
+    dimensions: { zone: "local-a", instanceGroupManager: "small" },
+  });
+  expect(quota?.metricName).toBeTruthy();
+  expect((await replicasOf(ns.name, "small")).replicas).toBe(0);
+});
+
+test("a request for a missing group fails after the admission grace period", async () => {
+  await createRequest(ns.name, "orphan", { instanceGroupManager: "no-such-group", resizeBy: 1 });
+  const creating = await untilState(ns.name, "orphan", ["CREATING", "FAILED"]);
+  expect(creating.status?.reason).toBe("GroupNotFound");
+  const failed = await untilState(ns.name, "orphan", ["FAILED"]);
+  expect(failed.status?.error?.errors[0]?.code).toBe(ErrorCode.RESOURCE_NOT_FOUND);
+});
+
+test("run duration: instances are released when it elapses, state stays SUCCEEDED", async () => {
+  await createWorkers(ns.name, "short");
+  await createGroup(ns.name, "short", { minSize: 1 });
+  await createRequest(ns.name, "brief", {
+    instanceGroupManager: "short",
+    resizeBy: 3,
+    requestedRunDuration: { seconds: "3" },
+  });
+  const ok = await untilState(ns.name, "brief", ["SUCCEEDED"]);
+  expect(Date.parse(ok.status?.runUntil ?? "") - Date.parse(ok.status?.succeededTime ?? "")).toBe(3000);
+  const released = await eventually("the release", async () => {
+    const rr = await getRequest(ns.name, "brief");
+    return rr.status?.release?.phase === "Applied" ? rr : undefined;
+  });
+  expect(released.status?.state).toBe("SUCCEEDED");
+  expect(released.status?.conditions?.find((c) => c.type === "Released")?.status).toBe("True");
+  // 3 − 3 = 0 would go below minSize 1.
+  expect((await replicasOf(ns.name, "short")).replicas).toBe(1);
+  const events = await kubectl("events", "-n", ns.name, "--for", "resizerequest/brief");
+  for (const reason of ["Accepted", "ProvisioningStarted", "Succeeded", "RunDurationElapsed"])
+    expect(events).toContain(reason);
+});

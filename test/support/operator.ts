@@ -1,0 +1,78 @@
+// Runs `resize-operator run` as a real process against the test cluster, scoped to one namespace so
+// test files cannot disturb each other. Logs go to the testbed folder (kept with TESTBED_KEEP=1).
+import { spawn, type ChildProcess } from "node:child_process";
+import { openSync, closeSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export interface OperatorProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly log: string;
+  /** SIGTERM and wait for the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: a crash at whatever point the process is. */
+  kill(): Promise<void>;
+  exited(): boolean;
+}
+
+export interface OperatorOptions {
+  readonly namespace: string;
+  /** Distinguishes processes in logs and as POD_NAME (the lease identity and events' reportingInstance). */
+  readonly name: string;
+  readonly leaderElect?: boolean;
+  readonly args?: readonly string[];
+}
+
+export function startOperator(options: OperatorOptions): OperatorProcess {
+  const dir = process.env.TESTBED_DIR ?? repoRoot;
+  const log = path.join(dir, `operator-${options.namespace}-${options.name}.log`);
+  const fd = openSync(log, "a");
+  const child = spawn(
+    path.join(repoRoot, "node_modules", ".bin", "tsx"),
+    [
+      "src/cli.ts",
+      "run",
+      `--namespace=${options.namespace}`,
+      `--leader-election-namespace=${options.namespace}`,
+      `--leader-elect=${String(options.leaderElect ?? false)}`,
+      "--http-port=0",
+      "--attempt-backoff=1s",
+      "--poll-interval=250ms",
+      "--admission-grace=3s",
+      "--log-level=debug",
+      ...(options.args ?? []),
+    ],
+    { cwd: repoRoot, stdio: ["ignore", fd, fd], env: { ...process.env, POD_NAME: options.name } },
+  );
+  closeSync(fd);
+  let exitCode: number | null | undefined;
+  const exit = new Promise<number | null>((resolve) => {
+    child.on("exit", (code) => {
+      exitCode = code;
+      resolve(code);
+    });
+  });
+  return {
+    name: options.name,
+    child,
+    log,
+    exited: () => exitCode !== undefined,
+    async stop() {
+      if (exitCode === undefined) child.kill("SIGTERM");
+      return exit;
+    },
+    async kill() {
+      if (exitCode === undefined) child.kill("SIGKILL");
+      await exit;
+    },
+  };
+}
+
+/** Stops every process given, whatever state they are in (for afterAll/finally). */
+export async function stopAll(processes: readonly OperatorProcess[]): Promise<void> {
+  await Promise.all(processes.map((p) => Promise.race([p.stop(), sleep(35_000).then(() => p.kill())])));
+}
