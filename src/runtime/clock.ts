@@ -8,7 +8,10 @@ export interface Timer {
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
-  /** Runs `fn` once after `ms`; the returned timer can be cancelled. Real timers never keep the process alive. */
+  /**
+   * Runs `fn` once after `ms`; the returned timer can be cancelled. Real timers keep the process alive:
+   * a candidate waiting for its next retry may have nothing else pending.
+   */
   setTimer(fn: () => void, ms: number): Timer;
 }
 
@@ -16,7 +19,6 @@ export const realClock: Clock = {
   now: () => Date.now(),
   setTimer(fn, ms) {
     const handle = setTimeout(fn, Math.max(0, ms));
-    handle.unref();
     return {
       cancel: () => {
         clearTimeout(handle);

@@ -1,0 +1,156 @@
+// Leader election against the real API server: in-process electors for the Lease protocol, and real
+// operator processes (test/support/runtime-elector.ts) for crash failover and graceful handover.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import * as k8s from "@kubernetes/client-node";
+import { pino } from "pino";
+import { KubeHttp } from "../../../src/runtime/kube-http.js";
+import { LeaderElector } from "../../../src/runtime/leader-election.js";
+import { httpLeaseClient } from "../../../src/runtime/lease-client.js";
+import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.js";
+
+const kc = kubeConfig();
+const http = new KubeHttp(kc);
+const core = kc.makeApiClient(k8s.CoreV1Api);
+const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
+const log = pino({ level: "silent" });
+let ns: Awaited<ReturnType<typeof createTestNamespace>>;
+
+beforeAll(async () => {
+  ns = await createTestNamespace("runtime-le");
+});
+afterAll(async () => {
+  await ns.remove();
+});
+
+interface InProcess {
+  elector: LeaderElector;
+  ctl: AbortController;
+  run: Promise<void>;
+  leading: () => boolean;
+}
+
+function elector(lease: string, identity: string): InProcess {
+  const e = new LeaderElector({
+    name: lease,
+    identity,
+    lease: httpLeaseClient(http, ns.name, lease),
+    logger: log,
+  });
+  const ctl = new AbortController();
+  let leading = false;
+  const run = e.run(ctl.signal, async (signal) => {
+    leading = true;
+    await new Promise<void>((resolve) => {
+      signal.addEventListener("abort", () => {
+        resolve();
+      });
+    });
+    leading = false;
+  });
+  return { elector: e, ctl, run, leading: () => leading };
+}
+
+test("two electors: exactly one leads, and the Lease says so with MicroTime timestamps", async () => {
+  const a = elector("pair", "a");
+  const b = elector("pair", "b");
+  try {
+    await eventually("a leader", () => Promise.resolve(a.leading() || b.leading() ? true : undefined));
+    await new Promise((r) => setTimeout(r, 5000));
+    expect(Number(a.leading()) + Number(b.leading())).toBe(1);
+    const holder = a.leading() ? "a" : "b";
+    const lease = await coordination.readNamespacedLease({ name: "pair", namespace: ns.name });
+    expect(lease.spec?.holderIdentity).toBe(holder);
+    expect(lease.spec?.leaseDurationSeconds).toBe(15);
+    expect(lease.spec?.renewTime).toBeDefined();
+    expect(lease.spec?.acquireTime).toBeDefined();
+  } finally {
+    a.ctl.abort();
+    b.ctl.abort();
+    await Promise.all([a.run, b.run]);
+  }
+});
+
+test("graceful release: the follower takes over within a few seconds", async () => {
+  const a = elector("release", "a");
+  await eventually("a leads", () => Promise.resolve(a.leading() ? true : undefined));
+  const b = elector("release", "b");
+  try {
+    await new Promise((r) => setTimeout(r, 1000));
+    a.ctl.abort();
+    await a.run;
+    const released = Date.now();
+    const lease = await coordination.readNamespacedLease({ name: "release", namespace: ns.name });
+    expect(lease.spec?.holderIdentity ?? "").toBe("");
+    await eventually("b leads", () => Promise.resolve(b.leading() ? true : undefined), 10_000);
+    expect(Date.now() - released).toBeLessThan(5000);
+  } finally {
+    b.ctl.abort();
+    await b.run;
+  }
+});
+
+interface Proc {
+  child: ChildProcess;
+  lines: string[];
+  exited: Promise<number | null>;
+}
+
+function operator(lease: string, identity: string): Proc {
+  const child = spawn(
+    "node_modules/.bin/tsx",
+    ["test/support/runtime-elector.ts", ns.name, lease, identity],
+    {
+      env: { ...process.env },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const lines: string[] = [];
+  if (child.stdout) createInterface({ input: child.stdout }).on("line", (l) => lines.push(l));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, lines, exited };
+}
+
+const leads = (p: Proc): boolean => p.lines.lastIndexOf("LEADING") > p.lines.lastIndexOf("STOPPED-LEADING");
+
+test("two operator processes: only the leader reconciles; SIGKILL it and the other takes over within 20 s", async () => {
+  await core.createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name: "before" } } });
+  const one = operator("failover", "one");
+  const two = operator("failover", "two");
+  try {
+    const [leader, follower] = await eventually("a leading process", () =>
+      Promise.resolve(leads(one) ? [one, two] : leads(two) ? [two, one] : undefined),
+    );
+    await eventually("the leader reconciled", () =>
+      Promise.resolve(leader.lines.includes(`RECONCILED ${ns.name}/before`) ? true : undefined),
+    );
+    // Give the follower time in which it must not act.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(follower.lines.some((l) => l.startsWith("RECONCILED") || l === "LEADING")).toBe(false);
+
+    leader.child.kill("SIGKILL");
+    await leader.exited;
+    const killed = Date.now();
+    await core.createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name: "after" } } });
+    await eventually("the follower leads", () => Promise.resolve(leads(follower) ? true : undefined), 25_000);
+    const takeover = Date.now() - killed;
+    process.stderr.write(`[runtime] takeover after SIGKILL took ${takeover} ms\n`);
+    expect(takeover).toBeLessThan(20_000);
+    await eventually("the new leader reconciled what changed meanwhile", () =>
+      Promise.resolve(follower.lines.includes(`RECONCILED ${ns.name}/after`) ? true : undefined),
+    );
+
+    // Graceful shutdown: SIGTERM stops it promptly and releases the lease.
+    const termAt = Date.now();
+    follower.child.kill("SIGTERM");
+    expect(await follower.exited).toBe(0);
+    expect(Date.now() - termAt).toBeLessThan(10_000);
+    expect(follower.lines.slice(-2)).toEqual(["STOPPED-LEADING", "EXITED"]);
+    const lease = await coordination.readNamespacedLease({ name: "failover", namespace: ns.name });
+    expect(lease.spec?.holderIdentity ?? "").toBe("");
+    expect(lease.spec?.leaseTransitions).toBe(1);
+  } finally {
+    for (const p of [one, two])
+      if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
+  }
+});
