@@ -1,0 +1,293 @@
+// decide(): spec.cancel and deletion (with the finalizer) in every phase of a request (DESIGN §4
+// "Final states", "Deletion"): queued requests leave at once, applied increases are rolled back first,
+// final requests refuse a late cancel once and never change state.
+import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
+import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
+import { decide } from "../../../src/controller/decide.js";
+import type { RequestView } from "../../../src/controller/snapshot.js";
+import {
+  CFG,
+  MIN,
+  SEC,
+  T0,
+  accepted,
+  applyPlan,
+  changeOf,
+  cond,
+  finalStatus,
+  iso,
+  provisioningStatus,
+  reasons,
+  releaseOf,
+  req,
+  snap,
+  statusAfter,
+  statusOf,
+  type SnapshotOptions,
+} from "./builders.js";
+
+type How = "cancel" | "delete";
+const HOWS: How[] = ["cancel", "delete"];
+
+/** The request "a" (resizeBy 3) with its status, cancelled by spec.cancel or deleted (finalizer held). */
+function victim(
+  how: How,
+  status: ResizeRequestStatus,
+  o: { created?: number; hasFinalizer?: boolean } = {},
+): RequestView {
+  return req("a", {
+    resizeBy: 3,
+    created: o.created ?? T0 - 10 * MIN,
+    cancel: how === "cancel",
+    deleting: how === "delete",
+    hasFinalizer: how === "delete" ? true : (o.hasFinalizer ?? false),
+    status,
+  });
+}
+
+const cancelMessage = (how: How): string =>
+  how === "cancel" ? "spec.cancel was set." : "The request was deleted while active.";
+
+describe.each(HOWS)("%s of a request that has no instances yet → CANCELLED at once, no scale", (how) => {
+  const cases: {
+    label: string;
+    status: ResizeRequestStatus;
+    snapshot?: SnapshotOptions;
+    created?: number;
+  }[] = [
+    { label: "new (no status)", status: {} },
+    {
+      label: "CREATING, waiting for its group",
+      status: { state: "CREATING", reason: "GroupNotFound" },
+      snapshot: { group: null },
+      created: T0 - 5 * SEC,
+    },
+    { label: "queued at position 2", status: accepted("a", { queuePosition: 2 }) },
+    {
+      label: "head waiting for capacity",
+      status: accepted("a", { queuePosition: 1 }),
+      snapshot: { replicas: 9 },
+    },
+    {
+      label: "head in backoff",
+      status: accepted("a", {
+        queuePosition: 1,
+        attempts: 1,
+        nextAttemptTime: iso(T0 + MIN),
+        lastAttempt: { error: { errors: [{ code: "PROVISIONING_TIMEOUT" }] } },
+      }),
+    },
+  ];
+  test.each(cases)("$label", ({ status, snapshot, created }) => {
+    const a = victim(how, status, created === undefined ? {} : { created });
+    const plan = decide(snap({ replicas: 2, ...snapshot, requests: [a] }), CFG);
+    const next = statusOf(plan, "a");
+    expect(next.state).toBe("CANCELLED");
+    expect(next.reason).toBe("Cancelled");
+    expect(next.queuePosition).toBeUndefined();
+    expect(next.nextAttemptTime).toBeUndefined();
+    expect(next.lastAttempt).toBeUndefined();
+    expect(next.provisioning).toBeUndefined();
+    expect(cond(next, RC.Cancelled)).toMatchObject({ status: "True", reason: "Cancelled" });
+    expect(cond(next, RC.Cancelled)?.message).toContain(cancelMessage(how));
+    if (cond(status, RC.Queued)) expect(cond(next, RC.Queued)).toMatchObject({ status: "False" });
+    expect(reasons(plan, "a")).toEqual(["Cancelled"]);
+    expect(plan.scale).toBeUndefined();
+    expect(changeOf(plan, "a")?.finalizer).toBe(how === "delete" ? "remove" : undefined);
+  });
+
+  test("the cancelled head's successor starts in the same decision", () => {
+    const a = victim(how, accepted("a", { queuePosition: 1 }));
+    const b = req("b", { created: T0 - 5 * MIN, status: accepted("b", { queuePosition: 2 }) });
+    const plan = decide(snap({ replicas: 2, requests: [a, b] }), CFG);
+    expect(statusOf(plan, "a").state).toBe("CANCELLED");
+    expect(plan.scale).toEqual({ request: "b", from: 2, replicas: 4 });
+  });
+});
+
+describe.each(HOWS)("%s during an attempt", (how) => {
+  const applying = (
+    extra: Partial<NonNullable<ResizeRequestStatus["provisioning"]>> = {},
+  ): ResizeRequestStatus =>
+    provisioningStatus("a", { phase: "Applying", baseReplicas: 2, targetReplicas: 5, ...extra });
+
+  test("Applying, not applied yet (target == base): CANCELLED without any scale", () => {
+    const a = victim(how, applying(), { hasFinalizer: true });
+    const plan = decide(snap({ replicas: 2, requests: [a] }), CFG);
+    const next = statusOf(plan, "a");
+    expect(next.state).toBe("CANCELLED");
+    expect(next.provisioning).toBeUndefined();
+    expect(cond(next, RC.Provisioning)).toMatchObject({ status: "False", reason: "Cancelled" });
+    expect(plan.scale).toBeUndefined();
+    expect(changeOf(plan, "a")?.finalizer).toBe("remove");
+    expect(reasons(plan, "a")).toEqual(["Cancelled"]);
+    expect(plan.events[0]?.note).toContain("No instance had been added yet");
+  });
+
+  test("Applying and the target changed outside: abandoned and CANCELLED, no scale", () => {
+    const a = victim(how, applying(), { hasFinalizer: true });
+    const plan = decide(snap({ replicas: 7, requests: [a] }), CFG);
+    const next = statusOf(plan, "a");
+    expect(next.state).toBe("CANCELLED");
+    expect(next.lastAttempt).toBeUndefined();
+    expect(plan.scale).toBeUndefined();
+    expect(reasons(plan, "a")).toEqual(["AttemptAbandoned", "Cancelled"]);
+    expect(changeOf(plan, "a")?.finalizer).toBe("remove");
+  });
+
+  describe.each([
+    { label: "Applying, applied (target == targetReplicas)", status: applying(), ready: 3 },
+    {
+      label: "Applied, waiting for instances",
+      status: applying({ phase: "Applied", appliedTime: iso(T0 - SEC) }),
+      ready: 3,
+    },
+    {
+      label: "Applied, all instances ready",
+      status: applying({ phase: "Applied", appliedTime: iso(T0 - SEC) }),
+      ready: 5,
+    },
+  ])("$label", ({ status, ready }) => {
+    const a = victim(how, status, { hasFinalizer: true });
+    const s0 = snap({ replicas: 5, ready, requests: [a] });
+    const first = decide(s0, CFG);
+
+    test("first decision: RollingBack recorded, the rollback scale planned, still ACCEPTED", () => {
+      const next = statusOf(first, "a");
+      expect(next.state).toBe("ACCEPTED");
+      expect(next.reason).toBe("RollingBack");
+      expect(next.provisioning).toMatchObject({ phase: "RollingBack", baseReplicas: 5, targetReplicas: 2 });
+      expect(first.scale).toEqual({ request: "a", from: 5, replicas: 2 });
+      expect(changeOf(first, "a")?.finalizer).toBeUndefined();
+      expect(first.events).toEqual([]);
+    });
+
+    test("a crash before the rollback is applied: the next decision re-plans it, nothing else", () => {
+      const again = decide({ ...applyPlan(s0, first, { dropScale: true }), nowMs: T0 + SEC }, CFG);
+      expect(again.scale).toEqual({ request: "a", from: 5, replicas: 2 });
+      expect(again.requests).toEqual([]);
+    });
+
+    test("next decision, rollback applied: CANCELLED, RolledBack + Cancelled, finalizer removed", () => {
+      const s1 = applyPlan(s0, first);
+      const second = decide({ ...s1, nowMs: T0 + SEC }, CFG);
+      const next = statusOf(second, "a");
+      expect(next.state).toBe("CANCELLED");
+      expect(next.provisioning).toBeUndefined();
+      expect(next.nextAttemptTime).toBeUndefined();
+      expect(cond(next, RC.Cancelled)?.message).toContain("rolled back");
+      expect(second.scale).toBeUndefined();
+      expect(reasons(second, "a")).toEqual(["RolledBack", "Cancelled"]);
+      expect(changeOf(second, "a")?.finalizer).toBe("remove");
+    });
+  });
+
+  test("RollingBack after a timeout, then cancelled: the rollback finishes as CANCELLED", () => {
+    const a = victim(
+      how,
+      provisioningStatus("a", { phase: "RollingBack", baseReplicas: 5, targetReplicas: 2 }),
+      { hasFinalizer: true },
+    );
+    const pending = decide(snap({ replicas: 5, requests: [a] }), CFG);
+    expect(pending.scale).toEqual({ request: "a", from: 5, replicas: 2 });
+    expect(pending.requests).toEqual([]);
+    const done = decide(snap({ replicas: 2, requests: [a] }), CFG);
+    expect(statusOf(done, "a").state).toBe("CANCELLED");
+    expect(done.scale).toBeUndefined();
+    expect(changeOf(done, "a")?.finalizer).toBe("remove");
+  });
+});
+
+describe("a request in a final state refuses a late cancel", () => {
+  const finals: { label: string; status: ResizeRequestStatus }[] = [
+    { label: "SUCCEEDED", status: finalStatus("a", "SUCCEEDED", { succeededTime: iso(T0 - MIN) }) },
+    {
+      label: "SUCCEEDED, released",
+      status: finalStatus("a", "SUCCEEDED", {
+        runUntil: iso(T0 - MIN),
+        release: releaseOf({ phase: "Applied", baseReplicas: 5, targetReplicas: 2 }),
+      }),
+    },
+    {
+      label: "FAILED",
+      status: finalStatus("a", "FAILED", {
+        error: { errors: [{ code: "QUOTA_EXCEEDED", errorDetails: [{ quotaInfo: { limit: 1 } }] }] },
+      }),
+    },
+  ];
+  describe.each(finals)("$label + spec.cancel", ({ label, status }) => {
+    const a = req("a", { resizeBy: 3, cancel: true, status });
+    const plan = decide(snap({ replicas: 5, requests: [a] }), CFG);
+    const next = statusOf(plan, "a");
+
+    test("state unchanged, Cancelled=False CancelRefused, one CancelRefused event", () => {
+      expect(next.state).toBe(status.state);
+      expect(next.error).toEqual(status.error);
+      expect(cond(next, RC.Cancelled)).toMatchObject({
+        status: "False",
+        reason: "CancelRefused",
+        lastTransitionTime: iso(T0),
+      });
+      expect(cond(next, RC.Cancelled)?.message).toContain(label.split(",")[0] ?? "");
+      expect(reasons(plan, "a")).toEqual(["CancelRefused"]);
+      expect(plan.events[0]?.event.type).toBe("Warning");
+      expect(plan.scale).toBeUndefined();
+      expect(changeOf(plan, "a")?.finalizer).toBeUndefined();
+    });
+
+    test("a second decision with the refusal recorded emits nothing and writes nothing", () => {
+      const again = decide(snap({ now: T0 + MIN, replicas: 5, requests: [{ ...a, status: next }] }), CFG);
+      expect(again.events).toEqual([]);
+      expect(again.requests).toEqual([]);
+      expect(again.scale).toBeUndefined();
+    });
+  });
+
+  test("CANCELLED + spec.cancel: nothing to refuse, nothing written", () => {
+    const a = req("a", { cancel: true, status: finalStatus("a", "CANCELLED") });
+    const plan = decide(snap({ requests: [a] }), CFG);
+    expect(plan.requests).toEqual([]);
+    expect(plan.events).toEqual([]);
+  });
+});
+
+describe("deleting a finished request", () => {
+  const finals: { label: string; status: ResizeRequestStatus }[] = [
+    { label: "SUCCEEDED, run not over", status: finalStatus("a", "SUCCEEDED", { runUntil: iso(T0 + MIN) }) },
+    {
+      label: "SUCCEEDED, run over, not released",
+      status: finalStatus("a", "SUCCEEDED", { runUntil: iso(T0 - MIN) }),
+    },
+    {
+      label: "SUCCEEDED, released",
+      status: finalStatus("a", "SUCCEEDED", {
+        runUntil: iso(T0 - MIN),
+        release: releaseOf({ phase: "Applied", baseReplicas: 5, targetReplicas: 2 }),
+      }),
+    },
+    {
+      label: "FAILED",
+      status: finalStatus("a", "FAILED", { error: { errors: [{ code: "RESOURCE_NOT_FOUND" }] } }),
+    },
+    { label: "CANCELLED", status: finalStatus("a", "CANCELLED") },
+  ];
+  test.each(finals)("$label: finalizer removed, no scale, state unchanged", ({ status }) => {
+    const a = req("a", { resizeBy: 3, deleting: true, hasFinalizer: true, status });
+    const plan = decide(snap({ replicas: 5, requests: [a] }), CFG);
+    expect(changeOf(plan, "a")?.finalizer).toBe("remove");
+    expect(plan.scale).toBeUndefined();
+    expect(statusAfter(plan, a).state).toBe(status.state);
+    expect(statusAfter(plan, a).error).toEqual(status.error);
+    expect(reasons(plan, "a")).toEqual([]);
+  });
+
+  test("a finished request deleted without a finalizer: nothing to do", () => {
+    const a = req("a", {
+      deleting: true,
+      status: finalStatus("a", "SUCCEEDED", { runUntil: iso(T0 - MIN) }),
+    });
+    const plan = decide(snap({ replicas: 5, requests: [a] }), CFG);
+    expect(plan.requests).toEqual([]);
+    expect(plan.scale).toBeUndefined();
+  });
+});

@@ -1,0 +1,305 @@
+// decide() run in a loop against a simulated cluster (builders.drive): decide → write statuses and
+// finalizers → apply the scale (guarded by `from`) → instances become ready a step later. Checks that
+// scenarios converge (a decision that changes nothing), end in the right states and replicas, keep the
+// per-step invariants, and survive crashes between the status write and the /scale call (DESIGN §4
+// "Restart-safe and idempotent").
+import { ErrorCode } from "../../../src/api/errors.js";
+import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
+import { decide } from "../../../src/controller/decide.js";
+import type { GroupSnapshot, RequestView } from "../../../src/controller/snapshot.js";
+import {
+  CFG,
+  MIN,
+  SEC,
+  T0,
+  byName,
+  cond,
+  drive,
+  group,
+  replicasOf,
+  req,
+  snap,
+  type DriveResult,
+} from "./builders.js";
+
+const at = (offsetSec: number): number => T0 - 10 * MIN + offsetSec * SEC;
+
+function stateOf(s: GroupSnapshot, name: string): string | undefined {
+  return byName(s, name)?.status.state;
+}
+
+function succeededOrder(r: DriveResult): string[] {
+  return r.steps.flatMap((st) =>
+    st.plan.events.filter((e) => e.event.reason === "Succeeded").map((e) => e.request),
+  );
+}
+
+function startedOrder(r: DriveResult): string[] {
+  return r.steps.flatMap((st) =>
+    st.plan.events.filter((e) => e.event.reason === "ProvisioningStarted").map((e) => e.request),
+  );
+}
+
+function expectHealthy(r: DriveResult): void {
+  expect(r.violations).toEqual([]);
+  expect(r.quiet).toBe(true);
+  // Once quiet, deciding again on the final snapshot is still quiet.
+  const again = decide(r.final, CFG, r.groupStatus);
+  expect(again.requests).toEqual([]);
+  expect(again.scale).toBeUndefined();
+  expect(again.groupStatus).toBeUndefined();
+}
+
+const three = (): RequestView[] => [
+  req("r3", { resizeBy: 3, created: at(3) }),
+  req("r1", { resizeBy: 2, created: at(1) }),
+  req("r2", { resizeBy: 1, created: at(2) }),
+];
+
+describe("scenarios converge", () => {
+  test("three queued requests all succeed in FIFO order", () => {
+    const r = drive(snap({ replicas: 1, requests: three() }));
+    expectHealthy(r);
+    expect(["r1", "r2", "r3"].map((n) => stateOf(r.final, n))).toEqual([
+      "SUCCEEDED",
+      "SUCCEEDED",
+      "SUCCEEDED",
+    ]);
+    expect(succeededOrder(r)).toEqual(["r1", "r2", "r3"]);
+    expect(startedOrder(r)).toEqual(["r1", "r2", "r3"]);
+    expect(r.applied).toEqual([
+      { request: "r1", from: 1, replicas: 3 },
+      { request: "r2", from: 3, replicas: 4 },
+      { request: "r3", from: 4, replicas: 7 },
+    ]);
+    expect(replicasOf(r.final)).toBe(7);
+    expect(r.final.requests.every((x) => !x.hasFinalizer)).toBe(true);
+    expect(r.final.requests.every((x) => x.status.attempts === 1)).toBe(true);
+    expect(r.groupStatus).toMatchObject({
+      targetSize: 7,
+      readyInstances: 7,
+      queuedRequests: 0,
+      activeRequests: 0,
+    });
+    expect(r.groupStatus?.provisioningRequest).toBeUndefined();
+  });
+
+  test("one fails admission, the others succeed around it", () => {
+    const requests = [...three(), req("huge", { resizeBy: 11, created: at(2) + 500 })];
+    const r = drive(snap({ replicas: 1, requests }));
+    expectHealthy(r);
+    expect(stateOf(r.final, "huge")).toBe("FAILED");
+    expect(byName(r.final, "huge")?.status.error?.errors[0]?.code).toBe(ErrorCode.QUOTA_EXCEEDED);
+    expect(succeededOrder(r)).toEqual(["r1", "r2", "r3"]);
+    expect(replicasOf(r.final)).toBe(7);
+  });
+
+  test("a head that does not fit waits for room and starts when maxSize is raised", () => {
+    const requests = [
+      req("big", { resizeBy: 8, created: at(1) }),
+      req("small", { resizeBy: 1, created: at(2) }),
+    ];
+    const r = drive(snap({ replicas: 5, requests }), {
+      maxSteps: 30,
+      before: (i, s) => (i === 10 ? { ...s, group: group({ maxSize: 20 }) } : s),
+    });
+    expectHealthy(r);
+    expect(startedOrder(r)).toEqual(["big", "small"]);
+    expect(r.steps.slice(0, 10).every((st) => st.plan.scale === undefined)).toBe(true);
+    expect(replicasOf(r.final)).toBe(14);
+  });
+
+  test("cancel mid-attempt (after the increase was applied) restores the replicas", () => {
+    const r = drive(snap({ replicas: 4, requests: [req("a", { resizeBy: 3, created: at(1) })] }), {
+      before: (i, s) =>
+        i === 1
+          ? { ...s, requests: s.requests.map((x) => ({ ...x, spec: { ...x.spec, cancel: true } })) }
+          : s,
+    });
+    expectHealthy(r);
+    expect(stateOf(r.final, "a")).toBe("CANCELLED");
+    expect(replicasOf(r.final)).toBe(4);
+    expect(r.applied).toEqual([
+      { request: "a", from: 4, replicas: 7 },
+      { request: "a", from: 7, replicas: 4 },
+    ]);
+    expect(byName(r.final, "a")?.hasFinalizer).toBe(false);
+  });
+
+  test("deleting mid-attempt rolls back first, then lets the object go", () => {
+    const r = drive(snap({ replicas: 4, requests: [req("a", { resizeBy: 3, created: at(1) })] }), {
+      before: (i, s) => (i === 1 ? { ...s, requests: s.requests.map((x) => ({ ...x, deleting: true })) } : s),
+    });
+    expectHealthy(r);
+    expect(byName(r.final, "a")).toBeUndefined();
+    expect(replicasOf(r.final)).toBe(4);
+    expect(r.applied.map((x) => x.replicas)).toEqual([7, 4]);
+  });
+
+  test("cancel right after the record, before /scale ran: no instance is ever added", () => {
+    const r = drive(snap({ replicas: 4, requests: [req("a", { resizeBy: 3, created: at(1) })] }), {
+      crashAt: [0],
+      before: (i, s) =>
+        i === 1
+          ? { ...s, requests: s.requests.map((x) => ({ ...x, spec: { ...x.spec, cancel: true } })) }
+          : s,
+    });
+    expectHealthy(r);
+    expect(stateOf(r.final, "a")).toBe("CANCELLED");
+    expect(r.applied).toEqual([]);
+    expect(replicasOf(r.final)).toBe(4);
+  });
+
+  test("no room in the cluster: the attempt times out, rolls back, backs off and succeeds once room appears", () => {
+    const g = group({ provisioningTimeoutMs: 5 * SEC });
+    let capacity = 3;
+    const r = drive(snap({ group: g, replicas: 2, requests: [req("a", { resizeBy: 2, created: at(1) })] }), {
+      maxSteps: 100,
+      get capacity() {
+        return capacity;
+      },
+      before: (i, s) => {
+        if (i === 12) capacity = 100;
+        return s;
+      },
+    });
+    expectHealthy(r);
+    const a = byName(r.final, "a");
+    expect(a?.status.state).toBe("SUCCEEDED");
+    expect(a?.status.attempts).toBeGreaterThanOrEqual(2);
+    expect(a?.status.lastAttempt).toBeUndefined();
+    expect(replicasOf(r.final)).toBe(4);
+    const failed = r.steps.flatMap((st) => st.plan.events.filter((e) => e.event.reason === "AttemptFailed"));
+    expect(failed.length).toBe((a?.status.attempts ?? 0) - 1);
+    const firstFailure = r.steps.find((st) => st.plan.events.some((e) => e.event.reason === "AttemptFailed"));
+    expect(firstFailure?.plan.requests[0]?.status?.lastAttempt?.error?.errors[0]?.code).toBe(
+      ErrorCode.ZONE_RESOURCE_POOL_EXHAUSTED,
+    );
+  });
+
+  test("run durations: instances are released after success, the state stays SUCCEEDED", () => {
+    const requests = [
+      req("a", { resizeBy: 2, created: at(1), run: { seconds: "60" } }),
+      req("b", { resizeBy: 3, created: at(2), run: { seconds: "120" } }),
+    ];
+    const r = drive(snap({ replicas: 1, requests }));
+    expectHealthy(r);
+    for (const n of ["a", "b"]) {
+      const x = byName(r.final, n);
+      expect(x?.status.state).toBe("SUCCEEDED");
+      expect(x?.status.release?.phase).toBe("Applied");
+      expect(cond(x?.status ?? {}, RC.Released)?.status).toBe("True");
+    }
+    expect(replicasOf(r.final)).toBe(1);
+    const released = r.steps.flatMap((st) =>
+      st.plan.events.filter((e) => e.event.reason === "RunDurationElapsed").map((e) => e.request),
+    );
+    expect(released).toEqual(["a", "b"]);
+  });
+
+  test("run duration with a floor: the release stops at minSize", () => {
+    const r = drive(
+      snap({
+        group: group({ minSize: 3 }),
+        replicas: 2,
+        requests: [req("a", { resizeBy: 4, created: at(1), run: { seconds: "30" } })],
+      }),
+    );
+    expectHealthy(r);
+    expect(replicasOf(r.final)).toBe(3);
+    expect(byName(r.final, "a")?.status.release).toMatchObject({ baseReplicas: 6, targetReplicas: 3 });
+  });
+
+  // BUG: see decide.provisioning.test.ts — after the head's attempt is rolled back, the request behind
+  // it starts in the same decision, so a younger request is served first.
+  test.failing("a head whose attempt timed out keeps its turn: FIFO order of success", () => {
+    const g = group({ provisioningTimeoutMs: 5 * SEC });
+    let capacity = 3;
+    const r = drive(
+      snap({
+        group: g,
+        replicas: 2,
+        requests: [req("a", { resizeBy: 2, created: at(1) }), req("b", { resizeBy: 1, created: at(2) })],
+      }),
+      {
+        maxSteps: 100,
+        get capacity() {
+          return capacity;
+        },
+        before: (i, s) => {
+          if (i === 12) capacity = 100;
+          return s;
+        },
+      },
+    );
+    expect(succeededOrder(r)).toEqual(["a", "b"]);
+  });
+});
+
+describe("crashes between the status write and /scale never apply a change twice or lose one", () => {
+  const base = 1;
+  const scenario = (): GroupSnapshot => snap({ replicas: base, requests: three() });
+  const clean = drive(scenario());
+  const scaleSteps = clean.steps.filter((st) => st.plan.scale !== undefined).map((st) => st.index);
+
+  test("the clean run plans a scale in some steps", () => {
+    expect(scaleSteps.length).toBe(3);
+  });
+
+  test.each(Array.from({ length: clean.steps.length }, (_, i) => i))("crash at step %i", (i) => {
+    const r = drive(scenario(), { crashAt: [i] });
+    expectHealthy(r);
+    expect(succeededOrder(r)).toEqual(["r1", "r2", "r3"]);
+    expect(replicasOf(r.final)).toBe(base + 2 + 1 + 3);
+    // Each request's increase was applied exactly once.
+    expect(r.applied.map((x) => x.request)).toEqual(["r1", "r2", "r3"]);
+  });
+
+  test("a crash at every step that plans a scale, twice in a row", () => {
+    const crashAt: number[] = [];
+    // Each dropped scale shifts the later steps by one; crash twice at each scale-planning step.
+    let shift = 0;
+    for (const s of scaleSteps) {
+      crashAt.push(s + shift, s + shift + 1);
+      shift += 2;
+    }
+    const r = drive(scenario(), { crashAt });
+    expectHealthy(r);
+    expect(r.steps.filter((st) => st.plan.scale !== undefined && !st.scaleApplied).length).toBe(6);
+    expect(replicasOf(r.final)).toBe(7);
+    expect(r.applied.map((x) => x.request)).toEqual(["r1", "r2", "r3"]);
+  });
+
+  test("crashes during rollbacks and releases too", () => {
+    const g = group({ provisioningTimeoutMs: 5 * SEC });
+    let capacity = 1;
+    const requests = [req("a", { resizeBy: 2, created: at(1), run: { seconds: "30" } })];
+    const r = drive(snap({ group: g, replicas: 1, requests }), {
+      maxSteps: 150,
+      crashAt: Array.from({ length: 150 }, (_, i) => i).filter((i) => i % 2 === 0),
+      get capacity() {
+        return capacity;
+      },
+      before: (i, s) => {
+        if (i === 20) capacity = 100;
+        return s;
+      },
+    });
+    expectHealthy(r);
+    const a = byName(r.final, "a");
+    expect(a?.status.state).toBe("SUCCEEDED");
+    expect(a?.status.release?.phase).toBe("Applied");
+    expect(replicasOf(r.final)).toBe(1);
+    // Every applied change alternates up and down by exactly 2: nothing doubled.
+    expect(r.applied.every((x) => Math.abs(x.replicas - x.from) === 2)).toBe(true);
+    expect(r.applied.some((x) => x.replicas < x.from && x.request === "a")).toBe(true);
+  });
+
+  test("deciding twice on the same snapshot gives the same plan (pure, deterministic)", () => {
+    const s0 = scenario();
+    const plan = decide(s0, CFG);
+    expect(plan.scale).toEqual({ request: "r1", from: 1, replicas: 3 });
+    const again = decide(s0, CFG);
+    expect(again).toEqual(plan);
+  });
+});
