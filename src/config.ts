@@ -35,8 +35,30 @@ export const SETTINGS = {
   },
   "redis-url": {
     env: "REDIS_URL",
-    help: "Redis URL for Operations (redis://host:port)",
+    help: "Redis URL for Operations (redis://host:port); enables the compute REST API",
     schema: z.url({ protocol: /^rediss?$/ }).optional(),
+  },
+  "operation-retention": {
+    env: "OPERATION_RETENTION",
+    help: "how long DONE operations and requestIds are kept in Redis",
+    default: "168h",
+    schema: duration("operation-retention"),
+  },
+  "max-body-bytes": {
+    env: "MAX_BODY_BYTES",
+    help: "largest REST request body accepted",
+    default: "1048576",
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024),
+  },
+  "token-cache-ttl": {
+    env: "TOKEN_CACHE_TTL",
+    help: "how long a TokenReview result is reused",
+    default: "10s",
+    schema: duration("token-cache-ttl"),
   },
   "http-port": {
     env: "HTTP_PORT",

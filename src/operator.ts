@@ -1,14 +1,22 @@
 // `resize-operator run`: the manager (informers, leader election), the resize controller, the event
-// recorder and the HTTP endpoints, wired from validated settings. Every replica serves HTTP; only
-// the leader reconciles.
+// recorder and the HTTP endpoints, wired from validated settings. With a Redis URL, the compute REST
+// API is served too and the operations controller follows the requests' Operations. Every replica
+// serves HTTP; only the leader reconciles.
 import { createServer, type Server } from "node:http";
+import type { Express } from "express";
+import { Redis } from "ioredis";
 import { KubeConfig } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
 import type { Config } from "./config.js";
 import { addResizeController } from "./controller/setup.js";
 import { createEventRecorder, defaultReportingInstance } from "./events/recorder.js";
 import { kubeEventSink } from "./events/kube-sink.js";
-import { Manager } from "./runtime/manager.js";
+import { addOperationsController } from "./operations/controller.js";
+import { OperationStore } from "./operations/store.js";
+import { createApp, type AppOptions } from "./rest/app.js";
+import { Authenticator, Authorizer } from "./rest/auth.js";
+import { ROUTES } from "./rest/routes.js";
+import { Manager, type Runnable } from "./runtime/manager.js";
 import { shutdownOnSignals } from "./runtime/signals.js";
 
 export function createLogger(level: string): Logger {
@@ -40,42 +48,20 @@ function loadKubeConfig(file: string | undefined): KubeConfig {
   return kc;
 }
 
-function healthServer(
-  mgr: Manager,
-  port: number,
-  log: Logger,
-): { name: string; run(signal: AbortSignal): Promise<void> } {
+/** Serves `app` on `port` until the signal aborts. */
+function httpServer(app: Express, port: number, log: Logger): Runnable {
   return {
     name: "http",
     async run(signal) {
-      const server: Server = createServer((req, res) => {
-        const path = (req.url ?? "/").split("?")[0];
-        if (path === "/healthz") {
-          res.writeHead(200, { "content-type": "text/plain" }).end("ok");
-        } else if (path === "/readyz") {
-          const ready = mgr.hasSynced();
-          res
-            .writeHead(ready ? 200 : 503, { "content-type": "text/plain" })
-            .end(ready ? "ok" : "caches not synced");
-        } else {
-          res.writeHead(404, { "content-type": "application/json" }).end(
-            JSON.stringify({
-              error: {
-                code: 404,
-                message: "not found",
-                errors: [{ domain: "global", reason: "notFound", message: "not found" }],
-              },
-            }),
-          );
-        }
-      });
+      const server: Server = createServer(app);
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
         server.listen(port, () => {
           resolve();
         });
       });
-      log.info({ port }, "serving HTTP");
+      const address = server.address();
+      log.info({ port: typeof address === "object" && address ? address.port : port }, "serving HTTP");
       await new Promise<void>((resolve) => {
         signal.addEventListener(
           "abort",
@@ -85,6 +71,8 @@ function healthServer(
           { once: true },
         );
       });
+      // Long polls (zoneOperations.wait) must not hold the shutdown up.
+      server.closeAllConnections();
       await new Promise<void>((resolve) =>
         server.close(() => {
           resolve();
@@ -92,6 +80,31 @@ function healthServer(
       );
     },
   };
+}
+
+/**
+ * A Redis connection that fails fast while Redis is down (no offline queue, short timeouts) and
+ * reconnects by itself, so REST answers 503 during an outage and recovers without a restart.
+ */
+function redisClient(url: string, role: string, log: Logger): Redis {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    commandTimeout: 2000,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (attempt) => Math.min(attempt * 250, 2000),
+  });
+  let down = false;
+  client.on("error", (err: Error) => {
+    // ioredis reports every failed reconnect; one line per outage is enough.
+    if (!down) log.warn({ redis: role, err: err.message }, "redis unavailable");
+    down = true;
+  });
+  client.on("ready", () => {
+    if (down) log.info({ redis: role }, "redis available again");
+    down = false;
+  });
+  return client;
 }
 
 export async function runOperator(config: Config): Promise<void> {
@@ -114,6 +127,7 @@ export async function runOperator(config: Config): Promise<void> {
       },
     }),
   });
+  const publicUrl = (config["public-url"] ?? `http://localhost:${config["http-port"]}`).replace(/\/+$/, "");
   const recorder = createEventRecorder({ sink: kubeEventSink(kc), logger: log });
   addResizeController(mgr, {
     recorder,
@@ -121,18 +135,56 @@ export async function runOperator(config: Config): Promise<void> {
     concurrency: config.concurrency,
     ...(config.namespace && { namespace: config.namespace }),
     config: {
-      publicUrl: (config["public-url"] ?? `http://localhost:${config["http-port"]}`).replace(/\/+$/, ""),
+      publicUrl,
       backoffBaseMs: config["attempt-backoff"],
       backoffMaxMs: config["attempt-backoff-max"],
       admissionGraceMs: config["admission-grace"],
       pollIntervalMs: config["poll-interval"],
     },
   });
-  mgr.addRunnable(healthServer(mgr, config["http-port"], log), false);
+  const redisUrl = config["redis-url"];
+  let rest: AppOptions["rest"];
+  let store: OperationStore | undefined;
+  const clients: Redis[] = [];
+  if (redisUrl) {
+    clients.push(redisClient(redisUrl, "commands", log), redisClient(redisUrl, "subscriber", log));
+    const [commands, subscriber] = clients as [Redis, Redis];
+    store = new OperationStore(commands, subscriber, { retentionMs: config["operation-retention"] });
+    rest = {
+      routes: ROUTES,
+      maxBodyBytes: config["max-body-bytes"],
+      deps: {
+        kube: mgr.http,
+        store,
+        authenticator: new Authenticator(mgr.http, { cacheTtlMs: config["token-cache-ttl"] }),
+        authorizer: new Authorizer(mgr.http),
+        publicUrl,
+        waitTimeoutMs: 120_000,
+        now: Date.now,
+      },
+    };
+    addOperationsController(mgr, {
+      store,
+      publicUrl,
+      retentionMs: config["operation-retention"],
+      logger: log,
+      ...(config.namespace && { namespace: config.namespace }),
+    });
+  }
+  const app = createApp({
+    log,
+    notReady: () => [
+      ...(mgr.hasSynced() ? [] : ["caches not synced"]),
+      ...(store && !store.ready() ? ["redis unavailable"] : []),
+    ],
+    ...(rest && { rest }),
+  });
+  mgr.addRunnable(httpServer(app, config["http-port"], log), false);
   const shutdown = shutdownOnSignals();
   log.info("starting resize-operator");
   await mgr.start(shutdown.signal);
   await recorder.stop(5_000);
+  for (const client of clients) client.disconnect();
   shutdown.dispose();
   log.info("stopped");
 }

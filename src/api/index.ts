@@ -18,4 +18,5 @@ export * from "./custom-resource.js";
 export * from "./instance-group-manager.js";
 export * from "./resize-request.js";
 export * from "./operation.js";
+export * from "./lists.js";
 export { fieldTree, type FieldNode, type FieldType, type FieldFormat } from "./tree.js";

@@ -1,0 +1,139 @@
+// The operations controller (leader only): follows ResizeRequests and advances their Operations —
+// insert RUNNING → DONE when admitted or final, cancel DONE when CANCELLED (CONDITION_NOT_MET when the
+// request ended otherwise), delete DONE when the object is gone — and gives requests created with
+// kubectl an insert Operation of their own. It writes only to Redis, never to the requests, so it
+// cannot conflict with the resize controller's status writes.
+import { createHash } from "node:crypto";
+import type { KubernetesObject } from "@kubernetes/client-node";
+import type { Logger } from "pino";
+import { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { API_VERSION, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
+import { ResizeRequest } from "../api/resize-request.js";
+import { numericId, resizeRequestLinks, zoneUrl } from "../controller/identity.js";
+import { BY_GROUP, groupKeyOf } from "../controller/observe.js";
+import { Controller, type ReconcileResult, type Request } from "../runtime/controller.js";
+import type { Manager } from "../runtime/manager.js";
+import type { Lister } from "../runtime/store.js";
+import { advance } from "./advance.js";
+import { INSERT_OPERATION_ANNOTATION, mergeOperation, newOperation, type OperationRef } from "./model.js";
+import { StoreUnavailableError, type OperationStore } from "./store.js";
+
+export interface OperationsControllerOptions {
+  readonly store: OperationStore;
+  readonly publicUrl: string;
+  /** Requests older than this get no insert Operation (it would have expired already). */
+  readonly retentionMs: number;
+  readonly logger: Logger;
+  readonly namespace?: string;
+  readonly now?: () => number;
+  /** Retry delay while Redis is unreachable. */
+  readonly retryMs?: number;
+}
+
+/** The zone of a request: its group's, or the one the controller recorded on status. */
+function zoneOf(rr: ResizeRequest, groups: Lister<InstanceGroupManager>): string | undefined {
+  const group = groups.get(groupKeyOf(rr));
+  if (group) return group.spec.zone;
+  return rr.status?.zone?.split("/").pop();
+}
+
+/** The insert Operation of a request created with kubectl is named after the request, so it is made once. */
+export function kubectlInsertName(rr: ResizeRequest): string {
+  const created = Date.parse(rr.metadata.creationTimestamp ?? "") || 0;
+  const hash = createHash("sha256")
+    .update(rr.metadata.uid ?? "")
+    .digest("hex")
+    .slice(0, 16);
+  return `operation-${created}-${hash}`;
+}
+
+export function operationsReconciler(
+  requests: Lister<ResizeRequest>,
+  groups: Lister<InstanceGroupManager>,
+  options: OperationsControllerOptions,
+) {
+  const { store } = options;
+  const now = options.now ?? Date.now;
+  const ensureInsertOperation = async (rr: ResizeRequest, project: string, zone: string): Promise<void> => {
+    const created = Date.parse(rr.metadata.creationTimestamp ?? "");
+    if (rr.metadata.annotations?.[INSERT_OPERATION_ANNOTATION] !== undefined) return;
+    if (!(now() - created < options.retentionMs)) return;
+    const name = rr.metadata.name ?? "";
+    const id = numericId(rr.metadata.uid ?? "");
+    const ref: OperationRef = { project, zone, name: kubectlInsertName(rr) };
+    const links = resizeRequestLinks(
+      options.publicUrl,
+      project,
+      zone,
+      rr.spec.instanceGroupManager,
+      name,
+      id,
+    );
+    const op = newOperation({
+      ref,
+      id: numericId(`${rr.metadata.uid ?? ""}/insert`),
+      operationType: "compute.instanceGroupManagerResizeRequests.insert",
+      zoneUrl: zoneUrl(options.publicUrl, project, zone),
+      targetLink: links.selfLink,
+      targetId: id,
+      // Who ran kubectl is not recorded on the object; the API server's audit log has it.
+      user: "system",
+      insertTime: new Date(created).toISOString(),
+      description: "Created with the Kubernetes API.",
+    });
+    await store.create(mergeOperation(op, { status: "RUNNING" }, op.insertTime) ?? op, ref, {
+      request: name,
+    });
+  };
+
+  return async (request: Request, ctx: { log: Logger }): Promise<ReconcileResult | undefined> => {
+    const project = request.namespace ?? "";
+    const rr = requests.get(`${project}/${request.name}`);
+    try {
+      if (rr) {
+        const zone = zoneOf(rr, groups);
+        if (zone !== undefined) await ensureInsertOperation(rr, project, zone);
+      }
+      for (const ref of await store.pending(project, request.name)) {
+        const op = await store.get(ref);
+        const patch = op && advance(op, rr, ref.zone);
+        const updated = patch ? await store.update(ref, patch) : op;
+        if (updated?.status !== "DONE" && updated !== undefined) continue;
+        await store.settle(project, request.name, ref);
+        if (updated)
+          ctx.log.info({ operation: ref.name, error: updated.error !== undefined }, "operation done");
+      }
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      // Not a failure of this request: retry at a steady pace until Redis is back.
+      ctx.log.debug({ err: err.message }, "operations store unavailable; retrying");
+      return { requeueAfterMs: options.retryMs ?? 2000 };
+    }
+    return undefined;
+  };
+}
+
+export function addOperationsController(mgr: Manager, options: OperationsControllerOptions): Controller {
+  const scope = options.namespace ? `/namespaces/${options.namespace}` : "";
+  // The same informers as the resize controller's (same paths): the manager shares them.
+  const requests = mgr.informer<ResizeRequest>({
+    name: RESIZE_REQUEST.plural,
+    path: `/apis/${API_VERSION}${scope}/${RESIZE_REQUEST.plural}`,
+    decode: (raw: KubernetesObject) => ResizeRequest.parse(raw),
+    indexers: { [BY_GROUP]: (rr) => [groupKeyOf(rr)] },
+  });
+  const groups = mgr.informer<InstanceGroupManager>({
+    name: INSTANCE_GROUP_MANAGER.plural,
+    path: `/apis/${API_VERSION}${scope}/${INSTANCE_GROUP_MANAGER.plural}`,
+    decode: (raw: KubernetesObject) => InstanceGroupManager.parse(raw),
+  });
+  const controller = new Controller({
+    name: "operations",
+    concurrency: 2,
+    logger: options.logger,
+    reconcile: operationsReconciler(requests.lister, groups.lister, options),
+  });
+  controller.watchPrimary(requests);
+  mgr.addController(controller);
+  return controller;
+}

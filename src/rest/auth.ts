@@ -1,0 +1,162 @@
+// Authentication and authorization of REST calls by the cluster itself: a bearer token is checked with
+// a TokenReview (results cached briefly, keyed by a hash of the token — the token itself is neither
+// kept nor logged), and every call is authorized with a SubjectAccessReview for the reviewed identity
+// against Kubernetes RBAC in the project's namespace. Tokens that carry OAuth scopes must also carry
+// one of the method's scopes.
+import { createHash } from "node:crypto";
+import { GROUP } from "../api/names.js";
+import type { KubeHttp } from "../runtime/kube-http.js";
+import { ForbiddenError, UnauthenticatedError } from "./errors.js";
+
+export interface UserInfo {
+  readonly username: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra: Readonly<Record<string, readonly string[]>>;
+  /** OAuth scopes the token carries; undefined when it carries none (Kubernetes tokens). */
+  readonly scopes?: readonly string[];
+}
+
+/** One RBAC check: verb on a resource of our API group in a namespace, optionally a named object. */
+export interface AccessCheck {
+  readonly verb: string;
+  readonly resource: string;
+  readonly namespace: string;
+  readonly name?: string;
+}
+
+interface TokenReviewStatus {
+  authenticated?: boolean;
+  user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+  error?: string;
+}
+
+export interface AuthOptions {
+  /** How long a TokenReview result is reused (default 10 s). */
+  readonly cacheTtlMs?: number;
+  /** Upper bound of cached results (default 1000). */
+  readonly cacheSize?: number;
+  readonly now?: () => number;
+}
+
+/** Scopes from the user's extra (`scopes` or `scope`, possibly space-separated) or a JWT `scope` claim. */
+export function scopesOf(
+  token: string,
+  extra: Readonly<Record<string, readonly string[]>>,
+): string[] | undefined {
+  const fromExtra = [...(extra.scopes ?? []), ...(extra.scope ?? [])].flatMap((s) => s.split(/\s+/));
+  if (fromExtra.some(Boolean)) return fromExtra.filter(Boolean);
+  const payload = token.split(".")[1];
+  if (token.split(".").length !== 3 || payload === undefined) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { scope?: unknown };
+    if (typeof claims.scope === "string" && claims.scope.trim() !== "")
+      return claims.scope.trim().split(/\s+/);
+    if (Array.isArray(claims.scope)) return claims.scope.filter((s): s is string => typeof s === "string");
+  } catch {
+    // Not a JWT we can read: it carries no scopes we know of.
+  }
+  return undefined;
+}
+
+export class Authenticator {
+  private readonly cache = new Map<string, { user: UserInfo | undefined; expires: number }>();
+  private readonly ttl: number;
+  private readonly size: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly http: KubeHttp,
+    options: AuthOptions = {},
+  ) {
+    this.ttl = options.cacheTtlMs ?? 10_000;
+    this.size = options.cacheSize ?? 1000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The identity behind an `Authorization` header; UnauthenticatedError when there is none. */
+  async authenticate(header: string | undefined): Promise<UserInfo> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+    const token = match?.[1];
+    if (!token)
+      throw new UnauthenticatedError(
+        "Request is missing required authentication credential. Expected an OAuth 2 access token (Authorization: Bearer).",
+      );
+    const key = createHash("sha256").update(token).digest("hex");
+    const now = this.now();
+    const hit = this.cache.get(key);
+    let user: UserInfo | undefined;
+    if (hit && hit.expires > now) user = hit.user;
+    else {
+      user = await this.review(token);
+      if (this.cache.size >= this.size) {
+        for (const [k, v] of this.cache) if (v.expires <= now) this.cache.delete(k);
+        // Still full: drop the oldest entry (a Map iterates in insertion order).
+        const oldest = this.cache.keys().next();
+        if (this.cache.size >= this.size && !oldest.done) this.cache.delete(oldest.value);
+      }
+      this.cache.set(key, { user, expires: now + this.ttl });
+    }
+    if (!user) throw new UnauthenticatedError("Request had invalid authentication credentials.");
+    return user;
+  }
+
+  private async review(token: string): Promise<UserInfo | undefined> {
+    const reply = (await this.http.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", {
+      body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } },
+      timeoutMs: 10_000,
+    })) as { status?: TokenReviewStatus };
+    const status = reply.status;
+    if (!status?.authenticated || !status.user?.username) return undefined;
+    const extra = status.user.extra ?? {};
+    const scopes = scopesOf(token, extra);
+    return {
+      username: status.user.username,
+      ...(status.user.uid !== undefined && { uid: status.user.uid }),
+      groups: status.user.groups ?? [],
+      extra,
+      ...(scopes && { scopes }),
+    };
+  }
+}
+
+export class Authorizer {
+  constructor(private readonly http: KubeHttp) {}
+
+  /** ForbiddenError unless RBAC allows `check` for `user`. */
+  async authorize(user: UserInfo, check: AccessCheck): Promise<void> {
+    const reply = (await this.http.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+      body: {
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SubjectAccessReview",
+        spec: {
+          resourceAttributes: {
+            group: GROUP,
+            resource: check.resource,
+            verb: check.verb,
+            namespace: check.namespace,
+            ...(check.name !== undefined && { name: check.name }),
+          },
+          user: user.username,
+          groups: user.groups,
+          ...(user.uid !== undefined && { uid: user.uid }),
+          extra: user.extra,
+        },
+      },
+      timeoutMs: 10_000,
+    })) as { status?: { allowed?: boolean } };
+    if (reply.status?.allowed !== true) {
+      const target = check.name === undefined ? check.resource : `${check.resource}/${check.name}`;
+      throw new ForbiddenError(
+        `Permission denied: ${user.username} may not ${check.verb} ${target} in project ${check.namespace}.`,
+      );
+    }
+  }
+}
+
+/** A token with OAuth scopes must carry one of `required`; tokens without scopes pass (RBAC decides). */
+export function checkScopes(user: UserInfo, required: readonly string[]): void {
+  if (user.scopes === undefined) return;
+  if (!user.scopes.some((s) => required.includes(s)))
+    throw new ForbiddenError("Request had insufficient authentication scopes.", "insufficientPermissions");
+}

@@ -1,0 +1,16 @@
+// What REST handlers use: the Kubernetes API (as the operator), the operations store, auth, settings.
+import type { OperationStore } from "../operations/store.js";
+import type { KubeHttp } from "../runtime/kube-http.js";
+import type { Authenticator, Authorizer } from "./auth.js";
+
+export interface RestDeps {
+  readonly kube: KubeHttp;
+  readonly store: OperationStore;
+  readonly authenticator: Authenticator;
+  readonly authorizer: Authorizer;
+  /** Public base URL without a trailing slash (links in responses). */
+  readonly publicUrl: string;
+  /** Upper bound of zoneOperations.wait (2 minutes in the compute API). */
+  readonly waitTimeoutMs: number;
+  readonly now: () => number;
+}

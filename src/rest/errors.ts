@@ -1,0 +1,188 @@
+// The one place errors become HTTP answers. Handlers throw typed errors (RestError subclasses) or let
+// lower layers' errors through (Kubernetes ApiError, an unreachable Redis); `toGoogleError` maps every
+// one of them to a status and the Google error body
+// `{"error":{"code","message","errors":[{"domain","reason","message","location","locationType"}]}}`.
+import type { z } from "zod";
+import { ApiError, TimeoutError } from "../runtime/kube-http.js";
+import { StoreUnavailableError } from "../operations/store.js";
+
+export type LocationType = "parameter" | "header" | "body";
+
+export interface GoogleErrorItem {
+  readonly domain: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly location?: string;
+  readonly locationType?: LocationType;
+}
+
+export interface GoogleErrorBody {
+  readonly error: {
+    readonly code: number;
+    readonly message: string;
+    readonly errors: readonly GoogleErrorItem[];
+  };
+}
+
+interface Detail {
+  readonly message: string;
+  readonly location?: string;
+  readonly locationType?: LocationType;
+}
+
+/** An error with a fixed HTTP status and Google reason; `details` become the `errors[]` items. */
+export class RestError extends Error {
+  readonly details: readonly Detail[];
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    details?: readonly Detail[],
+  ) {
+    super(message);
+    this.name = new.target.name;
+    this.details = details && details.length > 0 ? details : [{ message }];
+  }
+}
+
+export class InvalidError extends RestError {
+  constructor(message: string, details?: readonly Detail[]) {
+    super(400, "invalid", message, details);
+  }
+}
+export class ParseError extends RestError {
+  constructor(message: string) {
+    super(400, "parseError", message);
+  }
+}
+export class UnauthenticatedError extends RestError {
+  constructor(message: string) {
+    super(401, "required", message, [{ message, location: "Authorization", locationType: "header" }]);
+  }
+}
+export class ForbiddenError extends RestError {
+  constructor(message: string, reason = "forbidden") {
+    super(403, reason, message);
+  }
+}
+export class NotFoundError extends RestError {
+  constructor(message: string) {
+    super(404, "notFound", message);
+  }
+}
+export class AlreadyExistsError extends RestError {
+  constructor(message: string) {
+    super(409, "alreadyExists", message);
+  }
+}
+export class ConditionNotMetError extends RestError {
+  constructor(message: string) {
+    super(412, "conditionNotMet", message);
+  }
+}
+export class BackendError extends RestError {
+  constructor(message: string) {
+    super(503, "backendError", message);
+  }
+}
+
+/** zod issues → one `invalid` error with an item per issue, located at the field or parameter. */
+export function validationError(
+  issues: readonly z.core.$ZodIssue[],
+  locationType: "parameter" | "body",
+  prefix = "",
+): InvalidError {
+  const details = issues.flatMap((issue): Detail[] => {
+    const path = issue.path.map(String);
+    // Unknown fields are reported once each, at the unknown field itself.
+    const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
+    return keys.map((key) => {
+      const location = [prefix, ...path, ...(key === undefined ? [] : [key])].filter(Boolean).join(".");
+      const message = key === undefined ? issue.message : `Unknown field: ${key}`;
+      return {
+        message: location ? `Invalid value for ${location}: ${message}` : message,
+        ...(location && { location }),
+        locationType,
+      };
+    });
+  });
+  const first = details[0]?.message ?? "Invalid request";
+  return new InvalidError(first, details);
+}
+
+/** The Kubernetes API server's answer, in Google's terms. */
+function fromKubernetes(err: ApiError): RestError {
+  switch (err.status) {
+    case 400:
+    case 422:
+      return new InvalidError(err.message);
+    case 401:
+    case 403:
+      // The operator's own identity was refused (or an admission policy denied the user's request).
+      return new ForbiddenError(err.message);
+    case 404:
+      return new NotFoundError(err.message);
+    case 409:
+      return err.reason === "AlreadyExists"
+        ? new AlreadyExistsError(err.message)
+        : new RestError(409, "conflict", err.message);
+    case 429:
+      return new RestError(429, "rateLimitExceeded", err.message);
+    default:
+      return new BackendError(`Kubernetes API error: ${err.message}`);
+  }
+}
+
+/** The errors Express's body parser raises (they carry `type` and `status`). */
+function fromBodyParser(err: unknown): RestError | undefined {
+  if (typeof err !== "object" || err === null || !("type" in err) || typeof err.type !== "string")
+    return undefined;
+  const message = err instanceof Error ? err.message : err.type;
+  switch (err.type) {
+    case "entity.parse.failed":
+      return new ParseError(`Parse error: the request body is not valid JSON (${message}).`);
+    case "entity.too.large":
+      return new RestError(413, "invalid", "The request body is too large.");
+    case "encoding.unsupported":
+    case "charset.unsupported":
+    case "request.aborted":
+    case "request.size.invalid":
+      return new InvalidError(message);
+    default:
+      return undefined;
+  }
+}
+
+/** Any thrown value → status and Google error body. Unknown errors are 500 and say nothing more. */
+export function toGoogleError(err: unknown): { status: number; body: GoogleErrorBody; internal: boolean } {
+  let rest: RestError;
+  let internal = false;
+  const parserError = fromBodyParser(err);
+  if (err instanceof RestError) rest = err;
+  else if (parserError) rest = parserError;
+  else if (err instanceof ApiError) rest = fromKubernetes(err);
+  else if (err instanceof StoreUnavailableError)
+    rest = new BackendError("The operations store is unavailable; try again later.");
+  else if (err instanceof TimeoutError) rest = new BackendError("The Kubernetes API did not answer in time.");
+  else {
+    internal = true;
+    rest = new RestError(500, "internalError", "Internal error.");
+  }
+  return {
+    status: rest.status,
+    internal,
+    body: {
+      error: {
+        code: rest.status,
+        message: rest.message,
+        errors: rest.details.map((d) => ({
+          domain: "global",
+          reason: rest.reason,
+          message: d.message,
+          ...(d.location !== undefined && { location: d.location }),
+          ...(d.locationType !== undefined && { locationType: d.locationType }),
+        })),
+      },
+    },
+  };
+}
