@@ -31,9 +31,13 @@ export function startOperator(options: OperatorOptions): OperatorProcess {
   const dir = process.env.TESTBED_DIR ?? repoRoot;
   const log = path.join(dir, `operator-${options.namespace}-${options.name}.log`);
   const fd = openSync(log, "a");
+  // One process (node with tsx's loader), not the tsx CLI: that forks a child which a SIGKILL of the
+  // parent would leave running, and a "crashed" operator that keeps running proves nothing.
   const child = spawn(
-    path.join(repoRoot, "node_modules", ".bin", "tsx"),
+    process.execPath,
     [
+      "--import",
+      "tsx",
       "src/cli.ts",
       "run",
       `--namespace=${options.namespace}`,

@@ -13,7 +13,7 @@ const merge = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch)
 
 type Json = Record<string, unknown>;
 
-/** A StatefulSet of fake workers; `gpus` per pod (more than a node has makes pods unschedulable). */
+/** A StatefulSet of fake workers; `gpus` per pod (0: none; more than a node has: unschedulable). */
 export async function createWorkers(namespace: string, name: string, gpus = 1, replicas = 0): Promise<void> {
   const labels = { app: name };
   await apps.createNamespacedStatefulSet({
@@ -32,7 +32,7 @@ export async function createWorkers(namespace: string, name: string, gpus = 1, r
               {
                 name: "worker",
                 image: "registry.invalid/worker:1",
-                resources: { limits: { "nvidia.com/gpu": String(gpus) } },
+                ...(gpus > 0 && { resources: { limits: { "nvidia.com/gpu": String(gpus) } } }),
               },
             ],
           },
@@ -134,4 +134,14 @@ export function untilState(
     },
     timeoutMs,
   );
+}
+
+export async function listRequests(namespace: string): Promise<ResizeRequest[]> {
+  const list = (await custom.listNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: RESIZE_REQUEST.plural,
+  })) as { items: ResizeRequest[] };
+  return list.items;
 }
