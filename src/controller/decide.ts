@@ -7,6 +7,7 @@
 // target with the record: equal to the "before" value means not applied yet (apply it), equal to the
 // "after" value means applied (move on). Applying an absolute value twice is harmless, so no change is
 // ever applied twice or lost. While a recorded change is unresolved, no other change starts.
+import { isDeepStrictEqual } from "node:util";
 import type { Condition } from "../api/conditions.js";
 import { ResizeRequestCondition as RC, InstanceGroupManagerCondition as GC } from "../api/conditions.js";
 import { durationToMillis } from "../api/duration.js";
@@ -84,6 +85,11 @@ export function backoffMs(attempt: number, cfg: DecideConfig): number {
   return Math.min(cfg.backoffMaxMs, cfg.backoffBaseMs * 2 ** Math.max(0, attempt - 1));
 }
 
+/** Equal as JSON, whatever the key order (the API server returns keys sorted). */
+function sameJson(a: unknown, b: unknown): boolean {
+  return isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+}
+
 const iso = (ms: number): string => new Date(ms).toISOString();
 const ms = (timestamp: string | undefined): number => (timestamp === undefined ? 0 : Date.parse(timestamp));
 
@@ -97,6 +103,8 @@ class RequestDraft {
   status: ResizeRequestStatus;
   finalizer: "add" | "remove" | undefined;
   readonly events: PlannedEvent[] = [];
+  /** Its attempt ended this round and it waits in the queue again (it keeps its place in FIFO order). */
+  backInQueue = false;
 
   constructor(
     readonly view: RequestView,
@@ -116,9 +124,7 @@ class RequestDraft {
   /** Removes optional status fields (set to undefined) so they disappear from the written object. */
   clear(...fields: (keyof ResizeRequestStatus)[]): void {
     const drop = new Set<string>(fields);
-    this.status = Object.fromEntries(
-      Object.entries(this.status).filter(([key]) => !drop.has(key)),
-    );
+    this.status = Object.fromEntries(Object.entries(this.status).filter(([key]) => !drop.has(key)));
   }
 
   condition(input: ConditionInput): void {
@@ -176,7 +182,7 @@ class RequestDraft {
   }
 
   change(): RequestChange | undefined {
-    const statusChanged = JSON.stringify(this.status) !== JSON.stringify(this.view.status);
+    const statusChanged = !sameJson(this.status, this.view.status);
     const finalizer =
       this.finalizer === "add" && !this.view.hasFinalizer
         ? "add"
@@ -202,6 +208,16 @@ interface Ctx {
   /** A provisioning attempt exists in the group (one at a time). */
   attemptInFlight: boolean;
   requeue: number[];
+}
+
+/**
+ * A recorded change was resolved this round. The group stays busy until that resolution is written:
+ * starting another change in the same plan could leave the two half-written after a conflict.
+ */
+function resolved(ctx: Ctx): void {
+  ctx.attemptInFlight = false;
+  ctx.busy = true;
+  ctx.requeue.push(0);
 }
 
 function planScale(ctx: Ctx, request: string, from: number, replicas: number): void {
@@ -267,9 +283,8 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
     d.patch({ nextAttemptTime: iso(ctx.s.nowMs + backoffMs(p.attempt, ctx.cfg)) });
     d.phase("queued", reason, message);
     if (d.view.hasFinalizer) d.finalizer = "remove";
-    ctx.attemptInFlight = false;
-    ctx.busy = false;
-    ctx.requeue.push(0);
+    d.backInQueue = true;
+    resolved(ctx);
   };
 
   if (p.phase === "RollingBack") {
@@ -284,8 +299,7 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
     if (wantsCancel(d.view)) {
       d.finish("CANCELLED", "Cancelled", `${cancelled(d.view)} The partial scale-up was rolled back.`);
       d.emit(E.Cancelled, `${cancelled(d.view)} The partial scale-up was rolled back.`);
-      ctx.attemptInFlight = false;
-      ctx.busy = false;
+      resolved(ctx);
     } else {
       toQueue(
         "Backoff",
@@ -296,7 +310,10 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
   }
 
   const applied = p.phase === "Applied" || t === p.targetReplicas;
-  if (p.phase === "Applying" && !applied && t !== p.baseReplicas) {
+  const moved =
+    (p.phase === "Applying" && !applied && t !== p.baseReplicas) ||
+    (p.phase === "Applied" && t !== p.targetReplicas);
+  if (moved) {
     // Someone else changed the replicas between our record and now: we cannot tell whether our change
     // is in there, so we leave the target alone rather than risk adding the increase twice.
     const errors = targetModified(p.baseReplicas, p.targetReplicas, t);
@@ -305,8 +322,7 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
     if (wantsCancel(d.view)) {
       d.finish("CANCELLED", "Cancelled", cancelled(d.view));
       d.emit(E.Cancelled, cancelled(d.view));
-      ctx.attemptInFlight = false;
-      ctx.busy = false;
+      resolved(ctx);
     } else toQueue("Backoff", messageOf(errors));
     return true;
   }
@@ -314,8 +330,7 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
     if (wantsCancel(d.view)) {
       d.finish("CANCELLED", "Cancelled", cancelled(d.view));
       d.emit(E.Cancelled, `${cancelled(d.view)} No instance had been added yet.`);
-      ctx.attemptInFlight = false;
-      ctx.busy = false;
+      resolved(ctx);
       return true;
     }
     // Recorded but not yet applied (first pass, or a crash in between): apply it now.
@@ -338,9 +353,19 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
     const message = `All ${k} instances are ready (target at ${t} replicas, ${target.readyReplicas} ready).`;
     d.finish("SUCCEEDED", "Provisioned", message);
     d.emit(E.Succeeded, message);
-    ctx.attemptInFlight = false;
-    ctx.busy = false;
+    resolved(ctx);
     if (runMs !== undefined) ctx.requeue.push(runMs);
+    return true;
+  }
+  const waiting = `Waiting for ${t} instances to be ready (${target.readyReplicas} are).`;
+  if (p.phase === "Applying") {
+    // The attempt's time starts when the increase is seen applied, not when it was recorded.
+    const timeoutMs = ctx.s.group?.provisioningTimeoutMs ?? 0;
+    d.patch({
+      provisioning: { ...p, phase: "Applied", appliedTime: ctx.now, deadline: iso(ctx.s.nowMs + timeoutMs) },
+    });
+    d.phase("provisioning", "WaitingForInstances", waiting);
+    ctx.requeue.push(Math.min(ctx.cfg.pollIntervalMs, timeoutMs));
     return true;
   }
   const deadline = ms(p.deadline);
@@ -357,12 +382,7 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
     rollBack();
     return true;
   }
-  if (p.phase === "Applying") d.patch({ provisioning: { ...p, phase: "Applied", appliedTime: ctx.now } });
-  d.phase(
-    "provisioning",
-    "WaitingForInstances",
-    `Waiting for ${t} instances to be ready (${target.readyReplicas} are).`,
-  );
+  d.phase("provisioning", "WaitingForInstances", waiting);
   ctx.requeue.push(Math.min(ctx.cfg.pollIntervalMs, Math.max(0, deadline - ctx.s.nowMs)));
   return true;
 }
@@ -397,7 +417,7 @@ function stepRelease(d: RequestView, draft: RequestDraft, ctx: Ctx): void {
       planScale(ctx, d.name, t, release.targetReplicas);
       return;
     }
-    ctx.busy = false;
+    resolved(ctx);
     released(
       t === release.targetReplicas
         ? `The run duration elapsed; the target went from ${release.baseReplicas} to ${t} replicas.`
@@ -408,7 +428,7 @@ function stepRelease(d: RequestView, draft: RequestDraft, ctx: Ctx): void {
   if (ctx.busy) return;
   const minSize = ctx.s.group?.minSize ?? 0;
   const to = Math.max(minSize, t - sizeOf(d));
-  if (to === t) {
+  if (to >= t) {
     released(
       `The run duration elapsed; the target is at its floor of ${t} replicas (minSize ${minSize}), nothing to remove.`,
     );
@@ -557,7 +577,7 @@ function groupStatus(
     conditions: setCondition(previous?.conditions, condition, ctx.now, group.generation),
     observedGeneration: group.generation,
   };
-  return JSON.stringify(next) === JSON.stringify(previous ?? {}) ? undefined : next;
+  return sameJson(next, previous ?? {}) ? undefined : next;
 }
 
 export function decide(
@@ -579,7 +599,7 @@ export function decide(
 
   // 1. Unresolved recorded changes first: they block everything else in the group.
   const handled = new Set<RequestDraft>();
-  for (const d of drafts) if (stepAttempt(d, ctx)) handled.add(d);
+  for (const d of drafts) if (stepAttempt(d, ctx) && !d.backInQueue) handled.add(d);
   for (const d of drafts)
     if (!handled.has(d) && d.status.release?.phase === "Applying") stepRelease(d.view, d, ctx);
 
@@ -589,7 +609,7 @@ export function decide(
   // 3. Active requests in FIFO order: cancel, admission, queue positions, and the head's attempt.
   let position = 0;
   for (const d of drafts) {
-    if (handled.has(d) || isFinal(d.view.status)) continue;
+    if (handled.has(d) || isFinal(d.status)) continue;
     if (wantsCancel(d.view)) {
       d.finish("CANCELLED", "Cancelled", cancelled(d.view));
       d.emit(E.Cancelled, `${cancelled(d.view)} The request left the queue.`);
@@ -602,7 +622,7 @@ export function decide(
     if (!group || !target?.found) continue;
     const k = sizeOf(d.view);
     const nextAttempt = ms(d.status.nextAttemptTime);
-    if (position === 1 && !ctx.attemptInFlight && !ctx.busy) {
+    if (position === 1) {
       if (group.maxSize !== undefined && target.replicas + k > group.maxSize) {
         d.patch({ queuePosition: position });
         d.phase(
@@ -619,9 +639,11 @@ export function decide(
         ctx.requeue.push(nextAttempt - s.nowMs);
         continue;
       }
-      startAttempt(d, ctx, target.replicas);
-      position--;
-      continue;
+      if (!ctx.attemptInFlight && !ctx.busy) {
+        startAttempt(d, ctx, target.replicas);
+        position--;
+        continue;
+      }
     }
     d.patch({ queuePosition: position });
     const waitingFor = ctx.attemptInFlight ? "the attempt in progress" : "the requests ahead of it";
