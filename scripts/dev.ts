@@ -1,26 +1,88 @@
-// `npm run dev`: the local cluster (left running) plus a Redis owned by this process; Ctrl-C stops Redis.
+// `npm run dev`: the whole thing locally — the local cluster (left running), the CRDs and admission
+// policy, a Redis and the operator owned by this process, and the samples. Ctrl-C stops the operator
+// and Redis; the cluster keeps running until `npm run cluster:down`.
+import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
-import { localClusterUp, localDir, localKubeconfig } from "../testbed/local.js";
+import { localClusterUp, localDir, localKubeconfig, repoRoot } from "../testbed/local.js";
 import { startRedis, stopRedis } from "../testbed/redis.js";
+import { ensureTools } from "../testbed/tools.js";
+
+const HTTP_PORT = Number(process.env.HTTP_PORT ?? 8080);
+const say = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
 
 const cluster = await localClusterUp();
+const tools = await ensureTools();
+const kubectl = (...args: string[]): void => {
+  const res = spawnSync(tools.paths.kubectl, ["--kubeconfig", localKubeconfig, ...args], {
+    cwd: repoRoot,
+    stdio: "inherit",
+  });
+  if (res.status !== 0) throw new Error(`kubectl ${args.join(" ")} failed`);
+};
+say("[dev] installing CRDs and the admission policy");
+kubectl("apply", "--server-side", "-f", "manifests/crds/", "-f", "manifests/admission/");
+kubectl(
+  "wait",
+  "--for=condition=Established",
+  "--timeout=60s",
+  "crd/resizerequests.compute.resize-operator.dev",
+  "crd/instancegroupmanagers.compute.resize-operator.dev",
+);
+
 const redis = await startRedis({ dir: path.join(localDir, "dev") });
-process.stdout.write(
+say(`[dev] starting the operator on http://localhost:${HTTP_PORT}`);
+const operator = spawn(
+  process.execPath,
+  [
+    "--import",
+    "tsx",
+    "src/cli.ts",
+    "run",
+    `--kubeconfig=${localKubeconfig}`,
+    `--redis-url=${redis.url}`,
+    `--http-port=${HTTP_PORT}`,
+  ],
+  { cwd: repoRoot, stdio: "inherit", env: { ...process.env, POD_NAME: "resize-operator-dev" } },
+);
+
+say("[dev] applying the samples (namespace default)");
+kubectl("apply", "-f", "manifests/samples/");
+
+say(
   [
     "",
-    "resize-operator local environment is up:",
+    "resize-operator is running locally:",
     `  Kubernetes API: ${cluster.server}`,
-    `  KUBECONFIG:     ${localKubeconfig}   (npm run kubectl -- get nodes)`,
+    `  KUBECONFIG:     ${localKubeconfig}`,
     `  Redis:          ${redis.url}`,
+    `  Operator:       http://localhost:${HTTP_PORT}  (/healthz, /readyz)`,
     "",
-    "Ctrl-C stops Redis; the cluster keeps running until `npm run cluster:down`.",
+    "Try:",
+    "  npm run kubectl -- get igm,rr",
+    "  npm run kubectl -- get rr -w",
+    "  npm run kubectl -- events --for resizerequest/train-8x4h",
+    "",
+    "Ctrl-C stops the operator and Redis; the cluster keeps running until `npm run cluster:down`.",
     "",
   ].join("\n"),
 );
-const shutdown = async (): Promise<void> => {
+
+let stopping = false;
+const shutdown = async (code: number): Promise<void> => {
+  if (stopping) return;
+  stopping = true;
+  operator.kill("SIGTERM");
+  await new Promise((resolve) => operator.once("exit", resolve));
   await stopRedis(redis);
-  process.exit(0);
+  process.exit(code);
 };
-process.on("SIGINT", () => void shutdown());
-process.on("SIGTERM", () => void shutdown());
-setInterval(() => undefined, 1 << 30);
+operator.on("exit", (code) => {
+  if (!stopping) {
+    process.stderr.write(`[dev] the operator exited (${String(code)})\n`);
+    void shutdown(1);
+  }
+});
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));

@@ -33,7 +33,9 @@ export function isOurs(proc: ManagedProcess): boolean {
   if (!isRunning(proc.pid)) return false;
   try {
     const cmdline = readFileSync(`/proc/${proc.pid}/cmdline`, "utf8").split("\0");
-    return cmdline[0] === proc.binary;
+    // Some servers (redis-server) rewrite their title to "binary args…" in argv[0].
+    const first = cmdline[0] ?? "";
+    return first === proc.binary || first.startsWith(`${proc.binary} `);
   } catch {
     return false;
   }
