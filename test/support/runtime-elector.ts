@@ -3,6 +3,7 @@
 // "LEADING", "STOPPED-LEADING", "RECONCILED <key>", "EXITED". Exits 0 after a graceful shutdown (SIGTERM).
 // Usage: tsx test/support/runtime-elector.ts <namespace> <lease-name> <identity>
 import { KubeConfig } from "@kubernetes/client-node";
+import { pino } from "pino";
 import { Controller, Manager, shutdownOnSignals } from "../../src/runtime/index.js";
 
 const [namespace, leaseName, identity] = process.argv.slice(2);
@@ -20,6 +21,8 @@ const manager = new Manager({
   kubeConfig: kc,
   leaderElection: { namespace, name: leaseName, identity },
   gracefulShutdownTimeoutMs: 10_000,
+  // Logs go to stderr, which the test passes through; RUNTIME_LOG=debug shows every lease attempt.
+  logger: pino({ level: process.env.RUNTIME_LOG ?? "info", base: { identity } }, pino.destination(2)),
 });
 const configMaps = manager.informer({
   name: "configmaps",

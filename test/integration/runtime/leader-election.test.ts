@@ -97,9 +97,11 @@ interface Proc {
 }
 
 function operator(lease: string, identity: string): Proc {
+  // node with the tsx loader, not the tsx CLI: the CLI runs the script in a child that it shuts down
+  // gracefully when the CLI dies, which would turn SIGKILL into a clean release.
   const child = spawn(
-    "node_modules/.bin/tsx",
-    ["test/support/runtime-elector.ts", ns.name, lease, identity],
+    process.execPath,
+    ["--import", "tsx", "test/support/runtime-elector.ts", ns.name, lease, identity],
     {
       env: { ...process.env },
       stdio: ["ignore", "pipe", "inherit"],
