@@ -47,14 +47,15 @@ test("a. resizeBy 4 on the sample StatefulSet succeeds with 4 new Ready pods", a
   expect(rr.status?.selfLink).toMatch(
     new RegExp(`/projects/${ns.name}/zones/local-a/instanceGroupManagers/gpu-workers/resizeRequests/four$`),
   );
-  expect(await replicasOf(ns.name, "gpu-workers")).toEqual({ replicas: 4, ready: 4 });
+  // The sample leaves replicas unset, so the StatefulSet starts at 1: four new instances make five.
+  expect(await replicasOf(ns.name, "gpu-workers")).toEqual({ replicas: 5, ready: 5 });
   const pods = await core.listNamespacedPod({
     namespace: ns.name,
     labelSelector: "app.kubernetes.io/name=gpu-workers",
   });
   expect(
     pods.items.filter((p) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")),
-  ).toHaveLength(4);
+  ).toHaveLength(5);
   const table = await kubectl("get", "rr", "-n", ns.name);
   expect(table).toMatch(/four\s+gpu-workers\s+4\s+SUCCEEDED\s+Provisioned/);
 });
@@ -97,7 +98,7 @@ test("d. cancel during provisioning rolls back; cancel after SUCCEEDED is refuse
   });
   expect(refused.status).toBe("False");
   expect((await getRequest(ns.name, "four")).status?.state).toBe("SUCCEEDED");
-  expect((await replicasOf(ns.name, "gpu-workers")).replicas).toBe(4);
+  expect((await replicasOf(ns.name, "gpu-workers")).replicas).toBe(5);
 });
 
 test("e. resizeBy above maxSize fails with QUOTA_EXCEEDED and quotaInfo", async () => {
