@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stopAll(operator ? [operator.process] : []);
+  await stopAll([operator.process]);
   await ns.remove();
 });
 

@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { ResizeRequestInsert } from "../../../src/api/index.js";
+import { StoreUnavailableError } from "../../../src/operations/store.js";
+import { ForbiddenError, toGoogleError, validationError } from "../../../src/rest/errors.js";
+import { ApiError } from "../../../src/runtime/kube-http.js";
+
+test.each([
+  [new ForbiddenError("no"), 403, "forbidden"],
+  [new ApiError(404, "NotFound", "gone"), 404, "notFound"],
+  [new ApiError(409, "AlreadyExists", "taken"), 409, "alreadyExists"],
+  [new ApiError(422, "Invalid", "bad"), 400, "invalid"],
+  [new ApiError(403, "Forbidden", "policy"), 403, "forbidden"],
+  [new ApiError(429, "TooManyRequests", "slow down"), 429, "rateLimitExceeded"],
+  [new ApiError(500, undefined, "boom"), 503, "backendError"],
+  [new StoreUnavailableError(new Error("ECONNREFUSED")), 503, "backendError"],
+  [Object.assign(new SyntaxError("Unexpected end"), { type: "entity.parse.failed" }), 400, "parseError"],
+  [new Error("bug"), 500, "internalError"],
+])("%s → %i %s in the Google shape", (err, status, reason) => {
+  const mapped = toGoogleError(err);
+  expect(mapped.status).toBe(status);
+  expect(mapped.body.error.code).toBe(status);
+  expect(mapped.body.error.errors[0]).toMatchObject({ domain: "global", reason });
+});
+
+test("zod issues become located items; unknown keys each get their own", () => {
+  const parsed = ResizeRequestInsert.strict().safeParse({ name: "a", resizeBy: 0, foo: 1, bar: 2 });
+  if (parsed.success) throw new Error("expected a failure");
+  const err = validationError(parsed.error.issues, "body");
+  expect(err.details.map((d) => d.location)).toEqual(expect.arrayContaining(["resizeBy", "foo", "bar"]));
+  expect(err.details.every((d) => d.locationType === "body")).toBe(true);
+  const param = z.int32().max(500).safeParse(501);
+  if (param.success) throw new Error("expected a failure");
+  expect(validationError(param.error.issues, "parameter", "maxResults").details[0]).toMatchObject({
+    location: "maxResults",
+    locationType: "parameter",
+  });
+});

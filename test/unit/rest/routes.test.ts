@@ -1,0 +1,35 @@
+import { fieldTree } from "../../../src/api/index.js";
+import { expressPath } from "../../../src/rest/router.js";
+import { ROUTES, SCOPES } from "../../../src/rest/routes.js";
+
+test("the table has the compute API's methods, each once", () => {
+  expect(ROUTES.map((r) => r.id).sort()).toEqual([
+    "compute.instanceGroupManagerResizeRequests.cancel",
+    "compute.instanceGroupManagerResizeRequests.delete",
+    "compute.instanceGroupManagerResizeRequests.get",
+    "compute.instanceGroupManagerResizeRequests.insert",
+    "compute.instanceGroupManagerResizeRequests.list",
+    "compute.zoneOperations.delete",
+    "compute.zoneOperations.get",
+    "compute.zoneOperations.list",
+    "compute.zoneOperations.wait",
+  ]);
+  expect(new Set(ROUTES.map((r) => `${r.httpMethod} ${r.path}`)).size).toBe(ROUTES.length);
+});
+
+test.each(ROUTES.map((r) => [r.id, r] as const))("%s is consistent", (id, route) => {
+  expect(id).toBe(`compute.${route.resource}.${route.method}`);
+  const placeholders = [...route.path.matchAll(/\{([A-Za-z]+)\}/g)].map((m) => m[1]);
+  const pathParams = route.parameters.filter((p) => p.location === "path").map((p) => p.name);
+  expect(pathParams.sort()).toEqual([...placeholders].sort());
+  expect(route.parameters.filter((p) => p.location === "path").every((p) => p.required)).toBe(true);
+  for (const name of route.parameterOrder)
+    expect(route.parameters.find((p) => p.name === name)?.required).toBe(true);
+  expect(route.scopes.length).toBeGreaterThan(0);
+  expect(route.scopes).toContain(SCOPES.cloudPlatform);
+  // Every schema projects to the discovery document's field tree.
+  for (const p of route.parameters) expect(fieldTree(p.schema).type).toBe(p.type);
+  if (route.response) expect(fieldTree(route.response).schemaId).toBeDefined();
+  if (route.request) expect(fieldTree(route.request.schema).schemaId).toBeDefined();
+  expect(expressPath(route.path)).not.toMatch(/[{}]/);
+});
