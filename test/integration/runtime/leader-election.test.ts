@@ -108,8 +108,12 @@ function operator(lease: string, identity: string): Proc {
     },
   );
   const lines: string[] = [];
-  if (child.stdout) createInterface({ input: child.stdout }).on("line", (l) => lines.push(l));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  createInterface({ input: child.stdout }).on("line", (l) => lines.push(l));
+  const exited = new Promise<number | null>((resolve) => {
+    child.on("exit", (code) => {
+      resolve(code);
+    });
+  });
   return { child, lines, exited };
 }
 
