@@ -8,6 +8,7 @@ import { GROUP } from "../names.js";
 import { useInstanceGroupManagerPolicy, useInstanceGroupManagerPolicyBinding } from "./admission.js";
 import { crdFor } from "./crd.js";
 import { apiReference } from "./markdown.js";
+import { rbacFiles } from "../../rbac/generate.js";
 
 export interface GeneratedFile {
   /** Path relative to the repository root, with forward slashes. */
@@ -40,6 +41,11 @@ export function generatedFiles(): GeneratedFile[] {
       useInstanceGroupManagerPolicy(),
       useInstanceGroupManagerPolicyBinding(),
     ]),
+    // The chart's copy, one object per file: templates/admission-policy.yaml adds the chart's labels.
+    yamlFile("charts/resize-operator/files/admission/policy.yaml", [useInstanceGroupManagerPolicy()]),
+    yamlFile("charts/resize-operator/files/admission/binding.yaml", [useInstanceGroupManagerPolicyBinding()]),
+    // The chart's ClusterRole and Role rules, from the permission declarations beside the code.
+    ...rbacFiles(),
     {
       path: "docs/api-reference.md",
       content: apiReference({ kinds, restResources: [InstanceGroupManagerResizeRequest, Operation] }),

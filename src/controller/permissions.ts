@@ -1,0 +1,60 @@
+// What the resize controller calls on the API server (informers in setup.ts, writes in execute.ts,
+// targets in target.ts, pods in observe.ts). The chart's RBAC is generated from this list.
+import { GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
+import { permission } from "../rbac/permissions.js";
+
+export const CONTROLLER_PERMISSIONS = [
+  permission({
+    apiGroups: [GROUP],
+    resources: [RESIZE_REQUEST.plural],
+    verbs: ["get", "list", "watch", "patch"],
+    why: "resize controller: cache of requests (list/watch); re-reads a request before scaling (get); adds and removes its finalizer (merge patch)",
+  }),
+  permission({
+    apiGroups: [GROUP],
+    resources: [`${RESIZE_REQUEST.plural}/status`],
+    verbs: ["update"],
+    why: "resize controller: records every state change and every scale change on the request's status before acting",
+  }),
+  permission({
+    apiGroups: [GROUP],
+    resources: [INSTANCE_GROUP_MANAGER.plural],
+    verbs: ["list", "watch"],
+    why: "resize controller: cache of groups, one reconcile key per group",
+  }),
+  permission({
+    apiGroups: [GROUP],
+    resources: [`${INSTANCE_GROUP_MANAGER.plural}/status`],
+    verbs: ["update"],
+    why: "resize controller: writes the group's size, ready instances, queue and conditions",
+  }),
+  permission({
+    apiGroups: ["*"],
+    resources: ["*/scale"],
+    verbs: ["get", "update"],
+    why: "resize controller: a group may target any kind with a /scale subresource; replicas are read and set only through /scale (never the object itself)",
+  }),
+  permission({
+    apiGroups: ["apps"],
+    resources: ["deployments", "statefulsets", "replicasets"],
+    verbs: ["get"],
+    why: "resize controller: reads a target's ready count (status.readyReplicas); other kinds are added with the chart value rbac.extraTargetRules",
+  }),
+  permission({
+    apiGroups: ["cluster.x-k8s.io"],
+    resources: ["machinedeployments", "machinesets", "machinepools"],
+    verbs: ["get"],
+    why: "resize controller: reads the ready count of Cluster API targets (real machines on any cloud)",
+  }),
+  permission({
+    apiGroups: [""],
+    resources: ["pods"],
+    verbs: ["list"],
+    why: "resize controller: when an attempt times out, lists the target's pods by its selector to report Unschedulable ones (ZONE_RESOURCE_POOL_EXHAUSTED)",
+  }),
+  permission({
+    nonResourceURLs: ["/api", "/api/*", "/apis", "/apis/*"],
+    verbs: ["get"],
+    why: "resize controller: API discovery finds the resource path of a target's kind and whether it has /scale (usually granted to every user by system:discovery; declared so the operator does not depend on it)",
+  }),
+];

@@ -1,0 +1,15 @@
+// Every permission the operator declares, and the RBAC rules generated from them.
+import { CONTROLLER_PERMISSIONS } from "../controller/permissions.js";
+import { EVENTS_PERMISSIONS } from "../events/permissions.js";
+import { OPERATIONS_PERMISSIONS } from "../operations/permissions.js";
+import { REST_PERMISSIONS } from "../rest/permissions.js";
+import { RUNTIME_PERMISSIONS } from "../runtime/permissions.js";
+import type { Permission } from "./permissions.js";
+
+export const ALL_PERMISSIONS: readonly Permission[] = [
+  ...CONTROLLER_PERMISSIONS,
+  ...OPERATIONS_PERMISSIONS,
+  ...REST_PERMISSIONS,
+  ...EVENTS_PERMISSIONS,
+  ...RUNTIME_PERMISSIONS,
+];
