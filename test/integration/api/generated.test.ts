@@ -17,6 +17,8 @@ beforeAll(() => {
     mkdirSync(path.dirname(path.join(copy, file.path)), { recursive: true });
     cpSync(path.join(repoRoot, file.path), path.join(copy, file.path));
   }
+  // Rendered from the chart by `npm run generate` (scripts/install-manifests.ts), not by generatedFiles().
+  cpSync(path.join(repoRoot, "manifests/install"), path.join(copy, "manifests/install"), { recursive: true });
 });
 afterAll(() => {
   rmSync(copy, { recursive: true, force: true });
