@@ -314,7 +314,60 @@ export function checkStep(before: GroupSnapshot, plan: Plan, after: GroupSnapsho
     if (record?.baseReplicas !== from || record.targetReplicas !== replicas)
       problems.push(`scale ${request} ${from}->${replicas} is not the recorded change`);
   }
+  // A resolved change keeps the group busy for the rest of the decision: nothing else starts, and the
+  // next decision follows at once.
+  const resolvedBy = resolvedIn(before, plan);
+  if (resolvedBy.length > 0) {
+    if (plan.scale) problems.push(`${resolvedBy.join(",")} resolved a change, yet a scale is planned`);
+    for (const name of startedIn(before, plan))
+      problems.push(`${resolvedBy.join(",")} resolved a change, yet ${name} started one`);
+    if (plan.requeueAfterMs !== 0)
+      problems.push(`a change was resolved, requeueAfterMs is ${String(plan.requeueAfterMs)}, not 0`);
+  }
+  // FIFO: an attempt never starts while an older admitted request is still waiting in the queue.
+  const starters = startedIn(before, plan).filter((n) => changeOf(plan, n)?.status?.provisioning);
+  for (const name of starters) {
+    const starter = byName(before, name);
+    for (const r of before.requests) {
+      if (starter === undefined || r.name === name) continue;
+      const next = changeOf(plan, r.name)?.status ?? r.status;
+      const older =
+        r.creationTimestamp < starter.creationTimestamp ||
+        (r.creationTimestamp === starter.creationTimestamp && r.name < name);
+      if (older && next.state === "ACCEPTED" && next.provisioning === undefined)
+        problems.push(`${name} started while the older ${r.name} waits in the queue`);
+    }
+  }
   return problems;
+}
+
+/**
+ * Requests whose recorded change this plan resolves: an attempt that leaves its record behind (success,
+ * back to the queue, cancelled), or a release record confirmed Applied.
+ */
+export function resolvedIn(before: GroupSnapshot, plan: Plan): string[] {
+  return before.requests
+    .filter((r) => {
+      const next = changeOf(plan, r.name)?.status ?? r.status;
+      return (
+        (r.status.provisioning !== undefined && next.provisioning === undefined) ||
+        (r.status.release?.phase === "Applying" && next.release?.phase === "Applied")
+      );
+    })
+    .map((r) => r.name);
+}
+
+/** Requests that start a change in this plan: a new attempt's record, or a new release. */
+export function startedIn(before: GroupSnapshot, plan: Plan): string[] {
+  return before.requests
+    .filter((r) => {
+      const next = changeOf(plan, r.name)?.status ?? r.status;
+      const newAttempt =
+        next.provisioning?.phase === "Applying" &&
+        next.provisioning.attempt !== r.status.provisioning?.attempt;
+      return newAttempt || (r.status.release === undefined && next.release !== undefined);
+    })
+    .map((r) => r.name);
 }
 
 /**

@@ -96,6 +96,7 @@ describe.each(HOWS)("%s of a request that has no instances yet → CANCELLED at 
     expect(changeOf(plan, "a")?.finalizer).toBe(how === "delete" ? "remove" : undefined);
   });
 
+  // Nothing was recorded for a queued head, so there is nothing to resolve: the successor may start.
   test("the cancelled head's successor starts in the same decision", () => {
     const a = victim(how, accepted("a", { queuePosition: 1 }));
     const b = req("b", { created: T0 - 5 * MIN, status: accepted("b", { queuePosition: 2 }) });
@@ -122,6 +123,7 @@ describe.each(HOWS)("%s during an attempt", (how) => {
     expect(changeOf(plan, "a")?.finalizer).toBe("remove");
     expect(reasons(plan, "a")).toEqual(["Cancelled"]);
     expect(plan.events[0]?.note).toContain("No instance had been added yet");
+    expect(plan.requeueAfterMs).toBe(0);
   });
 
   test("Applying and the target changed outside: abandoned and CANCELLED, no scale", () => {
@@ -133,6 +135,50 @@ describe.each(HOWS)("%s during an attempt", (how) => {
     expect(plan.scale).toBeUndefined();
     expect(reasons(plan, "a")).toEqual(["AttemptAbandoned", "Cancelled"]);
     expect(changeOf(plan, "a")?.finalizer).toBe("remove");
+    expect(plan.requeueAfterMs).toBe(0);
+  });
+
+  test("Applied and the target changed outside: abandoned and CANCELLED, no rollback", () => {
+    const a = victim(how, applying({ phase: "Applied", appliedTime: iso(T0 - SEC) }), { hasFinalizer: true });
+    const plan = decide(snap({ replicas: 7, ready: 7, requests: [a] }), CFG);
+    const next = statusOf(plan, "a");
+    expect(next.state).toBe("CANCELLED");
+    expect(next.provisioning).toBeUndefined();
+    expect(next.lastAttempt).toBeUndefined();
+    expect(plan.scale).toBeUndefined();
+    expect(reasons(plan, "a")).toEqual(["AttemptAbandoned", "Cancelled"]);
+    expect(changeOf(plan, "a")?.finalizer).toBe("remove");
+    expect(plan.requeueAfterMs).toBe(0);
+  });
+
+  describe.each([
+    { label: "cancelled before the increase was applied", status: applying(), replicas: 2 },
+    {
+      label: "cancelled after its rollback",
+      status: provisioningStatus("a", { phase: "RollingBack", baseReplicas: 5, targetReplicas: 2 }),
+      replicas: 2,
+    },
+    { label: "abandoned and cancelled", status: applying(), replicas: 3 },
+  ])("the request behind an attempt $label", ({ status, replicas }) => {
+    const a = victim(how, status, { hasFinalizer: true });
+    const b = req("b", { created: T0 - 5 * MIN, status: accepted("b", { queuePosition: 1 }) });
+    const s = snap({ replicas, requests: [a, b] });
+    const plan = decide(s, CFG);
+
+    test("does not start in the decision that cancels a; it is the head, and the next one follows at once", () => {
+      expect(statusOf(plan, "a").state).toBe("CANCELLED");
+      expect(plan.scale).toBeUndefined();
+      expect(statusAfter(plan, b).provisioning).toBeUndefined();
+      expect(statusAfter(plan, b).queuePosition).toBe(1);
+      expect(reasons(plan, "b")).toEqual([]);
+      expect(plan.requeueAfterMs).toBe(0);
+    });
+
+    test("starts in the next decision, from the replicas left by a", () => {
+      const next = decide({ ...applyPlan(s, plan), nowMs: T0 + SEC }, CFG);
+      expect(next.scale).toEqual({ request: "b", from: replicas, replicas: replicas + 2 });
+      expect(reasons(next, "b")).toEqual(["ProvisioningStarted"]);
+    });
   });
 
   describe.each([
@@ -179,6 +225,7 @@ describe.each(HOWS)("%s during an attempt", (how) => {
       expect(second.scale).toBeUndefined();
       expect(reasons(second, "a")).toEqual(["RolledBack", "Cancelled"]);
       expect(changeOf(second, "a")?.finalizer).toBe("remove");
+      expect(second.requeueAfterMs).toBe(0);
     });
   });
 

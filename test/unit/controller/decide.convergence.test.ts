@@ -18,8 +18,11 @@ import {
   group,
   replicasOf,
   req,
+  resolvedIn,
   snap,
+  startedIn,
   type DriveResult,
+  type Step,
 } from "./builders.js";
 
 const at = (offsetSec: number): number => T0 - 10 * MIN + offsetSec * SEC;
@@ -210,9 +213,7 @@ describe("scenarios converge", () => {
     expect(byName(r.final, "a")?.status.release).toMatchObject({ baseReplicas: 6, targetReplicas: 3 });
   });
 
-  // BUG: see decide.provisioning.test.ts — after the head's attempt is rolled back, the request behind
-  // it starts in the same decision, so a younger request is served first.
-  test.failing("a head whose attempt timed out keeps its turn: FIFO order of success", () => {
+  test("a head whose attempt timed out keeps its turn: FIFO order of success", () => {
     const g = group({ provisioningTimeoutMs: 5 * SEC });
     let capacity = 3;
     const r = drive(
@@ -232,7 +233,103 @@ describe("scenarios converge", () => {
         },
       },
     );
+    expectHealthy(r);
     expect(succeededOrder(r)).toEqual(["a", "b"]);
+    // b never started before a succeeded: every attempt up to a's success is a's.
+    const started = startedOrder(r);
+    expect(started[started.length - 1]).toBe("b");
+    expect(started.slice(0, -1).every((n) => n === "a")).toBe(true);
+    expect(byName(r.final, "a")?.status.attempts).toBeGreaterThanOrEqual(2);
+    expect(byName(r.final, "b")?.status.attempts).toBe(1);
+    expect(replicasOf(r.final)).toBe(5);
+  });
+});
+
+describe("a resolved change keeps the group busy until the next decision", () => {
+  /** Steps whose plan resolves a recorded change (success, back to the queue, cancel, release). */
+  const resolving = (r: DriveResult): Step[] =>
+    r.steps.filter((st) => resolvedIn(st.before, st.plan).length > 0);
+
+  function expectOneChangePerPlan(r: DriveResult): void {
+    const steps = resolving(r);
+    expect(steps.length).toBeGreaterThan(0);
+    for (const st of steps) {
+      expect(st.plan.scale).toBeUndefined();
+      expect(startedIn(st.before, st.plan)).toEqual([]);
+      expect(st.plan.requeueAfterMs).toBe(0);
+    }
+  }
+
+  test("three queued requests: each success is its own decision, the next start follows one step later", () => {
+    const r = drive(snap({ replicas: 1, requests: three() }));
+    expectHealthy(r);
+    expectOneChangePerPlan(r);
+    const kinds = r.steps.map((st) => st.plan.events.map((e) => `${e.request}:${e.event.reason}`));
+    for (const [n, next] of [
+      ["r1", "r2"],
+      ["r2", "r3"],
+    ] as const) {
+      const i = kinds.findIndex((k) => k.includes(`${n}:Succeeded`));
+      expect(kinds[i]).toEqual([`${n}:Succeeded`]);
+      expect(kinds[i + 1]).toEqual([`${next}:ProvisioningStarted`]);
+      // The success asked for an immediate requeue: the start follows one (simulated) second later.
+      const step = r.steps[i + 1];
+      expect(step?.before.nowMs).toBe((r.steps[i]?.before.nowMs ?? 0) + SEC);
+    }
+  });
+
+  test("run durations, timeouts with rollbacks, and a cancel: still one change per plan, and it converges", () => {
+    const g = group({ provisioningTimeoutMs: 5 * SEC });
+    let capacity = 4;
+    const requests = [
+      req("a", { resizeBy: 2, created: at(1), run: { seconds: "30" } }),
+      req("b", { resizeBy: 2, created: at(2) }),
+      req("c", { resizeBy: 1, created: at(3), run: { seconds: "10" } }),
+      req("d", { resizeBy: 1, created: at(4) }),
+    ];
+    const r = drive(snap({ group: g, replicas: 1, requests }), {
+      maxSteps: 300,
+      get capacity() {
+        return capacity;
+      },
+      before: (i, s) => {
+        if (i === 15) capacity = 100;
+        if (i === 2)
+          return {
+            ...s,
+            requests: s.requests.map((x) =>
+              x.name === "d" ? { ...x, spec: { ...x.spec, cancel: true } } : x,
+            ),
+          };
+        return s;
+      },
+    });
+    expectHealthy(r);
+    expectOneChangePerPlan(r);
+    expect(["a", "b", "c", "d"].map((n) => stateOf(r.final, n))).toEqual([
+      "SUCCEEDED",
+      "SUCCEEDED",
+      "SUCCEEDED",
+      "CANCELLED",
+    ]);
+    expect(succeededOrder(r)).toEqual(["a", "b", "c"]);
+    expect(byName(r.final, "a")?.status.release?.phase).toBe("Applied");
+    expect(byName(r.final, "c")?.status.release?.phase).toBe("Applied");
+    // a (2) and c (1) released, b (2) stays.
+    expect(replicasOf(r.final)).toBe(3);
+    const kinds = r.steps.flatMap((st) => st.plan.events.map((e) => e.event.reason));
+    expect(kinds).toContain("RolledBack");
+    expect(kinds).toContain("RunDurationElapsed");
+    expect(r.final.requests.every((x) => !x.hasFinalizer)).toBe(true);
+  });
+
+  test("crashes at every other step: one change per plan, each increase applied once", () => {
+    const crashAt = Array.from({ length: 100 }, (_, i) => i).filter((i) => i % 2 === 1);
+    const r = drive(snap({ replicas: 1, requests: three() }), { crashAt });
+    expectHealthy(r);
+    expectOneChangePerPlan(r);
+    expect(r.applied.map((x) => x.request)).toEqual(["r1", "r2", "r3"]);
+    expect(replicasOf(r.final)).toBe(7);
   });
 });
 

@@ -247,37 +247,73 @@ describe("request conditions", () => {
 });
 
 describe("statuses read back from the API server", () => {
-  // BUG: change detection compares JSON.stringify of the new and the observed status, which depends
-  // on key order. The API server serves custom resources with object keys in alphabetical order, while
-  // decide builds conditions as {type, status, reason, message, observedGeneration, lastTransitionTime}
-  // and the group status as {id, targetSize, ...}. So an unchanged situation read back from the server
-  // is "changed" on every decision: every active request's status and the group's status are rewritten
-  // on each reconcile (contradicting conditions.ts: "re-deciding an unchanged situation produces an
-  // identical status and therefore no write"). Input: the busy group below, statuses and the previous
-  // group status taken from decide's own output with keys sorted; output: 4 RequestChange (p, q1, q2,
-  // n: every active request) with an identical status, and a groupStatus equal to the previous one.
-  // Expected: none of them.
-  test.failing("an unchanged request status served with sorted keys is not rewritten", () => {
-    const first = decide(busy(), CFG);
-    const served: GroupSnapshot = {
-      ...busy(),
-      nowMs: T0 + 2 * SEC,
-      requests: busy().requests.map((r) => {
-        const c = first.requests.find((x) => x.name === r.name);
-        return { ...r, status: asServed(c?.status ?? r.status) };
-      }),
-    };
-    expect(decide(served, CFG).requests).toEqual([]);
+  // The API server serves custom resources with object keys in alphabetical order, while decide builds
+  // conditions as {type, status, reason, ...} and the group status as {id, targetSize, ...}. Change
+  // detection is structural, so an unchanged situation read back from the server is not rewritten
+  // (conditions.ts: "re-deciding an unchanged situation produces an identical status and therefore no
+  // write").
+  const servedAfter = (first: ReturnType<typeof decide>, nowMs: number): GroupSnapshot => ({
+    ...busy(),
+    nowMs,
+    requests: busy().requests.map((r) => {
+      const c = first.requests.find((x) => x.name === r.name);
+      return { ...r, status: asServed(c?.status ?? r.status) };
+    }),
   });
 
-  test.failing("an unchanged group status served with sorted keys is not rewritten", () => {
+  test("an unchanged request status served with sorted keys is not rewritten", () => {
+    const first = decide(busy(), CFG);
+    const again = decide(servedAfter(first, T0 + 2 * SEC), CFG);
+    expect(again.requests).toEqual([]);
+    expect(again.events).toEqual([]);
+    expect(again.scale).toBeUndefined();
+  });
+
+  test("an unchanged group status served with sorted keys is not rewritten", () => {
     const previous = asServed(groupStatusOf(busy()));
     expect(decide({ ...busy(), nowMs: T0 + MIN }, CFG, previous).groupStatus).toBeUndefined();
   });
 
-  test("the rewrite is value-identical (so the bug costs writes, not correctness)", () => {
+  test("a real change under sorted keys is still written (request status)", () => {
+    const first = decide(busy(), CFG);
+    const served = servedAfter(first, T0 + 2 * SEC);
+    // One more instance became ready: the waiting message of the attempt changes, nothing else.
+    const plan = decide({ ...served, target: { found: true, replicas: 5, readyReplicas: 4 } }, CFG);
+    expect(plan.requests.map((c) => c.name)).toEqual(["p"]);
+    expect(cond(statusOf(plan, "p"), RC.Provisioning)?.message).toContain("(4 are)");
+  });
+
+  test("a real change under sorted keys is still written (group status)", () => {
     const previous = asServed(groupStatusOf(busy()));
-    const again = decide({ ...busy(), nowMs: T0 + MIN }, CFG, previous).groupStatus;
-    expect(again).toEqual(previous);
+    const next = decide(
+      { ...busy(), nowMs: T0 + MIN, target: { found: true, replicas: 5, readyReplicas: 4 } },
+      CFG,
+      previous,
+    ).groupStatus;
+    expect(next).toEqual({ ...previous, readyInstances: 4 });
+  });
+
+  test("a nested value changed under sorted keys is still written (stale queuePosition, condition message)", () => {
+    const first = decide(busy(), CFG);
+    const served = servedAfter(first, T0 + 2 * SEC);
+    const edited = served.requests.map((r) =>
+      r.name === "q1"
+        ? { ...r, status: { ...r.status, queuePosition: 7 } }
+        : r.name === "q2"
+          ? {
+              ...r,
+              status: {
+                ...r.status,
+                conditions: (r.status.conditions ?? []).map((c) =>
+                  c.type === RC.Queued ? { ...c, message: "stale" } : c,
+                ),
+              },
+            }
+          : r,
+    );
+    const plan = decide({ ...served, requests: edited }, CFG);
+    expect(plan.requests.map((c) => c.name)).toEqual(["q1", "q2"]);
+    expect(statusOf(plan, "q1").queuePosition).toBe(1);
+    expect(cond(statusOf(plan, "q2"), RC.Queued)?.message).not.toBe("stale");
   });
 });
