@@ -316,7 +316,8 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
   if (moved) {
     // Someone else changed the replicas between our record and now: we cannot tell whether our change
     // is in there, so we leave the target alone rather than risk adding the increase twice.
-    const errors = targetModified(p.baseReplicas, p.targetReplicas, t);
+    const expected = p.phase === "Applied" ? [p.targetReplicas] : [p.baseReplicas, p.targetReplicas];
+    const errors = targetModified(expected, t);
     d.patch({ lastAttempt: { error: errors } });
     d.emit(E.AttemptAbandoned, messageOf(errors));
     if (wantsCancel(d.view)) {
@@ -429,6 +430,9 @@ function stepRelease(d: RequestView, draft: RequestDraft, ctx: Ctx): void {
   const minSize = ctx.s.group?.minSize ?? 0;
   const to = Math.max(minSize, t - sizeOf(d));
   if (to >= t) {
+    // Written like any resolution: a change started in the same plan could, after a conflict on this
+    // write, be taken for room this release may remove.
+    resolved(ctx);
     released(
       `The run duration elapsed; the target is at its floor of ${t} replicas (minSize ${minSize}), nothing to remove.`,
     );
@@ -646,7 +650,11 @@ export function decide(
       }
     }
     d.patch({ queuePosition: position });
-    const waitingFor = ctx.attemptInFlight ? "the attempt in progress" : "the requests ahead of it";
+    const waitingFor = ctx.attemptInFlight
+      ? "the attempt in progress"
+      : position === 1
+        ? "the group's pending change to finish"
+        : "the requests ahead of it";
     d.phase(
       "queued",
       "Queued",

@@ -82,10 +82,11 @@ export function attemptTimedOut(args: {
       );
 }
 
-export const targetModified = (from: number, to: number, now: number): Errors =>
+/** `expected` lists the replica counts the record allows: before and after while applying, after once applied. */
+export const targetModified = (expected: readonly number[], found: number): Errors =>
   single(
     AttemptErrorCode.TARGET_MODIFIED,
-    `the target's replicas changed outside the operator during the attempt (expected ${from} or ${to}, found ${now})`,
+    `the target's replicas changed outside the operator during the attempt (expected ${expected.join(" or ")}, found ${found})`,
     "TARGET_MODIFIED",
   );
 

@@ -328,15 +328,16 @@ describe("run duration", () => {
     });
   });
 
-  // Not a recorded change: a release found at the floor is written Applied at once, with no scale.
-  // decide.ts does not treat this as a resolution (no requeue at 0, the head of the queue may start in
-  // the same plan); pinned here so that a change of this choice is deliberate.
-  test("a release Applied at once (at the floor) does not hold back the head of the queue", () => {
+  // A release found at the floor is written Applied at once, with no scale. It still counts as a
+  // resolution: a change started in the same plan could, after a conflict on this write, be taken for
+  // room the release may remove.
+  test("a release Applied at once (at the floor) holds back the head of the queue until written", () => {
     const a = succeeded({ runUntil: iso(T0 - SEC) });
     const head = req("q", { created: T0 - MIN, status: accepted("q", { queuePosition: 1 }) });
     const plan = decide(snap({ group: group({ minSize: 5 }), replicas: 3, requests: [a, head] }), CFG);
     expect(statusOf(plan, "a").release?.phase).toBe("Applied");
-    expect(plan.scale).toEqual({ request: "q", from: 3, replicas: 5 });
+    expect(plan.scale).toBeUndefined();
+    expect(plan.requeueAfterMs).toBe(0);
   });
 
   test("no requestedRunDuration: never released", () => {

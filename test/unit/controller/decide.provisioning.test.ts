@@ -348,22 +348,13 @@ describe("Applied and the target's replicas changed outside the operator → aba
     expect(statusOf(done, "a").state).toBe("SUCCEEDED");
   });
 
-  // BUG: the TARGET_MODIFIED error of an Applied attempt names the record's baseReplicas as an expected
-  // value. Input: provisioning {phase Applied, baseReplicas 2, targetReplicas 5}, target replicas 2.
-  // Output: lastAttempt message "the target's replicas changed outside the operator during the attempt
-  // (expected 2 or 5, found 2)", the same note on the AttemptAbandoned event: it says 2 was expected
-  // and 2 was found, so it contradicts itself and does not tell the user what went wrong. Once the
-  // increase was seen applied only targetReplicas (5) is expected. Expected: a message that does not
-  // list the found value as expected (e.g. "expected 5, found 2").
-  test.failing(
-    "the TARGET_MODIFIED message of an Applied attempt does not call the found value expected",
-    () => {
-      const plan = decide(snap({ replicas: 2, ready: 2, requests: [head("Applied")] }), CFG);
-      const message = statusOf(plan, "a").lastAttempt?.error?.errors[0]?.message ?? "";
-      expect(message).toContain("found 2");
-      expect(message).not.toMatch(/expected[^)]*\b2\b[^)]*, found 2/);
-    },
-  );
+  // Once the increase was seen applied only targetReplicas is expected; the base is not.
+  test("the TARGET_MODIFIED message of an Applied attempt does not call the found value expected", () => {
+    const plan = decide(snap({ replicas: 2, ready: 2, requests: [head("Applied")] }), CFG);
+    const message = statusOf(plan, "a").lastAttempt?.error?.errors[0]?.message ?? "";
+    expect(message).toContain("found 2");
+    expect(message).not.toMatch(/expected[^)]*\b2\b[^)]*, found 2/);
+  });
 });
 
 describe("the provisioning deadline counts from when the increase is applied", () => {
