@@ -2,18 +2,25 @@
 // recorder and the HTTP endpoints, wired from validated settings. With a Redis URL, the compute REST
 // API is served too and the operations controller follows the requests' Operations. Every replica
 // serves HTTP; only the leader reconciles.
-import { createServer, type Server } from "node:http";
-import type { Express } from "express";
+import { createServer, type RequestListener, type Server } from "node:http";
 import { Redis } from "ioredis";
 import { KubeConfig } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
 import type { Config } from "./config.js";
-import { addResizeController } from "./controller/setup.js";
+import { addResizeController, resizeInformers } from "./controller/setup.js";
 import { createEventRecorder, defaultReportingInstance } from "./events/recorder.js";
 import { kubeEventSink } from "./events/kube-sink.js";
 import { addOperationsController } from "./operations/controller.js";
+import {
+  attemptMetrics,
+  metricsServer,
+  PromMetrics,
+  redisErrors,
+  registerDomainMetrics,
+  restMetrics,
+} from "./observability/index.js";
 import { OperationStore } from "./operations/store.js";
-import { createApp, type AppOptions } from "./rest/app.js";
+import { createApp, REST_BASE, type AppOptions } from "./rest/app.js";
 import { Authenticator, Authorizer } from "./rest/auth.js";
 import { ROUTES } from "./rest/routes.js";
 import { Manager, type Runnable } from "./runtime/manager.js";
@@ -48,12 +55,12 @@ function loadKubeConfig(file: string | undefined): KubeConfig {
   return kc;
 }
 
-/** Serves `app` on `port` until the signal aborts. */
-function httpServer(app: Express, port: number, log: Logger): Runnable {
+/** Serves `handler` on `port` until the signal aborts. */
+function httpServer(handler: RequestListener, port: number, log: Logger): Runnable {
   return {
     name: "http",
     async run(signal) {
-      const server: Server = createServer(app);
+      const server: Server = createServer(handler);
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
         server.listen(port, () => {
@@ -86,7 +93,7 @@ function httpServer(app: Express, port: number, log: Logger): Runnable {
  * A Redis connection that fails fast while Redis is down (no offline queue, short timeouts) and
  * reconnects by itself, so REST answers 503 during an outage and recovers without a restart.
  */
-function redisClient(url: string, role: string, log: Logger): Redis {
+function redisClient(url: string, role: string, log: Logger, errors: { inc(): void }): Redis {
   const client = new Redis(url, {
     enableOfflineQueue: false,
     commandTimeout: 2000,
@@ -96,6 +103,7 @@ function redisClient(url: string, role: string, log: Logger): Redis {
   });
   let down = false;
   client.on("error", (err: Error) => {
+    errors.inc();
     // ioredis reports every failed reconnect; one line per outage is enough.
     if (!down) log.warn({ redis: role, err: err.message }, "redis unavailable");
     down = true;
@@ -110,9 +118,11 @@ function redisClient(url: string, role: string, log: Logger): Redis {
 export async function runOperator(config: Config): Promise<void> {
   const log = createLogger(config["log-level"]);
   const kc = loadKubeConfig(config.kubeconfig);
+  const metrics = new PromMetrics({ processMetrics: true });
   const mgr = new Manager({
     kubeConfig: kc,
     logger: log,
+    metrics,
     gracefulShutdownTimeoutMs: config["shutdown-timeout"],
     resyncPeriodMs: 10 * 60_000,
     ...(config["leader-elect"] && {
@@ -132,6 +142,8 @@ export async function runOperator(config: Config): Promise<void> {
   addResizeController(mgr, {
     recorder,
     logger: log,
+    metrics,
+    onPlanEvent: attemptMetrics(metrics),
     concurrency: config.concurrency,
     ...(config.namespace && { namespace: config.namespace }),
     config: {
@@ -142,12 +154,22 @@ export async function runOperator(config: Config): Promise<void> {
       pollIntervalMs: config["poll-interval"],
     },
   });
+  const { requests, groups } = resizeInformers(mgr, config.namespace);
+  registerDomainMetrics(metrics, {
+    requests: requests.lister,
+    groups: groups.lister,
+    recorderStats: () => recorder.stats(),
+  });
   const redisUrl = config["redis-url"];
   let rest: AppOptions["rest"];
   let store: OperationStore | undefined;
   const clients: Redis[] = [];
   if (redisUrl) {
-    clients.push(redisClient(redisUrl, "commands", log), redisClient(redisUrl, "subscriber", log));
+    clients.push(
+      ...["commands", "subscriber"].map((role) =>
+        redisClient(redisUrl, role, log, redisErrors(metrics, role)),
+      ),
+    );
     const [commands, subscriber] = clients as [Redis, Redis];
     store = new OperationStore(commands, subscriber, { retentionMs: config["operation-retention"] });
     rest = {
@@ -179,7 +201,14 @@ export async function runOperator(config: Config): Promise<void> {
     ],
     ...(rest && { rest }),
   });
-  mgr.addRunnable(httpServer(app, config["http-port"], log), false);
+  const observeRest = restMetrics(metrics, ROUTES, REST_BASE);
+  const handler: RequestListener = (req, res) => {
+    observeRest(req, res, () => {
+      app(req, res);
+    });
+  };
+  mgr.addRunnable(httpServer(handler, config["http-port"], log), false);
+  mgr.addRunnable(metricsServer(metrics, config["metrics-port"], log), false);
   const shutdown = shutdownOnSignals();
   log.info("starting resize-operator");
   await mgr.start(shutdown.signal);

@@ -8,14 +8,24 @@ import { API_VERSION, FINALIZER, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "
 import type { ResizeRequest, ResizeRequestStatus } from "../api/resize-request.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { ApiError, type KubeHttp } from "../runtime/kube-http.js";
-import type { Plan } from "./decide.js";
+import type { Plan, PlannedEvent } from "./decide.js";
 import type { Observation } from "./observe.js";
 import type { ScaleClient } from "./target.js";
+
+/** An event of a plan whose record was written, with the request as observed before this pass. */
+export interface PlanEventNotice {
+  readonly namespace: string;
+  readonly group: string;
+  readonly event: PlannedEvent;
+  readonly before: ResizeRequest | undefined;
+}
 
 export interface ExecuteDeps {
   readonly http: KubeHttp;
   readonly scale: ScaleClient;
   readonly recorder: EventRecorder;
+  /** Observes emitted plan events (metrics derive attempt outcomes from them); must not throw. */
+  readonly onPlanEvent?: (notice: PlanEventNotice) => void;
 }
 
 export type ExecuteOutcome = "done" | "conflict";
@@ -115,6 +125,12 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
             uid: obs.group.metadata.uid ?? "",
           },
         }),
+      });
+      deps.onPlanEvent?.({
+        namespace,
+        group: obs.snapshot.groupName,
+        event: e,
+        before: obs.requests.get(e.request),
       });
     }
   }

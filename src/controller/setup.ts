@@ -7,8 +7,10 @@ import { API_VERSION, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/name
 import { ResizeRequest } from "../api/resize-request.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { Controller } from "../runtime/controller.js";
+import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
 import type { MetricsSink } from "../runtime/metrics.js";
+import type { ExecuteDeps } from "./execute.js";
 import { BY_GROUP, groupKeyOf } from "./observe.js";
 import { resizeReconciler } from "./reconciler.js";
 import type { DecideConfig } from "./snapshot.js";
@@ -23,10 +25,15 @@ export interface ResizeControllerOptions {
   /** Watch one namespace only; all namespaces when undefined. */
   readonly namespace?: string;
   readonly now?: () => number;
+  readonly onPlanEvent?: ExecuteDeps["onPlanEvent"];
 }
 
-export function addResizeController(mgr: Manager, options: ResizeControllerOptions): Controller {
-  const scope = options.namespace ? `/namespaces/${options.namespace}` : "";
+/** The shared informers of both kinds (the manager hands every caller of a collection the same one). */
+export function resizeInformers(
+  mgr: Manager,
+  namespace: string | undefined,
+): { requests: Informer<ResizeRequest>; groups: Informer<InstanceGroupManager> } {
+  const scope = namespace ? `/namespaces/${namespace}` : "";
   const requests = mgr.informer<ResizeRequest>({
     name: RESIZE_REQUEST.plural,
     path: `/apis/${API_VERSION}${scope}/${RESIZE_REQUEST.plural}`,
@@ -38,6 +45,11 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
     path: `/apis/${API_VERSION}${scope}/${INSTANCE_GROUP_MANAGER.plural}`,
     decode: (raw: KubernetesObject) => InstanceGroupManager.parse(raw),
   });
+  return { requests, groups };
+}
+
+export function addResizeController(mgr: Manager, options: ResizeControllerOptions): Controller {
+  const { requests, groups } = resizeInformers(mgr, options.namespace);
   const controller = new Controller({
     name: "resizerequest",
     concurrency: options.concurrency,
@@ -51,6 +63,7 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
         http: mgr.http,
         recorder: options.recorder,
         now: options.now ?? Date.now,
+        ...(options.onPlanEvent && { onPlanEvent: options.onPlanEvent }),
       },
       options.config,
     ),

@@ -44,6 +44,8 @@ export function startOperator(options: OperatorOptions): OperatorProcess {
       `--leader-election-namespace=${options.namespace}`,
       `--leader-elect=${String(options.leaderElect ?? false)}`,
       "--http-port=0",
+      // Test files run in parallel: no fixed /metrics port (pass --metrics-port in args to scrape it).
+      "--metrics-port=0",
       "--attempt-backoff=1s",
       "--poll-interval=250ms",
       "--admission-grace=3s",

@@ -1,0 +1,109 @@
+// Domain metrics of the resize controller. Counts that describe the present (requests by state, queue
+// length per group, the event recorder's counters) are computed at scrape time from the informer
+// caches and the recorder, so they are right on every replica — leader or not — and cannot drift.
+// Attempt outcomes and provisioning durations are moments, recorded from the plan events the executor
+// reports (only the leader executes plans).
+import { Counter as PromCounter, Gauge as PromGauge } from "prom-client";
+import { ResizeRequestCondition } from "../api/conditions.js";
+import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import type { ResizeRequest } from "../api/resize-request.js";
+import type { PlanEventNotice } from "../controller/execute.js";
+import { resizeEvents } from "../controller/events.js";
+import { BY_GROUP } from "../controller/observe.js";
+import type { RecorderStats } from "../events/recorder.js";
+import type { MetricsSink } from "../runtime/metrics.js";
+import type { Lister } from "../runtime/store.js";
+import { DOMAIN_METRIC, HELP, type PromMetrics } from "./metrics.js";
+
+const STATES = ["CREATING", "ACCEPTED", "SUCCEEDED", "FAILED", "CANCELLED"] as const;
+
+export interface DomainSources {
+  readonly requests: Lister<ResizeRequest>;
+  readonly groups: Lister<InstanceGroupManager>;
+  readonly recorderStats: () => RecorderStats;
+}
+
+const isQueued = (rr: ResizeRequest): boolean =>
+  rr.status?.conditions?.some((c) => c.type === ResizeRequestCondition.Queued && c.status === "True") ??
+  false;
+
+/** Registers the scrape-time families on `metrics`' registry. */
+export function registerDomainMetrics(metrics: PromMetrics, sources: DomainSources): void {
+  const registers = [metrics.registry];
+  new PromGauge({
+    name: DOMAIN_METRIC.requests,
+    help: HELP[DOMAIN_METRIC.requests] ?? "",
+    labelNames: ["namespace", "state"],
+    registers,
+    collect() {
+      const counts = new Map<string, Record<string, number>>();
+      for (const rr of sources.requests.list()) {
+        const ns = rr.metadata.namespace ?? "";
+        const row = counts.get(ns) ?? Object.fromEntries(STATES.map((s) => [s, 0]));
+        counts.set(ns, row);
+        // A request the controller has not written yet is, by the API's definition, CREATING.
+        const state = rr.status?.state ?? "CREATING";
+        row[state] = (row[state] ?? 0) + 1;
+      }
+      this.reset();
+      for (const [namespace, row] of counts)
+        for (const [state, n] of Object.entries(row)) this.set({ namespace, state }, n);
+    },
+  });
+  new PromGauge({
+    name: DOMAIN_METRIC.queueLength,
+    help: HELP[DOMAIN_METRIC.queueLength] ?? "",
+    labelNames: ["namespace", "group"],
+    registers,
+    collect() {
+      this.reset();
+      for (const group of sources.groups.list()) {
+        const namespace = group.metadata.namespace ?? "";
+        const name = group.metadata.name ?? "";
+        const queued = sources.requests.byIndex(BY_GROUP, `${namespace}/${name}`).filter(isQueued).length;
+        this.set({ namespace, group: name }, queued);
+      }
+    },
+  });
+  // The recorder keeps cumulative counts; a counter family re-set at scrape time exports them as such.
+  const recorderCounter = (name: string, pick: (s: RecorderStats) => number): void => {
+    new PromCounter({
+      name,
+      help: HELP[name] ?? "",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(pick(sources.recorderStats()));
+      },
+    });
+  };
+  recorderCounter(DOMAIN_METRIC.eventsEmitted, (s) => s.emitted);
+  recorderCounter(DOMAIN_METRIC.eventsDropped, (s) => s.dropped);
+  recorderCounter(DOMAIN_METRIC.eventsFailed, (s) => s.failed);
+  recorderCounter(DOMAIN_METRIC.eventsWritten, (s) => s.written);
+}
+
+const OUTCOME_BY_REASON: ReadonlyMap<string, string> = new Map([
+  [resizeEvents.ProvisioningStarted.reason, "started"],
+  [resizeEvents.Succeeded.reason, "succeeded"],
+  [resizeEvents.AttemptFailed.reason, "failed"],
+  [resizeEvents.AttemptAbandoned.reason, "abandoned"],
+]);
+
+/** The executor's plan-event hook: counts attempts by outcome and times finished attempts. */
+export function attemptMetrics(
+  sink: MetricsSink,
+  now: () => number = Date.now,
+): (notice: PlanEventNotice) => void {
+  return ({ namespace, event, before }) => {
+    const outcome = OUTCOME_BY_REASON.get(event.event.reason);
+    if (outcome === undefined) return;
+    sink.counter(DOMAIN_METRIC.attempts, { namespace, outcome }).inc();
+    // The observed status still carries the attempt that just ended, with the time it was recorded.
+    const started = before?.status?.provisioning?.startedTime;
+    if (outcome === "started" || started === undefined) return;
+    sink
+      .histogram(DOMAIN_METRIC.provisioningDuration, { namespace, outcome })
+      .observe(Math.max(0, now() - Date.parse(started)) / 1000);
+  };
+}

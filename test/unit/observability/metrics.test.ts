@@ -1,0 +1,218 @@
+import { EventEmitter } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
+import type { ResizeRequest } from "../../../src/api/resize-request.js";
+import { resizeEvents } from "../../../src/controller/events.js";
+import { BY_GROUP, groupKeyOf } from "../../../src/controller/observe.js";
+import type { RecorderStats } from "../../../src/events/recorder.js";
+import {
+  attemptMetrics,
+  PromMetrics,
+  registerDomainMetrics,
+  restMetrics,
+  routeMatcher,
+} from "../../../src/observability/index.js";
+import { METRIC } from "../../../src/runtime/metrics.js";
+import { Store } from "../../../src/runtime/store.js";
+import { Controller } from "../../../src/runtime/controller.js";
+
+/** The value of one sample line, e.g. `name{a="b"}`, in the text exposition. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe("PromMetrics", () => {
+  test("creates families lazily with the first use's label names, help and buckets", async () => {
+    const m = new PromMetrics();
+    m.counter(METRIC.reconcileTotal, { controller: "c", result: "success" }).inc();
+    m.counter(METRIC.reconcileTotal, { result: "success", controller: "c" }).inc(2);
+    m.gauge(METRIC.queueDepth, { name: "q" }).set(7);
+    m.gauge(METRIC.queueDepth, { name: "q" }).dec();
+    m.histogram(METRIC.reconcileTime, { controller: "c" }).observe(0.3);
+    const text = await m.metrics();
+    expect(sample(text, 'controller_runtime_reconcile_total{controller="c",result="success"}')).toBe(3);
+    expect(sample(text, 'workqueue_depth{name="q"}')).toBe(6);
+    expect(text).toContain("# HELP controller_runtime_reconcile_total Total number of reconciliations");
+    expect(text).toContain("# TYPE controller_runtime_reconcile_time_seconds histogram");
+    // controller-runtime's buckets: 0.3 falls into le=0.3 but not le=0.25.
+    expect(sample(text, 'controller_runtime_reconcile_time_seconds_bucket{le="0.25",controller="c"}')).toBe(
+      0,
+    );
+    expect(sample(text, 'controller_runtime_reconcile_time_seconds_bucket{le="0.3",controller="c"}')).toBe(1);
+  });
+
+  test("refuses a family used with other label names or another type", () => {
+    const m = new PromMetrics();
+    m.counter("x_total", { a: "1" });
+    expect(() => m.counter("x_total", { b: "1" })).toThrow(
+      /registered as counter\{a\}, used as counter\{b\}/,
+    );
+    expect(() => m.gauge("x_total", { a: "1" })).toThrow(/used as gauge/);
+  });
+
+  test("a controller's reconciles show up under controller-runtime's names", async () => {
+    const m = new PromMetrics();
+    const c = new Controller({ name: "demo", metrics: m, reconcile: () => Promise.resolve(undefined) });
+    const ctl = new AbortController();
+    const informer = {
+      waitForSync: () => Promise.resolve(true),
+      addEventHandler: (h: { onAdd: (o: { metadata: { name: string } }) => void }) => {
+        h.onAdd({ metadata: { name: "one" } });
+        return () => undefined;
+      },
+    };
+    c.watchPrimary(informer as unknown as Parameters<Controller["watchPrimary"]>[0]);
+    const running = c.run(ctl.signal);
+    await new Promise((r) => setTimeout(r, 20));
+    ctl.abort();
+    await running;
+    const text = await m.metrics();
+    expect(sample(text, 'controller_runtime_reconcile_total{controller="demo",result="success"}')).toBe(1);
+    expect(sample(text, 'workqueue_adds_total{name="demo"}')).toBe(1);
+  });
+});
+
+const rr = (name: string, group: string, state?: string, queued = false): ResizeRequest =>
+  ({
+    apiVersion: "compute.resize-operator.dev/v1",
+    kind: "ResizeRequest",
+    metadata: { name, namespace: "ns" },
+    spec: { instanceGroupManager: group, resizeBy: 1 },
+    ...(state && {
+      status: {
+        state,
+        ...(queued && {
+          conditions: [
+            {
+              type: "Queued",
+              status: "True",
+              reason: "Queued",
+              message: "",
+              lastTransitionTime: "2026-01-01T00:00:00Z",
+            },
+          ],
+        }),
+      },
+    }),
+  }) as ResizeRequest;
+
+describe("domain metrics", () => {
+  test("requests by state and queue length per group are computed from the caches at scrape time", async () => {
+    const requests = new Store<ResizeRequest>({ [BY_GROUP]: (r) => [groupKeyOf(r)] });
+    const groups = new Store<InstanceGroupManager>();
+    groups.set({ metadata: { name: "g", namespace: "ns" } } as InstanceGroupManager);
+    for (const r of [
+      rr("a", "g", "SUCCEEDED"),
+      rr("b", "g", "ACCEPTED", true),
+      rr("c", "g", "ACCEPTED", true),
+      rr("d", "g"),
+    ])
+      requests.set(r);
+    const stats: RecorderStats = {
+      emitted: 5,
+      invalid: 0,
+      dropped: 2,
+      failed: 0,
+      written: 3,
+      retried: 0,
+      buffered: 0,
+      series: 1,
+    };
+    const m = new PromMetrics();
+    registerDomainMetrics(m, { requests, groups, recorderStats: () => stats });
+    let text = await m.metrics();
+    expect(sample(text, 'resize_requests{namespace="ns",state="SUCCEEDED"}')).toBe(1);
+    expect(sample(text, 'resize_requests{namespace="ns",state="ACCEPTED"}')).toBe(2);
+    expect(sample(text, 'resize_requests{namespace="ns",state="CREATING"}')).toBe(1);
+    expect(sample(text, 'resize_requests{namespace="ns",state="FAILED"}')).toBe(0);
+    expect(sample(text, 'resize_group_queue_length{namespace="ns",group="g"}')).toBe(2);
+    expect(sample(text, "resize_events_emitted_total")).toBe(5);
+    expect(sample(text, "resize_events_dropped_total")).toBe(2);
+
+    for (const name of ["b", "c", "d"]) requests.delete(`ns/${name}`);
+    stats.emitted = 9;
+    text = await m.metrics();
+    expect(sample(text, 'resize_requests{namespace="ns",state="ACCEPTED"}')).toBe(0);
+    expect(sample(text, 'resize_group_queue_length{namespace="ns",group="g"}')).toBe(0);
+    expect(sample(text, "resize_events_emitted_total")).toBe(9);
+  });
+
+  test("attempt outcomes and durations come from the executor's plan events", async () => {
+    const m = new PromMetrics();
+    const hook = attemptMetrics(m, () => Date.parse("2026-01-01T00:00:42Z"));
+    const before = {
+      ...rr("a", "g", "ACCEPTED"),
+      status: {
+        state: "ACCEPTED",
+        provisioning: { startedTime: "2026-01-01T00:00:30Z" },
+      },
+    } as ResizeRequest;
+    const notice = (event: (typeof resizeEvents)[keyof typeof resizeEvents], b?: ResizeRequest) => ({
+      namespace: "ns",
+      group: "g",
+      event: { request: "a", event, note: "" },
+      before: b,
+    });
+    hook(notice(resizeEvents.ProvisioningStarted));
+    hook(notice(resizeEvents.Succeeded, before));
+    hook(notice(resizeEvents.Accepted));
+    const text = await m.metrics();
+    expect(sample(text, 'resize_attempts_total{namespace="ns",outcome="started"}')).toBe(1);
+    expect(sample(text, 'resize_attempts_total{namespace="ns",outcome="succeeded"}')).toBe(1);
+    expect(sample(text, 'resize_provisioning_duration_seconds_sum{namespace="ns",outcome="succeeded"}')).toBe(
+      12,
+    );
+    expect(text).not.toContain('outcome="Accepted"');
+  });
+});
+
+describe("REST metrics", () => {
+  const routes = [
+    {
+      id: "compute.zoneOperations.get",
+      httpMethod: "GET",
+      path: "projects/{project}/zones/{zone}/operations/{operation}",
+    },
+    {
+      id: "compute.instanceGroupManagerResizeRequests.cancel",
+      httpMethod: "POST",
+      path: "projects/{project}/zones/{zone}/instanceGroupManagers/{instanceGroupManager}/resizeRequests/{resizeRequest}/cancel",
+    },
+  ];
+
+  test("paths map to route ids; unknown paths to 'other'", () => {
+    const match = routeMatcher(routes);
+    expect(match("GET", "/projects/p/zones/z/operations/op-1")).toBe("compute.zoneOperations.get");
+    expect(match("POST", "/projects/p/zones/z/instanceGroupManagers/g/resizeRequests/r/cancel")).toBe(
+      "compute.instanceGroupManagerResizeRequests.cancel",
+    );
+    expect(match("DELETE", "/projects/p/zones/z/operations/op-1")).toBe("other");
+    expect(match("GET", "/projects/p/zones/z/operations/op-1/extra")).toBe("other");
+  });
+
+  test("counts requests by method and code and observes latency when the response finishes", async () => {
+    const m = new PromMetrics();
+    const mw = restMetrics(m, routes, "/compute/v1");
+    const call = (url: string, status: number, finished: boolean): void => {
+      const res = Object.assign(new EventEmitter(), { statusCode: status, writableFinished: finished });
+      let nexted = false;
+      mw({ url, method: "GET" } as IncomingMessage, res as unknown as ServerResponse, () => {
+        nexted = true;
+      });
+      expect(nexted).toBe(true);
+      res.emit(finished ? "finish" : "close");
+      res.emit("close");
+    };
+    call("/compute/v1/projects/p/zones/z/operations/op-1?alt=json", 200, true);
+    call("/compute/v1/projects/p/zones/z/operations/op-2", 404, true);
+    call("/compute/v1/projects/p/zones/z/operations/op-3", 200, false);
+    call("/healthz", 200, true);
+    const text = await m.metrics();
+    expect(sample(text, 'rest_requests_total{method="compute.zoneOperations.get",code="200"}')).toBe(1);
+    expect(sample(text, 'rest_requests_total{method="compute.zoneOperations.get",code="404"}')).toBe(1);
+    expect(sample(text, 'rest_requests_total{method="compute.zoneOperations.get",code="499"}')).toBe(1);
+    expect(sample(text, 'rest_request_duration_seconds_count{method="compute.zoneOperations.get"}')).toBe(3);
+    expect(text).not.toContain("healthz");
+  });
+});
