@@ -72,6 +72,32 @@ export const SETTINGS = {
     help: "public base URL of the operator (self links, discovery rootUrl); default http://localhost:HTTP_PORT",
     schema: z.url({ protocol: /^https?$/ }).optional(),
   },
+  "trust-proxy": {
+    env: "TRUST_PROXY",
+    help: "Express trust proxy: true, a hop count, or addresses/subnets (e.g. loopback,10.0.0.0/8) whose X-Forwarded-* headers are believed; without --public-url the discovery rootUrl then follows them",
+    schema: z
+      .string()
+      .min(1)
+      .transform((v) => (v === "true" ? true : /^[0-9]+$/.test(v) ? Number(v) : v))
+      .optional(),
+  },
+  "discovery-endpoints": {
+    env: "DISCOVERY_ENDPOINTS",
+    help: "location-based endpoints of the discovery document: LOCATION=URL pairs separated by commas",
+    default: "",
+    schema: z.string().transform((text, ctx) => {
+      const endpoints: { location: string; url: string }[] = [];
+      for (const item of text.split(",").filter((i) => i.trim() !== "")) {
+        const [location = "", url = ""] = item.trim().split(/=(.*)/s);
+        if (!/^[a-z][-a-z0-9]*$/.test(location) || !z.url({ protocol: /^https?$/ }).safeParse(url).success) {
+          ctx.addIssue({ code: "custom", message: `expected LOCATION=URL, got '${item}'` });
+          return z.NEVER;
+        }
+        endpoints.push({ location, url });
+      }
+      return endpoints;
+    }),
+  },
   namespace: {
     env: "WATCH_NAMESPACE",
     help: "watch one namespace only (default: all)",

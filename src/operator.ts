@@ -175,6 +175,10 @@ export async function runOperator(config: Config): Promise<void> {
     rest = {
       routes: ROUTES,
       maxBodyBytes: config["max-body-bytes"],
+      discovery: {
+        ...(config["public-url"] && { publicUrl: config["public-url"] }),
+        endpoints: config["discovery-endpoints"],
+      },
       deps: {
         kube: mgr.http,
         store,
@@ -195,6 +199,7 @@ export async function runOperator(config: Config): Promise<void> {
   }
   const app = createApp({
     log,
+    ...(config["trust-proxy"] !== undefined && { trustProxy: config["trust-proxy"] }),
     notReady: () => [
       ...(mgr.hasSynced() ? [] : ["caches not synced"]),
       ...(store && !store.ready() ? ["redis unavailable"] : []),

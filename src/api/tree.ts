@@ -13,6 +13,11 @@ export interface FieldNode {
   readonly description?: string;
   readonly format?: FieldFormat;
   readonly schemaId?: string;
+  /**
+   * With `schemaId`: the description of the named type itself. `description` is that of this use of
+   * it, which a field's own `.meta({ description })` overrides.
+   */
+  readonly schemaDescription?: string;
   readonly docsUrl?: string;
   readonly enum?: readonly string[];
   /** Aligned with `enum`: entry i describes value i. */
@@ -66,6 +71,7 @@ function walk(schema: z.core.$ZodType, outer: Meta): FieldNode {
     validations: meta.validations ?? [],
     ...(meta.description !== undefined && { description: meta.description }),
     ...(meta.schemaId !== undefined && { schemaId: meta.schemaId }),
+    ...typeDescription(schema, meta.schemaId),
     ...(meta.docsUrl !== undefined && { docsUrl: meta.docsUrl }),
   };
   if (schema instanceof z.core.$ZodObject) {
@@ -115,6 +121,22 @@ function walk(schema: z.core.$ZodType, outer: Meta): FieldNode {
   }
   if (schema instanceof z.core.$ZodUnknown) return { ...base, type: "any" };
   throw new Error(`the API model does not support zod type ${schema._zod.def.type}`);
+}
+
+/**
+ * The description registered where a schema got its schemaId. zod clones (`.meta()`, `.refine()`)
+ * inherit metadata from the schema they were made from, so the first ancestor that has the
+ * schemaId while its own parent does not is the named type's definition.
+ */
+function typeDescription(schema: z.core.$ZodType, schemaId: string | undefined) {
+  if (schemaId === undefined) return {};
+  let definition = schema;
+  for (let parent = schema._zod.parent; parent; parent = parent._zod.parent) {
+    if (z.globalRegistry.get(parent)?.schemaId !== schemaId) break;
+    definition = parent;
+  }
+  const description = z.globalRegistry.get(definition)?.description;
+  return description === undefined ? {} : { schemaDescription: description };
 }
 
 function enumeration(values: string[], descriptions: Readonly<Record<string, string>> | undefined) {

@@ -1,13 +1,16 @@
 // The operator's HTTP app: /healthz, /readyz and, when Redis is configured, the compute REST API under
-// /compute/v1. Every request gets a child logger with a request id; credentials are never logged
+// /compute/v1 with its discovery service (/discovery/v1) and batch path (/batch). Every request gets a child logger with a request id; credentials are never logged
 // (only the method, path, status, duration and the authenticated user's name).
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
+import { discoveryRouter, type EndpointSetting } from "../discovery/router.js";
+import { batchHandler, inProcessDispatch } from "./batch.js";
 import type { RestDeps } from "./deps.js";
 import { NotFoundError, toGoogleError } from "./errors.js";
 import type { Route } from "./route.js";
 import { restRouter } from "./router.js";
+import { sendJson, systemParameters } from "./system-parameters.js";
 
 export const REST_BASE = "/compute/v1";
 
@@ -15,10 +18,17 @@ export interface AppOptions {
   readonly log: Logger;
   /** Readiness: the reasons the replica is not ready; empty when it is. */
   readonly notReady: () => readonly string[];
+  /** Express's `trust proxy` (`--trust-proxy`): whose X-Forwarded-* headers are believed. */
+  readonly trustProxy?: boolean | number | string;
   readonly rest?: {
     readonly deps: RestDeps;
     readonly routes: readonly Route[];
     readonly maxBodyBytes: number;
+    readonly discovery: {
+      /** `--public-url` as configured (`deps.publicUrl` also has a default). */
+      readonly publicUrl?: string;
+      readonly endpoints: readonly EndpointSetting[];
+    };
   };
 }
 
@@ -27,6 +37,7 @@ export function createApp(options: AppOptions): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  if (options.trustProxy !== undefined) app.set("trust proxy", options.trustProxy);
   app.use((req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     const requestLog = log.child({ reqId: randomUUID() });
@@ -57,8 +68,29 @@ export function createApp(options: AppOptions): express.Express {
       .send(reasons.length === 0 ? "ok" : reasons.join("\n"));
   });
   if (options.rest) {
-    const { deps, routes, maxBodyBytes } = options.rest;
-    app.use(REST_BASE, express.json({ limit: maxBodyBytes }), restRouter(routes, deps, log));
+    const { deps, routes, maxBodyBytes, discovery } = options.rest;
+    app.use(
+      "/discovery/v1",
+      systemParameters,
+      discoveryRouter({
+        routes,
+        ...discovery,
+        defaultUrl: deps.publicUrl,
+        trustProxy: options.trustProxy !== undefined,
+      }),
+    );
+    app.use(
+      REST_BASE,
+      systemParameters,
+      express.json({ limit: maxBodyBytes }),
+      restRouter(routes, deps, log),
+    );
+    // `batch` is the batchPath seed 000 fixes; Google's clients of today use batch/compute/v1.
+    app.post(
+      ["/batch", `/batch${REST_BASE}`],
+      express.raw({ type: "multipart/mixed", limit: maxBodyBytes }),
+      batchHandler(inProcessDispatch(app), `${REST_BASE}/`),
+    );
   }
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new NotFoundError(`The requested URL ${req.path} was not found.`));
@@ -73,7 +105,7 @@ export function createApp(options: AppOptions): express.Express {
     if (internal) requestLog.error({ err }, "internal error");
     else if (status >= 500)
       requestLog.warn({ err: err instanceof Error ? err.message : String(err) }, "request failed");
-    res.status(status).json(body);
+    sendJson(res, status, body, false);
   });
   return app;
 }

@@ -3,6 +3,7 @@
 // request/response schemas and scopes), so the two cannot disagree.
 import type { z } from "zod";
 import type { Logger } from "pino";
+import { fieldTree } from "../api/tree.js";
 import type { UserInfo } from "./auth.js";
 import type { RestDeps } from "./deps.js";
 
@@ -77,4 +78,39 @@ export interface Route {
   readonly description: string;
   readonly access: RouteAccess;
   readonly handler: Handler;
+}
+
+/**
+ * Throws unless a route is complete. The router and the discovery document both call it on every
+ * route they build from, so neither can have a method the other lacks: a route without its
+ * description data is refused by both, and so is a description without a handler.
+ */
+export function checkRoute(route: Route): void {
+  const fail = (what: string): never => {
+    throw new Error(`route ${route.id || `${route.resource}.${route.method}`}: ${what}`);
+  };
+  if (!route.resource || !route.method) fail("resource and method are required");
+  if (route.id !== `compute.${route.resource}.${route.method}`)
+    fail(`id must be compute.${route.resource}.${route.method}`);
+  if (typeof route.handler !== "function") fail("no handler");
+  if (!route.description.trim()) fail("no description");
+  if (route.scopes.length === 0) fail("no scopes");
+  for (const param of route.parameters)
+    if (!param.description.trim()) fail(`parameter ${param.name} has no description`);
+  const placeholders = [...route.path.matchAll(/\{([A-Za-z]+)\}/g)].map((m) => m[1] ?? "");
+  const pathParams = route.parameters.filter((p) => p.location === "path");
+  for (const name of placeholders)
+    if (!pathParams.some((p) => p.name === name && p.required))
+      fail(`path parameter ${name} is not declared`);
+  for (const param of pathParams)
+    if (!placeholders.includes(param.name)) fail(`parameter ${param.name} is not in the path`);
+  for (const name of route.parameterOrder)
+    if (!route.parameters.some((p) => p.name === name && p.required))
+      fail(`parameterOrder names ${name}, which is not a required parameter`);
+  for (const [what, schema] of [
+    ["request", route.request?.schema],
+    ["response", route.response],
+  ] as const)
+    if (schema !== undefined && fieldTree(schema).schemaId === undefined)
+      fail(`the ${what} schema has no schemaId`);
 }

@@ -4,24 +4,12 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { z } from "zod";
+import { fieldTree } from "../api/index.js";
 import { checkScopes } from "./auth.js";
 import type { RestDeps } from "./deps.js";
 import { InvalidError, NotFoundError, validationError } from "./errors.js";
-import type { Params, Route, RouteParameter } from "./route.js";
-
-/** Standard query parameters of Google APIs that clients may send and that change nothing here. */
-const SYSTEM_PARAMETERS = new Set([
-  "alt",
-  "prettyPrint",
-  "fields",
-  "quotaUser",
-  "userIp",
-  "key",
-  "callback",
-  "$.xgafv",
-  "upload_protocol",
-  "uploadType",
-]);
+import { checkRoute, type Params, type Route, type RouteParameter } from "./route.js";
+import { checkFields, sendJson, SYSTEM_PARAMETER_NAMES } from "./system-parameters.js";
 
 /** `projects/{project}/…` → `/projects/:project/…`. */
 export function expressPath(template: string): string {
@@ -53,12 +41,10 @@ export function parseParameters(
   query: Readonly<Record<string, unknown>>,
 ): Params {
   for (const name of Object.keys(query)) {
-    if (SYSTEM_PARAMETERS.has(name)) continue;
+    if (SYSTEM_PARAMETER_NAMES.has(name)) continue;
     if (!route.parameters.some((p) => p.location === "query" && p.name === name))
       throw invalidParameter(name, "unknown parameter");
   }
-  if (query.alt !== undefined && query.alt !== "json")
-    throw invalidParameter("alt", "only json is supported");
   const values = new Map<string, unknown>();
   for (const param of route.parameters) {
     const raw = param.location === "path" ? pathParams[param.name] : query[param.name];
@@ -103,12 +89,16 @@ function callLog(res: Response, fallback: Logger): Logger {
 export function restRouter(routes: readonly Route[], deps: RestDeps, log: Logger): express.Router {
   const router = express.Router();
   for (const route of routes) {
+    checkRoute(route);
+    const response = route.response && fieldTree(route.response);
     const method = route.httpMethod === "GET" ? "get" : route.httpMethod === "POST" ? "post" : "delete";
     router[method](expressPath(route.path), async (req: Request, res: Response) => {
       const user = await deps.authenticator.authenticate(req.headers.authorization);
       res.locals.user = user.username;
       const params = parseParameters(route, req.params, req.query);
       checkScopes(user, route.scopes);
+      // A bad `fields` selection is refused before the handler can change anything.
+      if (response) checkFields(res, response);
       await deps.authorizer.authorize(user, {
         verb: route.access.verb,
         resource: route.access.resource,
@@ -128,7 +118,7 @@ export function restRouter(routes: readonly Route[], deps: RestDeps, log: Logger
         deps,
       });
       if (reply.body === undefined) res.status(reply.status ?? 204).end();
-      else res.status(reply.status ?? 200).json(reply.body);
+      else sendJson(res, reply.status ?? 200, reply.body);
     });
   }
   router.use((req: Request, _res: Response, next: NextFunction) => {

@@ -21,6 +21,13 @@ export const SCOPES = {
   cloudPlatform: `${SCOPE}cloud-platform`,
   computeReadonly: `${SCOPE}compute.readonly`,
 } as const;
+/** What each scope grants, for the discovery document's `auth.oauth2.scopes`. */
+export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  [SCOPES.cloudPlatform]:
+    "See, edit, configure, and delete your Google Cloud data and see the email address for your Google Account.",
+  [SCOPES.compute]: "View and manage your Google Compute Engine resources",
+  [SCOPES.computeReadonly]: "View your Google Compute Engine resources",
+};
 const WRITE_SCOPES = [SCOPES.cloudPlatform, SCOPES.compute];
 const READ_SCOPES = [SCOPES.cloudPlatform, SCOPES.compute, SCOPES.computeReadonly];
 

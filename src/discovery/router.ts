@@ -1,0 +1,128 @@
+// The discovery service under /discovery/v1: `apis.list` (`GET /apis`), the compute REST description
+// (`GET /apis/compute/v1/rest`), its human-readable page and the icons. Public (no authentication),
+// cacheable (strong ETag over the exact bytes sent, If-None-Match answered with 304).
+//
+// rootUrl rule: `--public-url` when configured; otherwise the request's own origin, but only when
+// `--trust-proxy` is set (then Express takes scheme and host from X-Forwarded-Proto/-Host of trusted
+// proxies only); otherwise the default public URL (http://localhost:PORT), the same base as the self
+// links, so an untrusted Host header can never steer clients of a cached document elsewhere.
+import { createHash } from "node:crypto";
+import express, { type Request, type Response } from "express";
+import { RestError } from "../rest/errors.js";
+import type { Route } from "../rest/route.js";
+import { SCOPE_DESCRIPTIONS } from "../rest/routes.js";
+import { COMMON_PARAMETERS, renderJson, SYSTEM_PARAMETER_NAMES } from "../rest/system-parameters.js";
+import {
+  directoryList,
+  DOC_PATH,
+  REST_PATH,
+  restDescription,
+  type DiscoveryEndpoint,
+  type RestDescription,
+} from "./document.js";
+import { icon } from "./icons.js";
+import { documentationPage } from "./page.js";
+
+/** A location-based endpoint from `--discovery-endpoints`. */
+export interface EndpointSetting {
+  readonly location: string;
+  readonly url: string;
+}
+
+export interface DiscoveryOptions {
+  readonly routes: readonly Route[];
+  /** `--public-url`, when it was configured. */
+  readonly publicUrl?: string;
+  /** The base used without `--public-url` when no proxy is trusted. */
+  readonly defaultUrl: string;
+  /** Whether Express's `trust proxy` is set, i.e. forwarded headers may name the origin. */
+  readonly trustProxy: boolean;
+  readonly endpoints: readonly EndpointSetting[];
+}
+
+const withSlash = (url: string) => (url.endsWith("/") ? url : `${url}/`);
+/** Documents per rootUrl; bounded because with a trusted proxy the host comes from a header. */
+const CACHE_SIZE = 16;
+
+function invalidParameter(name: string, message: string): RestError {
+  const text = `Invalid value for parameter '${name}': ${message}`;
+  return new RestError(400, "invalidParameter", text, [
+    { message: text, location: name, locationType: "parameter" },
+  ]);
+}
+
+function checkQuery(query: Readonly<Record<string, unknown>>, allowed: readonly string[]): void {
+  for (const [name, value] of Object.entries(query)) {
+    if (!SYSTEM_PARAMETER_NAMES.has(name) && !allowed.includes(name))
+      throw invalidParameter(name, "unknown parameter");
+    if (typeof value !== "string") throw invalidParameter(name, "given more than once");
+  }
+}
+
+export function discoveryRouter(options: DiscoveryOptions): express.Router {
+  const documents = new Map<string, RestDescription>();
+  const endpoints: DiscoveryEndpoint[] = options.endpoints.map((e) => ({
+    endpointUrl: withSlash(e.url),
+    location: e.location,
+    description: `The resize-operator installation serving location ${e.location}.`,
+    deprecated: false,
+  }));
+  const describe = (rootUrl: string): RestDescription => {
+    let doc = documents.get(rootUrl);
+    if (!doc) {
+      doc = restDescription(options.routes, {
+        rootUrl,
+        endpoints,
+        scopes: SCOPE_DESCRIPTIONS,
+        parameters: COMMON_PARAMETERS,
+      });
+      if (documents.size >= CACHE_SIZE) documents.delete(documents.keys().next().value ?? "");
+      documents.set(rootUrl, doc);
+    }
+    return doc;
+  };
+  const fixedUrl = options.publicUrl ?? (options.trustProxy ? undefined : options.defaultUrl);
+  // Generated once up front so a broken route table fails at start-up, not on the first request.
+  describe(withSlash(fixedUrl ?? options.defaultUrl));
+  const rootUrlOf = (req: Request, res: Response): string => {
+    if (fixedUrl !== undefined) return withSlash(fixedUrl);
+    res.vary("Host").vary("X-Forwarded-Host").vary("X-Forwarded-Proto");
+    return `${req.protocol}://${req.host}/`;
+  };
+
+  /** Sends `body` with a strong ETag, or 304 when the client already has it. */
+  const send = (req: Request, res: Response, type: string, body: string | Buffer): void => {
+    const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+    res.set({ ETag: etag, "Cache-Control": "public, max-age=300" }).type(type);
+    if (req.fresh) res.status(304).end();
+    else res.send(body);
+  };
+  const json = "application/json; charset=UTF-8";
+
+  const router = express.Router();
+  router.get("/apis", (req, res) => {
+    checkQuery(req.query, ["name", "preferred"]);
+    const { name, preferred } = req.query as Record<string, string | undefined>;
+    if (preferred !== undefined && preferred !== "true" && preferred !== "false")
+      throw invalidParameter("preferred", "expected true or false");
+    const list = directoryList(describe(rootUrlOf(req, res)), {
+      ...(name !== undefined && { name }),
+      preferred: preferred === "true",
+    });
+    send(req, res, json, renderJson(res, list));
+  });
+  router.get(`/${REST_PATH}`, (req, res) => {
+    checkQuery(req.query, []);
+    send(req, res, json, renderJson(res, describe(rootUrlOf(req, res))));
+  });
+  router.get(`/${DOC_PATH}`, (req, res) => {
+    send(req, res, "text/html; charset=utf-8", documentationPage(describe(rootUrlOf(req, res))));
+  });
+  for (const size of [16, 32]) {
+    const png = icon(size);
+    router.get(`/icons/x${size}.png`, (req, res) => {
+      send(req, res, "image/png", png);
+    });
+  }
+  return router;
+}

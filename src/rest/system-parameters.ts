@@ -1,0 +1,122 @@
+// The system parameters of Google APIs that apply to every method. `COMMON_PARAMETERS` is both what
+// the discovery document advertises and what this module honours, so the two cannot drift apart:
+// `alt` (json only), `prettyPrint` (indented or compact JSON), `fields` (partial responses) and
+// `quotaUser` (accepted; quotas here are not per user). Every JSON answer of the API goes through
+// `sendJson`/`renderJson`, which apply the caller's choices.
+import type { NextFunction, Request, Response } from "express";
+import type { FieldNode } from "../api/index.js";
+import { RestError } from "./errors.js";
+import { applyFieldMask, checkFieldMask, parseFieldMask, type FieldMask } from "./field-mask.js";
+
+export interface CommonParameter {
+  readonly name: string;
+  readonly type: "string" | "boolean";
+  readonly description: string;
+  readonly default?: string;
+  readonly enum?: readonly string[];
+  readonly enumDescriptions?: readonly string[];
+}
+
+export const COMMON_PARAMETERS: readonly CommonParameter[] = [
+  {
+    name: "alt",
+    type: "string",
+    description: "Data format for the response.",
+    default: "json",
+    enum: ["json"],
+    enumDescriptions: ["Responses with Content-Type of application/json"],
+  },
+  {
+    name: "fields",
+    type: "string",
+    description:
+      "Selector specifying which fields to include in a partial response: comma-separated field paths, a/b for a sub-field, a(b,c) for several sub-fields, items(name,state) for list elements.",
+  },
+  {
+    name: "prettyPrint",
+    type: "boolean",
+    description: "Returns response with indentations and line breaks.",
+    default: "true",
+  },
+  {
+    name: "quotaUser",
+    type: "string",
+    description:
+      "An arbitrary string identifying a user for quota purposes. Accepted and ignored: this server has no per-user quotas.",
+  },
+];
+
+/**
+ * Parameters some Google clients send out of habit. They are accepted so those clients work, change
+ * nothing, and are not advertised (the document only lists what the server honours).
+ */
+const TOLERATED = ["userIp", "key", "callback", "$.xgafv", "upload_protocol", "uploadType"];
+
+/** Query parameters a method does not declare but must accept. */
+export const SYSTEM_PARAMETER_NAMES: ReadonlySet<string> = new Set([
+  ...COMMON_PARAMETERS.map((p) => p.name),
+  ...TOLERATED,
+]);
+
+export interface OutputOptions {
+  readonly pretty: boolean;
+  readonly mask?: FieldMask;
+}
+
+const DEFAULT_OUTPUT: OutputOptions = { pretty: true };
+const outputs = new WeakMap<Response, OutputOptions>();
+
+function invalidParameter(name: string, message: string): RestError {
+  const text = `Invalid value for parameter '${name}': ${message}`;
+  return new RestError(400, "invalidParameter", text, [
+    { message: text, location: name, locationType: "parameter" },
+  ]);
+}
+
+function single(query: Readonly<Record<string, unknown>>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined || typeof value === "string") return value;
+  throw invalidParameter(name, "given more than once");
+}
+
+/** Reads `alt`, `prettyPrint` and `fields` from a query (`quotaUser` has no effect). */
+export function parseOutputOptions(query: Readonly<Record<string, unknown>>): OutputOptions {
+  const alt = single(query, "alt");
+  if (alt !== undefined && alt !== "json") throw invalidParameter("alt", "only json is supported");
+  const prettyPrint = single(query, "prettyPrint");
+  if (prettyPrint !== undefined && prettyPrint !== "true" && prettyPrint !== "false")
+    throw invalidParameter("prettyPrint", "expected true or false");
+  const mask = parseFieldMask(single(query, "fields"));
+  return { pretty: prettyPrint !== "false", ...(mask && { mask }) };
+}
+
+/** Middleware: parses the system parameters of the call; a bad value is a 400 before anything runs. */
+export function systemParameters(req: Request, res: Response, next: NextFunction): void {
+  outputs.set(res, parseOutputOptions(req.query));
+  next();
+}
+
+export function outputOptions(res: Response): OutputOptions {
+  return outputs.get(res) ?? DEFAULT_OUTPUT;
+}
+
+/** Rejects a `fields` selection the response schema cannot satisfy. */
+export function checkFields(res: Response, response: FieldNode): void {
+  const { mask } = outputOptions(res);
+  if (mask) checkFieldMask(mask, response);
+}
+
+/** The JSON text of a body as the caller asked for it: masked when `masked`, pretty or compact. */
+export function renderJson(res: Response, body: unknown, masked = true): string {
+  const { pretty, mask } = outputOptions(res);
+  const shaped = masked && mask ? applyFieldMask(body, mask) : body;
+  return pretty ? `${JSON.stringify(shaped, null, 2)}\n` : JSON.stringify(shaped);
+}
+
+/** Sends a JSON answer; error bodies are never masked (a partial error would hide the error). */
+export function sendJson(res: Response, status: number, body: unknown, masked = true): void {
+  res
+    .status(status)
+    .type("application/json; charset=UTF-8")
+    .send(renderJson(res, body, masked));
+}
