@@ -1,0 +1,366 @@
+// Shared pieces of the benchmarks: the local cluster (`npm run cluster:up`), a built operator run as a
+// real process, the API server's own request counters, namespaces, and the one-JSON-line result.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, openSync, readFileSync, closeSync, writeFileSync } from "node:fs";
+import https from "node:https";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { KubeConfig } from "@kubernetes/client-node";
+import { parse } from "yaml";
+import { ApiError, KubeHttp } from "../src/runtime/kube-http.js";
+import { freePort } from "../testbed/processes.js";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const workDir = path.join(repoRoot, "bench", ".work");
+const buildDir = path.join(repoRoot, "bench", ".build");
+const resultsDir = path.join(repoRoot, "bench", "results");
+
+export function kubeconfigFile(): string {
+  const file = process.env.KUBECONFIG ?? path.join(repoRoot, ".local", "kubeconfig");
+  if (!existsSync(file)) throw new Error(`no cluster: ${file} is missing; run \`npm run cluster:up\` first`);
+  return file;
+}
+
+export function kubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigFile());
+  return kc;
+}
+
+export const log = (message: string): void => {
+  process.stderr.write(`[bench] ${message}\n`);
+};
+
+/** Prints the result as one JSON line and writes it to bench/results/<bench>.json. */
+export function report(result: { bench: string } & Record<string, unknown>): void {
+  const line = JSON.stringify(result);
+  process.stdout.write(`${line}\n`);
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(path.join(resultsDir, `${result.bench}.json`), `${line}\n`);
+}
+
+export const round = (n: number, digits = 3): number => Number(n.toFixed(digits));
+
+/** Runs `work` over `items` with at most `concurrency` in flight; resolves with the results in order. */
+export async function pool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= items.length) return;
+        results[i] = await work(items[i] as T, i);
+      }
+    }),
+  );
+  return results;
+}
+
+/** Retries transient API failures (429, 5xx, resets) a few times: a benchmark should measure, not flake. */
+export async function retrying<T>(what: string, call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      const transient = !(err instanceof ApiError) || err.status === 429 || err.status >= 500;
+      if (!transient || attempt >= 5) throw new Error(`${what}: ${String(err)}`, { cause: err });
+      await sleep(200 * attempt);
+    }
+  }
+}
+
+export const BENCH_GROUP = "bench.resize-operator.dev";
+export const WORKLOAD_API = `${BENCH_GROUP}/v1`;
+
+/** Installs the operator's CRDs and a scalable bench kind with no controller (server-side apply). */
+export async function installCrds(http: KubeHttp): Promise<void> {
+  const crdDir = path.join(repoRoot, "manifests", "crds");
+  const docs = [
+    "compute.resize-operator.dev_instancegroupmanagers.yaml",
+    "compute.resize-operator.dev_resizerequests.yaml",
+  ].map((f) => parse(readFileSync(path.join(crdDir, f), "utf8")) as { metadata: { name: string } });
+  // A workload kind whose only behaviour is its /scale subresource: groups read readiness from
+  // spec.replicas, so an instance is "ready" the moment it is asked for and the benchmark measures the
+  // operator and the API server, not a scheduler.
+  docs.push({
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `workloads.${BENCH_GROUP}` },
+    spec: {
+      group: BENCH_GROUP,
+      scope: "Namespaced",
+      names: { plural: "workloads", singular: "workload", kind: "Workload" },
+      versions: [
+        {
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+          subresources: {
+            status: {},
+            scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" },
+          },
+        },
+      ],
+    },
+  } as { metadata: { name: string } });
+  for (const doc of docs) {
+    await http.request(
+      "PATCH",
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${doc.metadata.name}`,
+      {
+        query: { fieldManager: "resize-operator-bench", force: true },
+        body: doc,
+        contentType: "application/apply-patch+yaml",
+      },
+    );
+  }
+  for (const doc of docs) {
+    for (;;) {
+      const crd = (await http.request(
+        "GET",
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${doc.metadata.name}`,
+      )) as { status?: { conditions?: { type: string; status: string }[] } };
+      if (crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) break;
+      await sleep(200);
+    }
+  }
+}
+
+/** A fresh namespace named `<prefix>-<random>`; `remove` deletes it (in the background). */
+export async function namespace(
+  http: KubeHttp,
+  prefix: string,
+): Promise<{ name: string; remove: () => Promise<void> }> {
+  const ns = (await http.request("POST", "/api/v1/namespaces", {
+    body: { metadata: { generateName: `${prefix}-` } },
+  })) as { metadata: { name: string } };
+  const name = ns.metadata.name;
+  return {
+    name,
+    remove: async () => {
+      await http.request("DELETE", `/api/v1/namespaces/${name}`).catch(() => undefined);
+    },
+  };
+}
+
+export const rrPath = (ns: string): string =>
+  `/apis/compute.resize-operator.dev/v1/namespaces/${ns}/resizerequests`;
+export const igmPath = (ns: string): string =>
+  `/apis/compute.resize-operator.dev/v1/namespaces/${ns}/instancegroupmanagers`;
+export const workloadPath = (ns: string): string => `/apis/${WORKLOAD_API}/namespaces/${ns}/workloads`;
+
+/** Creates a Workload at 0 replicas and a group that owns it (ready = spec.replicas). */
+export async function createGroupWithTarget(http: KubeHttp, ns: string, name: string): Promise<void> {
+  await retrying(`workload ${name}`, () =>
+    http.request("POST", workloadPath(ns), {
+      body: { apiVersion: WORKLOAD_API, kind: "Workload", metadata: { name }, spec: { replicas: 0 } },
+    }),
+  );
+  await retrying(`group ${name}`, () =>
+    http.request("POST", igmPath(ns), {
+      body: {
+        apiVersion: "compute.resize-operator.dev/v1",
+        kind: "InstanceGroupManager",
+        metadata: { name },
+        spec: {
+          zone: "local-a",
+          targetRef: { apiVersion: WORKLOAD_API, kind: "Workload", name },
+          maxSize: 100_000,
+          readyReplicasField: "spec.replicas",
+        },
+      },
+    }),
+  );
+}
+
+export async function createRequest(http: KubeHttp, ns: string, name: string, group: string): Promise<void> {
+  await retrying(`request ${name}`, () =>
+    http.request("POST", rrPath(ns), {
+      body: {
+        apiVersion: "compute.resize-operator.dev/v1",
+        kind: "ResizeRequest",
+        metadata: { name },
+        spec: { instanceGroupManager: group, resizeBy: 1 },
+      },
+    }),
+  );
+}
+
+/** Builds the operator once per run into bench/.build (a production-like `node dist/cli.js`). */
+export function buildOperator(): string {
+  const cli = path.join(buildDir, "cli.js");
+  log("building the operator (tsc)");
+  const res = spawnSync(
+    process.execPath,
+    [
+      path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"),
+      "-p",
+      "tsconfig.build.json",
+      "--outDir",
+      buildDir,
+      // Type errors are `npm run typecheck`'s business; the benchmark needs the JavaScript.
+      "--noCheck",
+    ],
+    { cwd: repoRoot, stdio: "inherit" },
+  );
+  if (res.status !== 0) throw new Error("tsc failed");
+  return cli;
+}
+
+export interface OperatorRun {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  readonly httpPort: number;
+  readonly metricsPort: number;
+  readonly log: string;
+  readonly startedAt: number;
+  /** SIGTERM, then SIGKILL after 35 s; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `node <cli> run` against the cluster, watching one namespace; logs go to bench/.work. */
+export async function startOperator(
+  cli: string,
+  options: { name: string; namespace: string; args?: readonly string[]; nodeArgs?: readonly string[] },
+): Promise<OperatorRun> {
+  mkdirSync(workDir, { recursive: true });
+  const [httpPort, metricsPort] = [await freePort(), await freePort()];
+  const logFile = path.join(workDir, `operator-${options.name}.log`);
+  const fd = openSync(logFile, "w");
+  const startedAt = Date.now();
+  const child = spawn(
+    process.execPath,
+    [
+      ...(options.nodeArgs ?? []),
+      cli,
+      "run",
+      `--kubeconfig=${kubeconfigFile()}`,
+      `--namespace=${options.namespace}`,
+      "--leader-elect=false",
+      `--http-port=${httpPort}`,
+      `--metrics-port=${metricsPort}`,
+      "--log-level=info",
+      ...(options.args ?? []),
+    ],
+    { cwd: repoRoot, stdio: ["ignore", fd, fd], env: { ...process.env, POD_NAME: `bench-${options.name}` } },
+  );
+  closeSync(fd);
+  const pid = child.pid;
+  if (pid === undefined) throw new Error("operator did not start");
+  const exit = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  return {
+    child,
+    pid,
+    httpPort,
+    metricsPort,
+    log: logFile,
+    startedAt,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 35_000);
+      const code = await exit;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** Polls /readyz every 20 ms; resolves with the time it first answered 200. */
+export async function untilReady(op: OperatorRun, timeoutMs = 300_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await fetch(`http://127.0.0.1:${op.httpPort}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) return Date.now();
+    if (op.child.exitCode !== null) throw new Error(`operator exited; see ${op.log}`);
+    if (Date.now() > deadline) throw new Error(`operator not ready after ${timeoutMs} ms; see ${op.log}`);
+    await sleep(20);
+  }
+}
+
+/** Resident set size of a process in bytes (VmRSS). */
+export function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
+  if (kb === undefined) throw new Error(`no VmRSS for ${pid}`);
+  return Number(kb) * 1024;
+}
+
+/** The time (ms since the epoch) of the first operator log line with `msg`. */
+export function logTime(file: string, msg: string): number | undefined {
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line.includes(msg)) continue;
+    try {
+      const entry = JSON.parse(line) as { time?: number; msg?: string };
+      if (entry.msg === msg && typeof entry.time === "number") return entry.time;
+    } catch {
+      // not a log line (e.g. a stack trace)
+    }
+  }
+  return undefined;
+}
+
+/** The kube-apiserver's request counters: apiserver_request_total by verb, group, resource, subresource. */
+export async function apiServerRequests(kc: KubeConfig): Promise<Map<string, number>> {
+  const server = kc.getCurrentCluster()?.server;
+  if (!server) throw new Error("no cluster in kubeconfig");
+  const opts: https.RequestOptions = { method: "GET" };
+  await kc.applyToHTTPSOptions(opts);
+  const text = await new Promise<string>((resolve, reject) => {
+    const req = https.request(new URL("/metrics", server), opts, (res) => {
+      let data = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (data += c));
+      res.on("end", () => {
+        resolve(data);
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+  const totals = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("apiserver_request_total{")) continue;
+    const labels = Object.fromEntries(
+      [...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1] ?? "", m[2] ?? ""]),
+    );
+    const key = [labels.verb, labels.group, labels.resource, labels.subresource].join(" ");
+    const value = Number(line.slice(line.lastIndexOf(" ") + 1));
+    totals.set(key, (totals.get(key) ?? 0) + value);
+  }
+  return totals;
+}
+
+/** Writes (POST, PUT, PATCH, DELETE) between two counter snapshots, by "VERB group resource subresource". */
+export function writesBetween(
+  before: Map<string, number>,
+  after: Map<string, number>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, value] of after) {
+    if (!/^(POST|PUT|PATCH|DELETE) /.test(key)) continue;
+    const delta = value - (before.get(key) ?? 0);
+    if (delta > 0) out[key.trim()] = delta;
+  }
+  return out;
+}
+
+export function machine(): Record<string, unknown> {
+  return {
+    cpus: os.cpus().length,
+    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+    load1: round(os.loadavg()[0] ?? 0, 2),
+  };
+}

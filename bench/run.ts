@@ -1,0 +1,25 @@
+// `npm run bench [-- NAME...]`: runs the benchmarks (all, or those named) one after another against the
+// local cluster from `npm run cluster:up`. Each prints one JSON line and writes bench/results/NAME.json.
+// BENCH_CPU_PROF=1 also writes a CPU profile of the operator during the throughput run to bench/.work.
+import path from "node:path";
+import { buildOperator, kubeconfigFile, log, workDir } from "./lib.js";
+import { throughput } from "./throughput.js";
+
+const BENCHES: Record<string, (cli: string) => Promise<void>> = {
+  throughput: (cli) =>
+    throughput(cli, process.env.BENCH_CPU_PROF ? path.join(workDir, "profile") : undefined),
+};
+
+const wanted = process.argv.slice(2);
+for (const name of wanted)
+  if (!(name in BENCHES))
+    throw new Error(`unknown benchmark ${name}; have ${Object.keys(BENCHES).join(", ")}`);
+kubeconfigFile();
+const cli = buildOperator();
+for (const [name, run] of Object.entries(BENCHES)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  const started = Date.now();
+  log(`${name}: starting`);
+  await run(cli);
+  log(`${name}: done in ${Math.round((Date.now() - started) / 1000)} s`);
+}

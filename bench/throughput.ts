@@ -1,0 +1,212 @@
+// Reconcile throughput: 500 ResizeRequests (resizeBy 1) over 50 groups whose targets are ready the
+// moment they are scaled (readiness read from spec.replicas of a controller-less Workload kind), and
+// the operator (--concurrency=4) drives them all to SUCCEEDED. Baseline, measured in the same run: a
+// plain client making the minimal writes a crash-safe resize needs per request — finalizer, attempt
+// record, /scale, Applied, SUCCEEDED, finalizer removal — with 4 workers, one group per worker at a
+// time as the operator's work queue does. Writes are counted by the API server itself
+// (apiserver_request_total), so both sides are counted the same way.
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ResizeRequest } from "../src/api/resize-request.js";
+import { Informer } from "../src/runtime/informer.js";
+import { KubeHttp } from "../src/runtime/kube-http.js";
+import { httpListWatch } from "../src/runtime/list-watch.js";
+import {
+  apiServerRequests,
+  createGroupWithTarget,
+  createRequest,
+  installCrds,
+  kubeConfig,
+  log,
+  logTime,
+  machine,
+  namespace,
+  pool,
+  report,
+  round,
+  rrPath,
+  startOperator,
+  untilReady,
+  workloadPath,
+  writesBetween,
+} from "./lib.js";
+
+const REQUESTS = 500;
+const GROUPS = 50;
+const CONCURRENCY = 4;
+const FINALIZER = "compute.resize-operator.dev/finalizer";
+
+interface Fixture {
+  ns: string;
+  remove: () => Promise<void>;
+  /** Request names per group, in creation order. */
+  byGroup: Map<string, string[]>;
+}
+
+async function fixture(http: KubeHttp, prefix: string): Promise<Fixture> {
+  const { name: ns, remove } = await namespace(http, prefix);
+  const groups = Array.from({ length: GROUPS }, (_, i) => `g${String(i).padStart(2, "0")}`);
+  await pool(groups, 8, (g) => createGroupWithTarget(http, ns, g));
+  const byGroup = new Map(groups.map((g) => [g, [] as string[]]));
+  // Round-robin over groups, so each group's FIFO order is its creation order.
+  const requests = Array.from({ length: REQUESTS }, (_, i) => ({
+    name: `r${String(i).padStart(4, "0")}`,
+    group: groups[i % GROUPS] ?? "g00",
+  }));
+  for (const r of requests) byGroup.get(r.group)?.push(r.name);
+  await pool(requests, 8, (r) => createRequest(http, ns, r.name, r.group));
+  return { ns, remove, byGroup };
+}
+
+/** Sums the writes whose key contains `part` (e.g. "resizerequests"). */
+const sum = (writes: Record<string, number>, part: string): number =>
+  Object.entries(writes)
+    .filter(([k]) => k.includes(part))
+    .reduce((a, [, v]) => a + v, 0);
+
+async function runBaseline(http: KubeHttp, f: Fixture): Promise<number> {
+  const path = rrPath(f.ns);
+  const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  const started = Date.now();
+  await pool([...f.byGroup.entries()], CONCURRENCY, async ([group, names]) => {
+    let replicas = 0;
+    for (const name of names) {
+      const base = replicas;
+      let rr = (await http.request("PATCH", `${path}/${name}`, {
+        body: { metadata: { finalizers: [FINALIZER] } },
+        contentType: "application/merge-patch+json",
+      })) as ResizeRequest;
+      const provisioning = {
+        attempt: 1,
+        phase: "Applying",
+        baseReplicas: base,
+        targetReplicas: base + 1,
+        startedTime: now(),
+      };
+      rr = (await http.request("PUT", `${path}/${name}/status`, {
+        body: { ...rr, status: { state: "ACCEPTED", attempts: 1, provisioning } },
+      })) as ResizeRequest;
+      await http.request("PATCH", `${workloadPath(f.ns)}/${group}/scale`, {
+        body: { spec: { replicas: base + 1 } },
+        contentType: "application/merge-patch+json",
+      });
+      replicas = base + 1;
+      rr = (await http.request("PUT", `${path}/${name}/status`, {
+        body: {
+          ...rr,
+          status: {
+            state: "ACCEPTED",
+            attempts: 1,
+            provisioning: { ...provisioning, phase: "Applied", appliedTime: now() },
+          },
+        },
+      })) as ResizeRequest;
+      rr = (await http.request("PUT", `${path}/${name}/status`, {
+        body: { ...rr, status: { state: "SUCCEEDED", attempts: 1, succeededTime: now() } },
+      })) as ResizeRequest;
+      await http.request("PATCH", `${path}/${name}`, {
+        body: { metadata: { resourceVersion: rr.metadata.resourceVersion, finalizers: [] } },
+        contentType: "application/merge-patch+json",
+      });
+    }
+  });
+  return Date.now() - started;
+}
+
+/** Resolves with the time the watch saw the last of `total` requests SUCCEEDED. */
+async function untilAllSucceeded(
+  http: KubeHttp,
+  ns: string,
+  total: number,
+  timeoutMs: number,
+): Promise<number> {
+  const informer = new Informer<ResizeRequest>({ name: "bench", listWatch: httpListWatch(http, rrPath(ns)) });
+  const ctl = new AbortController();
+  let doneAt: number | undefined;
+  const succeeded = new Set<string>();
+  const check = (rr: ResizeRequest): void => {
+    if (rr.status?.state === "SUCCEEDED") succeeded.add(rr.metadata.name ?? "");
+    if (succeeded.size === total && doneAt === undefined) doneAt = Date.now();
+  };
+  informer.addEventHandler({
+    onAdd: check,
+    onUpdate: (_, rr) => {
+      check(rr);
+    },
+    onDelete: () => undefined,
+  });
+  const running = informer.run(ctl.signal);
+  const deadline = Date.now() + timeoutMs;
+  while (doneAt === undefined && Date.now() < deadline) await sleep(50);
+  ctl.abort();
+  await running;
+  if (doneAt === undefined)
+    throw new Error(`only ${succeeded.size}/${total} requests SUCCEEDED in ${timeoutMs} ms`);
+  return doneAt;
+}
+
+export async function throughput(cli: string, profileDir?: string): Promise<void> {
+  const kc = kubeConfig();
+  const http = new KubeHttp(kc);
+  await installCrds(http);
+
+  log(`throughput: baseline fixture (${GROUPS} groups, ${REQUESTS} requests)`);
+  const base = await fixture(http, "bench-floor");
+  const b0 = await apiServerRequests(kc);
+  const baselineMs = await runBaseline(http, base);
+  const baselineWrites = writesBetween(b0, await apiServerRequests(kc));
+
+  log("throughput: operator fixture");
+  const f = await fixture(http, "bench-tp");
+  const o0 = await apiServerRequests(kc);
+  const op = await startOperator(cli, {
+    name: "throughput",
+    namespace: f.ns,
+    args: [`--concurrency=${CONCURRENCY}`],
+    nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
+  });
+  await untilReady(op);
+  const doneAt = await untilAllSucceeded(http, f.ns, REQUESTS, 600_000);
+  const startedAt = logTime(op.log, "controller started");
+  if (startedAt === undefined) throw new Error(`no "controller started" in ${op.log}`);
+  // Let the last group-status writes and events land before counting.
+  await sleep(3000);
+  const opWrites = writesBetween(o0, await apiServerRequests(kc));
+  const metrics = await fetch(`http://127.0.0.1:${op.metricsPort}/metrics`).then((r) => r.text());
+  const exit = await op.stop();
+  // Only now: a namespace deletion is hundreds of API writes that must not land inside a measurement.
+  await Promise.all([base.remove(), f.remove()]);
+  const operatorMs = doneAt - startedAt;
+
+  const per = (n: number): number => round(n / REQUESTS, 2);
+  const operatorRps = REQUESTS / (operatorMs / 1000);
+  const baselineRps = REQUESTS / (baselineMs / 1000);
+  const reconciles = [
+    ...metrics.matchAll(/^controller_runtime_reconcile_total\{[^}]*result="(\w+)"\} (\d+)/gm),
+  ].reduce((a, m) => a + Number(m[2]), 0);
+  report({
+    bench: "throughput",
+    requests: REQUESTS,
+    groups: GROUPS,
+    concurrency: CONCURRENCY,
+    operatorSeconds: round(operatorMs / 1000, 2),
+    operatorRequestsPerSecond: round(operatorRps, 1),
+    baselineSeconds: round(baselineMs / 1000, 2),
+    baselineRequestsPerSecond: round(baselineRps, 1),
+    ratio: round(operatorRps / baselineRps),
+    target: ">= 0.7",
+    operatorWritesPerRequest: per(sum(opWrites, "compute.resize-operator.dev") + sum(opWrites, "workloads")),
+    operatorStateWritesPerRequest: per(sum(opWrites, "resizerequests")),
+    stateWritesTarget: "<= 4",
+    operatorStatusWritesPerRequest: per(sum(opWrites, "resizerequests status")),
+    operatorScaleWritesPerRequest: per(sum(opWrites, "workloads scale")),
+    operatorGroupStatusWritesPerRequest: per(sum(opWrites, "instancegroupmanagers")),
+    operatorEventWritesPerRequest: per(sum(opWrites, "events")),
+    operatorReconcilesPerRequest: per(reconciles),
+    baselineWritesPerRequest: per(
+      sum(baselineWrites, "compute.resize-operator.dev") + sum(baselineWrites, "workloads"),
+    ),
+    operatorWrites: opWrites,
+    operatorExitCode: exit,
+    machine: machine(),
+  });
+}
