@@ -6,10 +6,16 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import { Redis } from "ioredis";
 import { KubeConfig } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
-import type { Config } from "./config.js";
+import { ConfigError, type Config } from "./config.js";
 import { addResizeController, resizeInformers } from "./controller/setup.js";
 import { createEventRecorder, defaultReportingInstance } from "./events/recorder.js";
 import { kubeEventSink } from "./events/kube-sink.js";
+import {
+  AuthSettingsError,
+  createDashboard,
+  dashboardConfigured,
+  loadAuthSettings,
+} from "./dashboard/index.js";
 import { addOperationsController } from "./operations/controller.js";
 import {
   attemptMetrics,
@@ -197,6 +203,25 @@ export async function runOperator(config: Config): Promise<void> {
       ...(config.namespace && { namespace: config.namespace }),
     });
   }
+  /** The dashboard (seed 001 sign-in) in front of the app; a bad sign-in setting stops start-up. */
+  const dashboardSite = () => {
+    try {
+      return createDashboard({
+        settings: loadAuthSettings(process.env),
+        mgr,
+        requests,
+        groups,
+        ...(config.namespace && { namespace: config.namespace }),
+        ...(clients[0] && { redis: clients[0] }),
+        ...(rest && { rest: rest.deps }),
+        routes: ROUTES,
+        log,
+      }).mount(app);
+    } catch (err) {
+      if (err instanceof AuthSettingsError) throw new ConfigError(err.message);
+      throw err;
+    }
+  };
   const app = createApp({
     log,
     ...(config["trust-proxy"] !== undefined && { trustProxy: config["trust-proxy"] }),
@@ -206,10 +231,11 @@ export async function runOperator(config: Config): Promise<void> {
     ],
     ...(rest && { rest }),
   });
+  const site = dashboardConfigured(process.env) ? dashboardSite() : app;
   const observeRest = restMetrics(metrics, ROUTES, REST_BASE);
   const handler: RequestListener = (req, res) => {
     observeRest(req, res, () => {
-      app(req, res);
+      site(req, res);
     });
   };
   mgr.addRunnable(httpServer(handler, config["http-port"], log), false);

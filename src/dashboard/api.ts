@@ -1,0 +1,332 @@
+// The dashboard's JSON API under /dashboard/api. Reads come from the manager's informer caches (and the
+// operations store), filtered by RBAC for the signed-in identity: a namespace where the user cannot
+// list resize requests does not exist for them. Create and cancel run the REST API's own handlers
+// (route table, RBAC checks, body validation, Operations), so the two paths cannot drift apart.
+import express, { type NextFunction, type Request, type Response } from "express";
+import type { Logger } from "pino";
+import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
+import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import type { ResizeRequest } from "../api/resize-request.js";
+import type { Operation } from "../api/index.js";
+import type { UserInfo } from "../rest/auth.js";
+import type { RestDeps } from "../rest/deps.js";
+import { BackendError, NotFoundError, validationError } from "../rest/errors.js";
+import type { Params, Route } from "../rest/route.js";
+import { parseBody } from "../rest/router.js";
+import type { Informer } from "../runtime/informer.js";
+import type { DashboardSession } from "./auth-config.js";
+import type { DashboardAuthz } from "./authz.js";
+import { issueCsrfToken, requireCsrf, setCsrfCookie } from "./csrf.js";
+import {
+  attempts,
+  byNewest,
+  eventSummary,
+  groupSummary,
+  requestSummary,
+  timeline,
+  type CapacityHistory,
+  type KubeEvent,
+} from "./views.js";
+
+export const API_BASE = "/dashboard/api";
+
+export interface DashboardApiDeps {
+  readonly requests: Informer<ResizeRequest>;
+  readonly groups: Informer<InstanceGroupManager>;
+  readonly events: Informer<KubeEvent>;
+  readonly history: CapacityHistory;
+  readonly authz: DashboardAuthz;
+  readonly identity: (session: DashboardSession) => UserInfo | undefined;
+  readonly secrets: readonly string[];
+  readonly secureCookies: (req: Request) => boolean;
+  /** REST deps (Redis-backed Operations); without them the dashboard is read-only. */
+  readonly rest?: RestDeps;
+  readonly routes: readonly Route[];
+  readonly log: Logger;
+}
+
+const RR = RESIZE_REQUEST.plural;
+const IGM = INSTANCE_GROUP_MANAGER.plural;
+
+/** The identity of the request's session (the guard put the session there). */
+export function userOf(res: Response, identity: DashboardApiDeps["identity"]): UserInfo | undefined {
+  const session = res.locals.session as DashboardSession | null | undefined;
+  return session ? identity(session) : undefined;
+}
+
+/** Params of a REST handler call, from plain values (the REST router builds them from the URL). */
+function paramsOf(values: Readonly<Record<string, string | undefined>>): Params {
+  const get = (name: string): string => {
+    const v = values[name];
+    if (v === undefined) throw new Error(`parameter ${name} missing`);
+    return v;
+  };
+  return {
+    string: get,
+    optionalString: (name) => values[name],
+    integer: (name) => Number(get(name)),
+    boolean: (name) => values[name] === "true",
+  };
+}
+
+function namespacesOf(
+  ...informers: readonly { lister: { list(): { metadata?: { namespace?: string } }[] } }[]
+): string[] {
+  return [
+    ...new Set(
+      informers.flatMap((i) => i.lister.list().map((o) => o.metadata?.namespace ?? "")).filter(Boolean),
+    ),
+  ].sort();
+}
+
+const segment = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+function pathParam(req: Request, name: string): string {
+  const value = req.params[name];
+  if (typeof value !== "string" || !segment.test(value)) throw new NotFoundError(`No such ${name}.`);
+  return value;
+}
+
+export function dashboardApi(deps: DashboardApiDeps): express.Router {
+  const { authz, requests, groups, events } = deps;
+  const router = express.Router();
+  const route = (id: string): Route => {
+    const found = deps.routes.find((r) => r.id === id);
+    if (!found) throw new Error(`REST route ${id} is missing`);
+    return found;
+  };
+  const insertRoute = route("compute.instanceGroupManagerResizeRequests.insert");
+  const cancelRoute = route("compute.instanceGroupManagerResizeRequests.cancel");
+
+  const user = (res: Response): UserInfo => {
+    const u = userOf(res, deps.identity);
+    if (!u) throw new BackendError("The session has no identity.");
+    return u;
+  };
+  const handle =
+    (fn: (req: Request, res: Response) => unknown) => (req: Request, res: Response, next: NextFunction) => {
+      Promise.resolve()
+        .then(() => fn(req, res))
+        .then((body) => {
+          if (!res.headersSent) res.json(body);
+        }, next);
+    };
+
+  router.use(express.json({ limit: 64 * 1024 }));
+  router.use(requireCsrf(deps.secrets, (res) => userOf(res, deps.identity)?.username));
+
+  router.get(
+    "/me",
+    handle((req, res) => {
+      const u = user(res);
+      const token = issueCsrfToken(deps.secrets, u.username);
+      setCsrfCookie(res, token, deps.secureCookies(req));
+      const session = res.locals.session as DashboardSession;
+      return {
+        user: session.user,
+        expires: session.expires,
+        kubernetes: { username: u.username, groups: u.groups },
+        csrfToken: token,
+        mutations: deps.rest !== undefined,
+      };
+    }),
+  );
+
+  router.get(
+    "/namespaces",
+    handle(async (_req, res) => ({
+      namespaces: [...(await authz.visible(user(res), namespacesOf(requests, groups), RR))].sort(),
+    })),
+  );
+
+  router.get(
+    "/groups",
+    handle(async (_req, res) => {
+      const u = user(res);
+      const visible = await authz.visible(u, namespacesOf(groups), IGM);
+      return {
+        items: groups.lister
+          .list()
+          .filter((g) => visible.has(g.metadata.namespace ?? ""))
+          .map(groupSummary)
+          .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name)),
+      };
+    }),
+  );
+
+  router.get(
+    "/groups/:namespace/:name/capacity",
+    handle(async (req, res) => {
+      const namespace = pathParam(req, "namespace");
+      const name = pathParam(req, "name");
+      await authz.require(user(res), { verb: "get", resource: IGM, namespace, name });
+      const group = groups.lister.get(`${namespace}/${name}`);
+      if (!group) throw new NotFoundError(`Group ${namespace}/${name} not found.`);
+      return { group: groupSummary(group), points: deps.history.points(namespace, name), now: Date.now() };
+    }),
+  );
+
+  router.get(
+    "/requests",
+    handle(async (req, res) => {
+      const visible = await authz.visible(user(res), namespacesOf(requests), RR);
+      const namespace = typeof req.query.namespace === "string" ? req.query.namespace : undefined;
+      const group = typeof req.query.group === "string" ? req.query.group : undefined;
+      return {
+        items: requests.lister
+          .list()
+          .filter((rr) => visible.has(rr.metadata.namespace ?? ""))
+          .filter((rr) => namespace === undefined || rr.metadata.namespace === namespace)
+          .filter((rr) => group === undefined || rr.spec.instanceGroupManager === group)
+          .map(requestSummary)
+          .sort(byNewest),
+      };
+    }),
+  );
+
+  router.get(
+    "/requests/:namespace/:name",
+    handle(async (req, res) => {
+      const namespace = pathParam(req, "namespace");
+      const name = pathParam(req, "name");
+      await authz.require(user(res), { verb: "get", resource: RR, namespace, name });
+      const rr = requests.lister.get(`${namespace}/${name}`);
+      if (!rr) throw new NotFoundError(`Resize request ${namespace}/${name} not found.`);
+      const store = deps.rest?.store;
+      const zone = groups.lister.get(`${namespace}/${rr.spec.instanceGroupManager}`)?.spec.zone;
+      const operations: Operation[] = [];
+      if (store && zone)
+        for (const ref of rr.status?.operations ?? []) {
+          const op = await store.get({ project: namespace, zone, name: ref.name });
+          if (op) operations.push(op);
+        }
+      return {
+        request: requestSummary(rr),
+        spec: rr.spec,
+        timeline: timeline(rr),
+        attempts: attempts(rr),
+        events: events.lister
+          .list()
+          .filter((e) => e.metadata?.namespace === namespace && e.regarding?.kind === RESIZE_REQUEST.kind)
+          .filter(
+            (e) => e.regarding?.name === name && (e.regarding.uid ?? rr.metadata.uid) === rr.metadata.uid,
+          )
+          .map(eventSummary)
+          .sort((a, b) => a.time.localeCompare(b.time)),
+        operations,
+      };
+    }),
+  );
+
+  router.get(
+    "/operations",
+    handle(async (_req, res) => {
+      const store = deps.rest?.store;
+      if (!store) return { items: [] };
+      const visible = await authz.visible(user(res), namespacesOf(requests, groups), RR);
+      const zones = new Set(
+        groups.lister
+          .list()
+          .filter((g) => visible.has(g.metadata.namespace ?? ""))
+          .map((g) => `${g.metadata.namespace ?? ""}/${g.spec.zone}`),
+      );
+      const lists = await Promise.all(
+        [...zones].map((key) => {
+          const [project = "", zone = ""] = key.split("/");
+          return store.list(project, zone);
+        }),
+      );
+      return {
+        items: lists.flat().sort((a, b) => b.insertTime.localeCompare(a.insertTime)),
+      };
+    }),
+  );
+
+  router.get(
+    "/events",
+    handle(async (_req, res) => {
+      const visible = await authz.visible(user(res), namespacesOf(requests, groups), RR);
+      return {
+        items: events.lister
+          .list()
+          .filter((e) => visible.has(e.metadata?.namespace ?? ""))
+          .map(eventSummary)
+          .sort((a, b) => b.time.localeCompare(a.time))
+          .slice(0, 200),
+      };
+    }),
+  );
+
+  const restCall = async (
+    res: Response,
+    target: Route,
+    values: Record<string, string | undefined>,
+    body: unknown,
+  ): Promise<unknown> => {
+    const rest = deps.rest;
+    if (!rest) throw new BackendError("Creating and cancelling needs the operations store (--redis-url).");
+    const u = user(res);
+    const namespace = values.project ?? "";
+    // The REST router's route-level check, then the handler's own (e.g. `use` on the group).
+    await authz.require(u, { verb: target.access.verb, resource: target.access.resource, namespace });
+    const validated = target.request ? parseBody(target.request.validate, body) : undefined;
+    const aborted = new AbortController();
+    res.on("close", () => {
+      aborted.abort();
+    });
+    const reply = await target.handler({
+      params: paramsOf(values),
+      body: validated,
+      user: u,
+      log: deps.log.child({ method: target.id, user: u.username, via: "dashboard" }),
+      signal: aborted.signal,
+      deps: rest,
+    });
+    return reply.body ?? {};
+  };
+
+  router.post(
+    "/requests",
+    handle(async (req, res) => {
+      const input = (req.body ?? {}) as Record<string, unknown>;
+      const { namespace, group, ...body } = input;
+      if (typeof namespace !== "string" || !segment.test(namespace))
+        throw validationError(
+          [{ code: "custom", path: ["namespace"], message: "required", input: namespace }],
+          "body",
+        );
+      if (typeof group !== "string" || !segment.test(group))
+        throw validationError(
+          [{ code: "custom", path: ["group"], message: "required", input: group }],
+          "body",
+        );
+      const g = groups.lister.get(`${namespace}/${group}`);
+      if (!g || !(await authz.can(user(res), { verb: "list", resource: RR, namespace })))
+        throw new NotFoundError(`Group ${namespace}/${group} not found.`);
+      return restCall(
+        res,
+        insertRoute,
+        { project: namespace, zone: g.spec.zone, instanceGroupManager: group },
+        body,
+      );
+    }),
+  );
+
+  router.post(
+    "/requests/:namespace/:name/cancel",
+    handle(async (req, res) => {
+      const namespace = pathParam(req, "namespace");
+      const name = pathParam(req, "name");
+      const rr = requests.lister.get(`${namespace}/${name}`);
+      const zone = rr && groups.lister.get(`${namespace}/${rr.spec.instanceGroupManager}`)?.spec.zone;
+      if (!rr || !zone) throw new NotFoundError(`Resize request ${namespace}/${name} not found.`);
+      return restCall(
+        res,
+        cancelRoute,
+        { project: namespace, zone, instanceGroupManager: rr.spec.instanceGroupManager, resizeRequest: name },
+        undefined,
+      );
+    }),
+  );
+
+  return router;
+}

@@ -1,0 +1,219 @@
+// What the dashboard shows, computed from the objects alone (pure): group and request summaries, a
+// request's timeline from its status conditions, and the per-group capacity history behind the chart.
+import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import type { ResizeRequest } from "../api/resize-request.js";
+import type { KubeObject } from "../runtime/object.js";
+
+export interface GroupSummary {
+  readonly namespace: string;
+  readonly name: string;
+  readonly zone: string;
+  readonly target: string;
+  readonly targetSize: number | null;
+  readonly ready: number | null;
+  readonly max: number | null;
+  readonly min: number;
+  readonly queued: number;
+  readonly active: number;
+  readonly provisioning: string | null;
+  readonly healthy: boolean | null;
+}
+
+export function groupSummary(g: InstanceGroupManager): GroupSummary {
+  const readyCondition = g.status?.conditions?.find((c) => c.type === "Ready");
+  return {
+    namespace: g.metadata.namespace ?? "",
+    name: g.metadata.name ?? "",
+    zone: g.spec.zone,
+    target: `${g.spec.targetRef.kind}/${g.spec.targetRef.name}`,
+    targetSize: g.status?.targetSize ?? null,
+    ready: g.status?.readyInstances ?? null,
+    max: g.spec.maxSize ?? null,
+    min: g.spec.minSize,
+    queued: g.status?.queuedRequests ?? 0,
+    active: g.status?.activeRequests ?? 0,
+    provisioning: g.status?.provisioningRequest ?? null,
+    healthy: readyCondition ? readyCondition.status === "True" : null,
+  };
+}
+
+export interface RequestSummary {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly group: string;
+  readonly size: number;
+  readonly state: string;
+  readonly reason: string | null;
+  readonly queuePosition: number | null;
+  readonly runUntil: string | null;
+  readonly attempts: number;
+  readonly created: string | null;
+  readonly cancelRequested: boolean;
+  readonly description: string | null;
+}
+
+export function requestSummary(rr: ResizeRequest): RequestSummary {
+  return {
+    namespace: rr.metadata.namespace ?? "",
+    name: rr.metadata.name ?? "",
+    uid: rr.metadata.uid ?? "",
+    group: rr.spec.instanceGroupManager,
+    size: rr.spec.resizeBy ?? rr.spec.instances?.length ?? 0,
+    state: rr.status?.state ?? "CREATING",
+    reason: rr.status?.reason ?? null,
+    queuePosition: rr.status?.queuePosition ?? null,
+    runUntil: rr.status?.runUntil ?? null,
+    attempts: rr.status?.attempts ?? 0,
+    created: rr.metadata.creationTimestamp ?? null,
+    cancelRequested: rr.spec.cancel,
+    description: rr.spec.description ?? null,
+  };
+}
+
+/** Newest first, then by name, so lists do not jump around on updates. */
+export function byNewest(a: RequestSummary, b: RequestSummary): number {
+  return (b.created ?? "").localeCompare(a.created ?? "") || a.name.localeCompare(b.name);
+}
+
+export interface TimelineEntry {
+  readonly time: string;
+  readonly kind: "created" | "condition" | "succeeded" | "runUntil";
+  readonly title: string;
+  readonly detail: string | null;
+  readonly status?: string;
+}
+
+/**
+ * The request's history as far as its object tells it: creation, each condition's last transition
+ * (conditions keep only the latest one per type), success and the release time.
+ */
+export function timeline(rr: ResizeRequest): TimelineEntry[] {
+  const entries: TimelineEntry[] = [];
+  if (rr.metadata.creationTimestamp)
+    entries.push({ time: rr.metadata.creationTimestamp, kind: "created", title: "Created", detail: null });
+  for (const c of rr.status?.conditions ?? [])
+    entries.push({
+      time: c.lastTransitionTime,
+      kind: "condition",
+      title: `${c.type}=${c.status}`,
+      detail: [c.reason, c.message].filter(Boolean).join(": ") || null,
+      status: c.status,
+    });
+  if (rr.status?.succeededTime)
+    entries.push({ time: rr.status.succeededTime, kind: "succeeded", title: "Succeeded", detail: null });
+  if (rr.status?.runUntil)
+    entries.push({
+      time: rr.status.runUntil,
+      kind: "runUntil",
+      title: rr.status.release ? "Released" : "Runs until",
+      detail: null,
+    });
+  return entries.sort((a, b) => a.time.localeCompare(b.time) || a.title.localeCompare(b.title));
+}
+
+/** The attempt information of a request: current provisioning, last error, counters. */
+export function attempts(rr: ResizeRequest) {
+  return {
+    count: rr.status?.attempts ?? 0,
+    current: rr.status?.provisioning ?? null,
+    nextAttemptTime: rr.status?.nextAttemptTime ?? null,
+    lastError: rr.status?.lastAttempt?.error?.errors ?? [],
+    error: rr.status?.error?.errors ?? [],
+    release: rr.status?.release ?? null,
+  };
+}
+
+/** An events.k8s.io/v1 Event, as far as the dashboard reads it. */
+export interface KubeEvent extends KubeObject {
+  readonly metadata?: KubeObject["metadata"] & { creationTimestamp?: string };
+  readonly regarding?: { kind?: string; name?: string; namespace?: string; uid?: string };
+  readonly reason?: string;
+  readonly note?: string;
+  readonly type?: string;
+  readonly action?: string;
+  readonly eventTime?: string | null;
+  readonly series?: { count?: number; lastObservedTime?: string };
+  readonly deprecatedLastTimestamp?: string;
+  readonly deprecatedCount?: number;
+}
+
+export interface EventSummary {
+  readonly namespace: string;
+  readonly name: string;
+  readonly time: string;
+  readonly type: string;
+  readonly reason: string;
+  readonly note: string;
+  readonly object: string;
+  readonly count: number;
+}
+
+export function eventSummary(e: KubeEvent): EventSummary {
+  return {
+    namespace: e.metadata?.namespace ?? "",
+    name: e.metadata?.name ?? "",
+    time:
+      e.series?.lastObservedTime ??
+      e.eventTime ??
+      e.deprecatedLastTimestamp ??
+      e.metadata?.creationTimestamp ??
+      new Date(0).toISOString(),
+    type: e.type ?? "Normal",
+    reason: e.reason ?? "",
+    note: e.note ?? "",
+    object: `${e.regarding?.kind ?? ""}/${e.regarding?.name ?? ""}`,
+    count: e.series?.count ?? e.deprecatedCount ?? 1,
+  };
+}
+
+export interface CapacityPoint {
+  /** Milliseconds since the epoch. */
+  readonly t: number;
+  readonly targetSize: number | null;
+  readonly ready: number | null;
+  readonly max: number | null;
+  readonly queued: number;
+}
+
+/**
+ * Capacity over time per group, from the group informer's updates since this replica started (a
+ * point whenever a value changes), bounded per group.
+ */
+export class CapacityHistory {
+  private readonly series = new Map<string, CapacityPoint[]>();
+
+  constructor(private readonly limit = 720) {}
+
+  record(g: GroupSummary, t: number): void {
+    const key = `${g.namespace}/${g.name}`;
+    const points = this.series.get(key) ?? [];
+    const last = points.at(-1);
+    const point: CapacityPoint = {
+      t,
+      targetSize: g.targetSize,
+      ready: g.ready,
+      max: g.max,
+      queued: g.queued,
+    };
+    if (
+      last &&
+      last.targetSize === point.targetSize &&
+      last.ready === point.ready &&
+      last.max === point.max &&
+      last.queued === point.queued
+    )
+      return;
+    points.push(point);
+    if (points.length > this.limit) points.splice(0, points.length - this.limit);
+    this.series.set(key, points);
+  }
+
+  forget(namespace: string, name: string): void {
+    this.series.delete(`${namespace}/${name}`);
+  }
+
+  points(namespace: string, name: string): readonly CapacityPoint[] {
+    return this.series.get(`${namespace}/${name}`) ?? [];
+  }
+}
