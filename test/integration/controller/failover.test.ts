@@ -7,7 +7,14 @@ import { startComponent, stopComponent } from "../../../testbed/components.js";
 import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.js";
 import { installApi, kubectl } from "../api/install.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
-import { createGroup, createRequest, createWorkers, replicasOf, untilState } from "../../support/resize.js";
+import {
+  createGroup,
+  createRequest,
+  createWorkers,
+  getRequest,
+  replicasOf,
+  untilState,
+} from "../../support/resize.js";
 
 const coordination = kubeConfig().makeApiClient(k8s.CoordinationV1Api);
 const LEASE = "resize-operator-leader";
@@ -56,14 +63,19 @@ test("g. only the leader acts; the other takes over within 20 s of the leader's 
 
   await first.kill();
   const killedAt = Date.now();
-  await eventually(
+  const lease = await eventually(
     "op-b to lead",
-    async () => ((await holder())?.startsWith("op-b") ? true : undefined),
-    30_000,
+    async () => {
+      const l = await coordination.readNamespacedLease({ name: LEASE, namespace: ns.name });
+      return l.spec?.holderIdentity?.startsWith("op-b") ? l : undefined;
+    },
+    40_000,
   );
-  const takeoverMs = Date.now() - killedAt;
-  expect(takeoverMs).toBeLessThan(20_000);
+  // Measured by the Lease itself (when op-b acquired it), not by this test's polling.
+  const acquired = lease.spec?.acquireTime ? new Date(lease.spec.acquireTime).getTime() : Date.now();
+  const takeoverMs = acquired - killedAt;
   process.stderr.write(`leader takeover after SIGKILL: ${takeoverMs} ms\n`);
+  expect(takeoverMs).toBeLessThan(20_000);
 
   await createRequest(ns.name, "after", { instanceGroupManager: "pool", resizeBy: 1 });
   await untilState(ns.name, "after", ["SUCCEEDED"]);
@@ -86,9 +98,17 @@ test("h. after an API server restart the watches resume and no update is lost", 
     async () => ((await holder()) ? true : undefined),
     60_000,
   );
-  // Created right after the restart: only a re-established watch (or relist) delivers it.
-  for (const name of ["post-1", "post-2"])
-    await createRequest(ns.name, name, { instanceGroupManager: "pool", resizeBy: 1 });
+  // Created right after the restart (retried while the API server still installs its paths): only a
+  // re-established watch (or a relist) delivers them.
+  for (const name of ["post-1", "post-2"]) {
+    await eventually(`creating ${name}`, async () => {
+      // A create whose answer was lost may have happened: an existing object counts.
+      await createRequest(ns.name, name, { instanceGroupManager: "pool", resizeBy: 1 }).catch(() =>
+        getRequest(ns.name, name),
+      );
+      return true;
+    });
+  }
   await untilState(ns.name, "post-1", ["SUCCEEDED"], 90_000);
   await untilState(ns.name, "post-2", ["SUCCEEDED"], 90_000);
   expect((await replicasOf(ns.name, "pool")).replicas).toBe(6);
