@@ -24,4 +24,6 @@ export default {
     },
   ],
   testTimeout: 120_000,
+  // Integration files share one control plane, and some restart its API server: one file at a time.
+  maxWorkers: 1,
 };
