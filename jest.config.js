@@ -17,7 +17,11 @@ export default {
     {
       ...common,
       displayName: "integration",
-      testMatch: ["<rootDir>/test/integration/**/*.test.ts"],
+      testMatch: [
+        "<rootDir>/test/integration/**/*.test.ts",
+        "<rootDir>/test/reliability/**/*.test.ts",
+        "<rootDir>/test/security/**/*.test.ts",
+      ],
       globalSetup: "<rootDir>/test/support/global-setup.js",
       globalTeardown: "<rootDir>/test/support/global-teardown.js",
       slowTestThreshold: 60,
