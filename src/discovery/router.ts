@@ -59,6 +59,18 @@ function checkQuery(query: Readonly<Record<string, unknown>>, allowed: readonly 
   }
 }
 
+/**
+ * If-None-Match (RFC 9110 §13.1.2, weak comparison). Not Express's `req.fresh`: that also honours a
+ * request's `Cache-Control: no-cache`, which fetch() adds to every conditional request, although the
+ * directive is addressed to caches and an origin server answers the condition regardless.
+ */
+function notModified(header: string | undefined, etag: string): boolean {
+  return (header ?? "")
+    .split(",")
+    .map((tag) => tag.trim().replace(/^W\//, ""))
+    .some((tag) => tag === "*" || tag === etag);
+}
+
 export function discoveryRouter(options: DiscoveryOptions): express.Router {
   const documents = new Map<string, RestDescription>();
   const endpoints: DiscoveryEndpoint[] = options.endpoints.map((e) => ({
@@ -94,7 +106,7 @@ export function discoveryRouter(options: DiscoveryOptions): express.Router {
   const send = (req: Request, res: Response, type: string, body: string | Buffer): void => {
     const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
     res.set({ ETag: etag, "Cache-Control": "public, max-age=300" }).type(type);
-    if (req.fresh) res.status(304).end();
+    if (notModified(req.headers["if-none-match"], etag)) res.status(304).end();
     else res.send(body);
   };
   const json = "application/json; charset=UTF-8";
