@@ -4,6 +4,8 @@ const transform = {
   "^.+\\.ts$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json" }],
 };
 const common = {
+  // etcd keeps `*.snap` files under .local/: jest would take them for obsolete snapshots.
+  modulePathIgnorePatterns: ["<rootDir>/.local/", "<rootDir>/dist/", "<rootDir>/test-artifacts/"],
   extensionsToTreatAsEsm: [".ts"],
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   transform,
