@@ -13,8 +13,9 @@ import { ApiError, KubeHttp } from "../src/runtime/kube-http.js";
 import { freePort } from "../testbed/processes.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-export const workDir = path.join(repoRoot, "bench", ".work");
-const buildDir = path.join(repoRoot, "bench", ".build");
+// Scratch space (logs, profiles, Redis data, the build) under the git-, lint- and prettier-ignored .local/.
+export const workDir = path.join(repoRoot, ".local", "bench", "work");
+const buildDir = path.join(repoRoot, ".local", "bench", "build");
 const resultsDir = path.join(repoRoot, "bench", "results");
 
 export function kubeconfigFile(): string {
@@ -194,7 +195,7 @@ export async function createRequest(http: KubeHttp, ns: string, name: string, gr
   );
 }
 
-/** Builds the operator once per run into bench/.build (a production-like `node dist/cli.js`). */
+/** Builds the operator once per run into .local/bench/build (a production-like `node dist/cli.js`). */
 export function buildOperator(): string {
   const cli = path.join(buildDir, "cli.js");
   log("building the operator (tsc)");
@@ -226,7 +227,7 @@ export interface OperatorRun {
   stop(): Promise<number | null>;
 }
 
-/** Starts `node <cli> run` against the cluster, watching one namespace; logs go to bench/.work. */
+/** Starts `node <cli> run` against the cluster, watching one namespace; logs go to .local/bench/work. */
 export async function startOperator(
   cli: string,
   options: { name: string; namespace: string; args?: readonly string[]; nodeArgs?: readonly string[] },

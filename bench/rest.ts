@@ -1,0 +1,188 @@
+// REST throughput and p99 latency of zoneOperations.get and resizeRequests.get under concurrent load
+// (autocannon, 127.0.0.1 only, bounded in time), against a bare node:http server doing the same reads
+// (bare-server.ts) measured in the same run. The operator serves REST as a real client sees it: bearer
+// token (TokenReview, cached), SubjectAccessReview per call, validation, Google-shaped JSON.
+import { spawn, spawnSync } from "node:child_process";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { KubeHttp } from "../src/runtime/kube-http.js";
+import { freePort } from "../testbed/processes.js";
+import { startRedis, stopRedis } from "../testbed/redis.js";
+import {
+  apiServerRequests,
+  createGroupWithTarget,
+  createRequest,
+  installCrds,
+  kubeConfig,
+  kubeconfigFile,
+  log,
+  machine,
+  namespace,
+  repoRoot,
+  report,
+  round,
+  startOperator,
+  untilReady,
+  workDir,
+  writesBetween,
+} from "./lib.js";
+
+const CONNECTIONS = 16;
+const SECONDS = 10;
+
+interface Load {
+  rps: number;
+  p99Ms: number;
+  non2xx: number;
+}
+
+/** One autocannon run (its CLI, JSON output) against `url`. */
+function load(url: string, headers: Record<string, string> = {}): Load {
+  const res = spawnSync(
+    process.execPath,
+    [
+      path.join(repoRoot, "node_modules", "autocannon", "autocannon.js"),
+      "-c",
+      String(CONNECTIONS),
+      "-d",
+      String(SECONDS),
+      "-j",
+      ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}=${v}`]),
+      url,
+    ],
+    { encoding: "utf8", maxBuffer: 16 * 2 ** 20 },
+  );
+  if (res.status !== 0) throw new Error(`autocannon failed: ${res.stderr}`);
+  const out = JSON.parse(res.stdout) as {
+    requests: { average: number };
+    latency: { p99: number };
+    non2xx: number;
+    errors: number;
+  };
+  return { rps: out.requests.average, p99Ms: out.latency.p99, non2xx: out.non2xx + out.errors };
+}
+
+/** A ServiceAccount allowed to read requests in `ns`, and a token for it. */
+async function readerToken(http: KubeHttp, ns: string): Promise<string> {
+  await http.request("POST", `/api/v1/namespaces/${ns}/serviceaccounts`, {
+    body: { metadata: { name: "reader" } },
+  });
+  await http.request("POST", `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+    body: {
+      metadata: { name: "reader" },
+      rules: [
+        {
+          apiGroups: ["compute.resize-operator.dev"],
+          resources: ["resizerequests", "instancegroupmanagers"],
+          verbs: ["get", "list"],
+        },
+      ],
+    },
+  });
+  await http.request("POST", `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+    body: {
+      metadata: { name: "reader" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "reader" },
+      subjects: [{ kind: "ServiceAccount", name: "reader", namespace: ns }],
+    },
+  });
+  const reply = (await http.request("POST", `/api/v1/namespaces/${ns}/serviceaccounts/reader/token`, {
+    body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
+  })) as { status: { token: string } };
+  return reply.status.token;
+}
+
+export async function restBench(cli: string): Promise<void> {
+  const kc = kubeConfig();
+  const http = new KubeHttp(kc);
+  await installCrds(http);
+  const redis = await startRedis({ dir: path.join(workDir, "redis") });
+  const ns = await namespace(http, "bench-rest");
+  await createGroupWithTarget(http, ns.name, "g");
+  await createRequest(http, ns.name, "r", "g");
+  const token = await readerToken(http, ns.name);
+  const op = await startOperator(cli, {
+    name: "rest",
+    namespace: ns.name,
+    args: [`--redis-url=${redis.url}`],
+  });
+  const barePort = await freePort();
+  const bare = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(repoRoot, "bench", "bare-server.ts"),
+      String(barePort),
+      redis.url,
+      kubeconfigFile(),
+    ],
+    { cwd: repoRoot, stdio: "inherit" },
+  );
+  try {
+    await untilReady(op);
+    const base = `http://127.0.0.1:${op.httpPort}/compute/v1/projects/${ns.name}/zones/local-a`;
+    const auth = { authorization: `Bearer ${token}` };
+    // The insert Operation the operations controller creates for the kubectl-made request.
+    let opName: string | undefined;
+    for (let i = 0; i < 100 && opName === undefined; i++) {
+      const list = (await fetch(`${base}/operations`, { headers: auth }).then((r) => r.json())) as {
+        items?: { name: string }[];
+      };
+      opName = list.items?.[0]?.name;
+      if (opName === undefined) await sleep(200);
+    }
+    if (opName === undefined) throw new Error("no Operation appeared for the request");
+    const urls = {
+      zoneOperationsGet: {
+        operator: `${base}/operations/${opName}`,
+        bare: `http://127.0.0.1:${barePort}/op/${ns.name}/local-a/${opName}`,
+      },
+      resizeRequestsGet: {
+        operator: `${base}/instanceGroupManagers/g/resizeRequests/r`,
+        bare: `http://127.0.0.1:${barePort}/rr/${ns.name}/g/r`,
+      },
+    };
+    for (const [method, u] of Object.entries(urls)) {
+      for (const [url, headers] of [
+        [u.operator, auth],
+        [u.bare, {}],
+      ] as const) {
+        // The bare server may still be starting (tsx compiles it first).
+        let check: Response | undefined;
+        for (let i = 0; i < 100 && check === undefined; i++)
+          check = await fetch(url, { headers }).catch(() => sleep(200).then(() => undefined));
+        if (check?.status !== 200)
+          throw new Error(`${url}: HTTP ${String(check?.status)} ${(await check?.text()) ?? ""}`);
+      }
+      log(`rest: ${method}, ${CONNECTIONS} connections for ${SECONDS} s each side`);
+      const before = await apiServerRequests(kc);
+      const operator = load(u.operator, auth);
+      const calls = writesBetween(before, await apiServerRequests(kc));
+      const baseline = load(u.bare);
+      // What bounds the operator's figure: API-server round trips per REST call (RBAC checks, reads).
+      const perCall = (key: string): number => round((calls[key] ?? 0) / (operator.rps * SECONDS), 2);
+      report({
+        bench: `rest-${method}`,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+        requestsPerSecond: round(operator.rps, 1),
+        p99Ms: operator.p99Ms,
+        errors: operator.non2xx,
+        baselineRequestsPerSecond: round(baseline.rps, 1),
+        baselineP99Ms: baseline.p99Ms,
+        baselineErrors: baseline.non2xx,
+        ratio: round(operator.rps / baseline.rps),
+        subjectAccessReviewsPerCall: perCall("POST authorization.k8s.io subjectaccessreviews"),
+        tokenReviewsPerCall: perCall("POST authentication.k8s.io tokenreviews"),
+        target: ">= 0.5",
+        machine: machine(),
+      });
+    }
+  } finally {
+    bare.kill("SIGTERM");
+    await op.stop();
+    await stopRedis(redis);
+    await ns.remove();
+  }
+}
