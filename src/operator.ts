@@ -15,6 +15,7 @@ import {
   createDashboard,
   dashboardConfigured,
   loadAuthSettings,
+  type AuthSettings,
 } from "./dashboard/index.js";
 import { addOperationsController } from "./operations/controller.js";
 import {
@@ -123,6 +124,14 @@ function redisClient(url: string, role: string, log: Logger, errors: { inc(): vo
 
 export async function runOperator(config: Config): Promise<void> {
   const log = createLogger(config["log-level"]);
+  // Sign-in settings first: a refusal (MissingSecret in production) must come before anything starts.
+  let authSettings: AuthSettings | undefined;
+  try {
+    authSettings = dashboardConfigured(process.env) ? loadAuthSettings(process.env) : undefined;
+  } catch (err) {
+    if (err instanceof AuthSettingsError) throw new ConfigError(err.message);
+    throw err;
+  }
   const kc = loadKubeConfig(config.kubeconfig);
   const metrics = new PromMetrics({ processMetrics: true });
   const mgr = new Manager({
@@ -204,10 +213,10 @@ export async function runOperator(config: Config): Promise<void> {
     });
   }
   /** The dashboard (seed 001 sign-in) in front of the app; a bad sign-in setting stops start-up. */
-  const dashboardSite = () => {
+  const dashboardSite = (settings: AuthSettings) => {
     try {
       return createDashboard({
-        settings: loadAuthSettings(process.env),
+        settings,
         mgr,
         requests,
         groups,
@@ -231,7 +240,7 @@ export async function runOperator(config: Config): Promise<void> {
     ],
     ...(rest && { rest }),
   });
-  const site = dashboardConfigured(process.env) ? dashboardSite() : app;
+  const site = authSettings ? dashboardSite(authSettings) : app;
   const observeRest = restMetrics(metrics, ROUTES, REST_BASE);
   const handler: RequestListener = (req, res) => {
     observeRest(req, res, () => {

@@ -32,7 +32,12 @@ import { redisAdapter, type RedisAdapter } from "./redis-adapter.js";
 import { LiveHub } from "./sse.js";
 import { CapacityHistory, type KubeEvent } from "./views.js";
 
-export { AuthSettingsError, dashboardConfigured, loadAuthSettings } from "./auth-config.js";
+export {
+  AuthSettingsError,
+  dashboardConfigured,
+  loadAuthSettings,
+  type AuthSettings,
+} from "./auth-config.js";
 
 export interface DashboardOptions {
   readonly settings: AuthSettings;

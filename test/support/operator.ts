@@ -25,6 +25,8 @@ export interface OperatorOptions {
   readonly name: string;
   readonly leaderElect?: boolean;
   readonly args?: readonly string[];
+  /** Extra environment variables (e.g. the dashboard's AUTH_*). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export function startOperator(options: OperatorOptions): OperatorProcess {
@@ -52,7 +54,11 @@ export function startOperator(options: OperatorOptions): OperatorProcess {
       "--log-level=debug",
       ...(options.args ?? []),
     ],
-    { cwd: repoRoot, stdio: ["ignore", fd, fd], env: { ...process.env, POD_NAME: options.name } },
+    {
+      cwd: repoRoot,
+      stdio: ["ignore", fd, fd],
+      env: { ...process.env, ...options.env, POD_NAME: options.name },
+    },
   );
   closeSync(fd);
   let exitCode: number | null | undefined;
