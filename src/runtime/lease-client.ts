@@ -83,6 +83,16 @@ export function httpLeaseClient(
 ): LeaseClient {
   const collection = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
   const item = `${collection}/${encodeURIComponent(name)}`;
+  // Like client-go's LeaseLock, an update replaces the spec of the lease as last seen and keeps the rest
+  // of its metadata: labels and annotations someone else set (e.g. Helm's ownership records, when the
+  // chart creates the Lease) must survive a renewal.
+  let seenMetadata: Record<string, unknown> = {};
+  const remember = (body: unknown): StoredLease => {
+    const metadata = (body as { metadata?: Record<string, unknown> } | undefined)?.metadata;
+    const { labels, annotations, ownerReferences } = metadata ?? {};
+    seenMetadata = { labels, annotations, ownerReferences };
+    return fromJson(body);
+  };
   const conflictToUndefined = (err: unknown): undefined => {
     if (err instanceof ApiError && (err.status === 409 || err.reason === "AlreadyExists")) return undefined;
     throw err;
@@ -90,7 +100,7 @@ export function httpLeaseClient(
   return {
     async get(signal) {
       try {
-        return fromJson(await client.request("GET", item, { signal, timeoutMs }));
+        return remember(await client.request("GET", item, { signal, timeoutMs }));
       } catch (err) {
         if (err instanceof ApiError && err.status === 404) return undefined;
         throw err;
@@ -105,16 +115,16 @@ export function httpLeaseClient(
       };
       return client
         .request("POST", collection, { body, signal, timeoutMs })
-        .then(fromJson, conflictToUndefined);
+        .then(remember, conflictToUndefined);
     },
     async update(record, resourceVersion, signal) {
       const body = {
         apiVersion: "coordination.k8s.io/v1",
         kind: "Lease",
-        metadata: { name, namespace, resourceVersion },
+        metadata: { ...seenMetadata, name, namespace, resourceVersion },
         spec: toSpec(record),
       };
-      return client.request("PUT", item, { body, signal, timeoutMs }).then(fromJson, conflictToUndefined);
+      return client.request("PUT", item, { body, signal, timeoutMs }).then(remember, conflictToUndefined);
     },
   };
 }
