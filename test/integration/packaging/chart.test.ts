@@ -1,0 +1,526 @@
+// The Helm chart on the real local cluster: lint, server-side dry run of the rendered objects, install
+// (pods on kwok nodes), `helm test`, RBAC sufficiency and minimality with a token of the chart's
+// ServiceAccount, upgrade and uninstall without orphans.
+//
+// What runs and what does not: kwok nodes never execute containers, so the chart's operator and Redis
+// pods are Running without running anything, and the `helm test` Job is completed by kwok's
+// pod-complete stage (Job-owned pods only) without executing its check. The operator itself runs
+// here as a local process authenticated as the chart's ServiceAccount, and the test hook's exact
+// command (rendered from the chart) is executed locally against it.
+//
+// The cluster is shared with other test files: the release installs without the cluster-wide
+// ValidatingAdmissionPolicy (other files apply the same policy from manifests/admission/, and
+// uninstalling it would pull it from under them); the dry run covers the chart's policy objects.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import * as k8s from "@kubernetes/client-node";
+import { parse, parseAllDocuments } from "yaml";
+import { GROUP } from "../../../src/api/names.js";
+import { ALL_PERMISSIONS } from "../../../src/rbac/index.js";
+import { ruleOf } from "../../../src/rbac/permissions.js";
+import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.js";
+import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { createGroup, createRequest, createWorkers, replicasOf, untilState } from "../../support/resize.js";
+import { call, fullAccess, serviceAccountToken, untilReady } from "../../support/rest.js";
+import { freePort } from "../../../testbed/processes.js";
+import { CHART, helm, kubectl, spawnOperator, tokenKubeconfig } from "./helm.js";
+
+const run = promisify(execFile);
+const admin = kubeConfig();
+const core = admin.makeApiClient(k8s.CoreV1Api);
+const coordination = admin.makeApiClient(k8s.CoordinationV1Api);
+const apiext = admin.makeApiClient(k8s.ApiextensionsV1Api);
+
+let releaseNs: { name: string; remove: () => Promise<void> };
+let workNs: { name: string; remove: () => Promise<void> };
+let release: string;
+let fullname: string;
+let dir: string;
+let pvName: string;
+let saKubeconfig: string;
+let operatorUrl: string;
+const processes: OperatorProcess[] = [];
+const INSTALL_SETTINGS = ["--set", "admissionPolicy.enabled=false"];
+const SERVICE_MONITOR_CRD = "servicemonitors.monitoring.coreos.com";
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "chart-test-"));
+  releaseNs = await createTestNamespace("chart");
+  workNs = await createTestNamespace("chart-work");
+  release = `ro-${releaseNs.name.slice(-5)}`;
+  fullname = `${release}-resize-operator`;
+  // The bundled Redis asks for a 1Gi volume and the test cluster has no provisioner: a PV without a
+  // class for its claim to bind to (the test's own fixture, removed in afterAll).
+  pvName = `${release}-redis-data`;
+  await core.createPersistentVolume({
+    body: {
+      metadata: { name: pvName },
+      spec: {
+        capacity: { storage: "1Gi" },
+        accessModes: ["ReadWriteOnce"],
+        persistentVolumeReclaimPolicy: "Retain",
+        storageClassName: "",
+        claimRef: { namespace: releaseNs.name, name: `data-${fullname}-redis-0` },
+        hostPath: { path: path.join(dir, "redis-data") },
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await stopAll(processes);
+  await helm("uninstall", release, "-n", releaseNs.name, "--ignore-not-found").catch(() => undefined);
+  await core.deletePersistentVolume({ name: pvName }).catch(() => undefined);
+  await apiext.deleteCustomResourceDefinition({ name: SERVICE_MONITOR_CRD }).catch(() => undefined);
+  await workNs.remove();
+  await releaseNs.remove();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const valuesFiles = ["values.yaml", "ci/all-options-values.yaml", "ci/external-redis-values.yaml"];
+
+test.each(valuesFiles)("helm lint --strict passes with %s", async (file) => {
+  const out = await helm("lint", "--strict", CHART, "-f", path.join(CHART, file));
+  expect(out).toContain("1 chart(s) linted, 0 chart(s) failed");
+});
+
+test("helm lint --strict rejects an unknown key", async () => {
+  await expect(helm("lint", "--strict", CHART, "--set", "image.colour=red")).rejects.toThrow(
+    /additional properties 'colour' not allowed/,
+  );
+});
+
+describe("server-side dry run of helm template", () => {
+  beforeAll(async () => {
+    // all-options enables the ServiceMonitor; the test cluster has no Prometheus Operator, so a
+    // permissive stand-in of its CRD lets the API server accept (not validate) that one object.
+    await apiext.createCustomResourceDefinition({
+      body: {
+        metadata: { name: SERVICE_MONITOR_CRD },
+        spec: {
+          group: "monitoring.coreos.com",
+          names: {
+            kind: "ServiceMonitor",
+            plural: "servicemonitors",
+            singular: "servicemonitor",
+            listKind: "ServiceMonitorList",
+          },
+          scope: "Namespaced",
+          versions: [
+            {
+              name: "v1",
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: "object", x_kubernetes_preserve_unknown_fields: true } },
+            },
+          ],
+        },
+      },
+    });
+    await kubectl("wait", "--for=condition=Established", "--timeout=60s", `crd/${SERVICE_MONITOR_CRD}`);
+  });
+
+  test.each(valuesFiles)("every object rendered with %s is accepted", async (file) => {
+    const rendered = await helm(
+      "template",
+      release,
+      CHART,
+      "-n",
+      releaseNs.name,
+      "--include-crds",
+      "-f",
+      path.join(CHART, file),
+    );
+    const kinds = parseAllDocuments(rendered)
+      .map((d) => d.toJS() as { kind?: string } | null)
+      .flatMap((o) => (o?.kind ? [o.kind] : []));
+    expect(kinds).toEqual(
+      expect.arrayContaining(["Deployment", "ClusterRole", "Role", "Job", "ValidatingAdmissionPolicy"]),
+    );
+    if (file.startsWith("ci/all"))
+      expect(kinds).toEqual(
+        expect.arrayContaining([
+          "Ingress",
+          "NetworkPolicy",
+          "ServiceMonitor",
+          "PodDisruptionBudget",
+          "StatefulSet",
+        ]),
+      );
+    const manifest = path.join(dir, `dry-run-${path.basename(file)}`);
+    writeFileSync(manifest, rendered);
+    const out = await kubectl(
+      "apply",
+      "--server-side",
+      "--force-conflicts",
+      "--dry-run=server",
+      "-f",
+      manifest,
+    );
+    expect(out.trim().split("\n")).toHaveLength(kinds.length);
+  });
+});
+
+test("helm install: the operator and Redis pods run on kwok nodes", async () => {
+  await helm(
+    "install",
+    release,
+    CHART,
+    "-n",
+    releaseNs.name,
+    ...INSTALL_SETTINGS,
+    "--wait",
+    "--timeout",
+    "3m",
+  );
+  const pods = await core.listNamespacedPod({
+    namespace: releaseNs.name,
+    labelSelector: `app.kubernetes.io/instance=${release}`,
+  });
+  const summary = pods.items.map((p) => ({
+    component: p.metadata?.labels?.["app.kubernetes.io/component"],
+    phase: p.status?.phase,
+    node: p.spec?.nodeName,
+  }));
+  expect(summary.filter((p) => p.component === "operator")).toHaveLength(2);
+  expect(summary.filter((p) => p.component === "redis")).toHaveLength(1);
+  for (const p of summary) {
+    expect(p.phase).toBe("Running");
+    expect(p.node).toMatch(/^kwok-node-/);
+  }
+  const pvc = await core.readNamespacedPersistentVolumeClaim({
+    namespace: releaseNs.name,
+    name: `data-${fullname}-redis-0`,
+  });
+  expect(pvc.status?.phase).toBe("Bound");
+}, 240_000);
+
+test("helm test passes (kwok completes the Job's pod) and cleans up after itself", async () => {
+  const out = await helm("test", release, "-n", releaseNs.name, "--timeout", "2m");
+  expect(out).toMatch(new RegExp(`TEST SUITE:\\s+${fullname}-test[\\s\\S]*Phase:\\s+Succeeded`));
+  await eventually("the test Job is deleted (hook-succeeded)", async () => {
+    const jobs = await kubectl("get", "jobs", "-n", releaseNs.name, "-o", "name");
+    return jobs.trim() === "" ? true : undefined;
+  });
+}, 180_000);
+
+describe("RBAC: the operator as the chart's ServiceAccount", () => {
+  let sa: k8s.KubeConfig;
+
+  beforeAll(async () => {
+    const token = (await kubectl("create", "token", fullname, "-n", releaseNs.name, "--duration=2h")).trim();
+    saKubeconfig = tokenKubeconfig(path.join(dir, "operator.kubeconfig"), token);
+    sa = new k8s.KubeConfig();
+    sa.loadFromFile(saKubeconfig);
+  });
+
+  test("sufficient: takes a ResizeRequest to SUCCEEDED, serves REST, and syncs cluster-wide caches", async () => {
+    await createWorkers(workNs.name, "workers", 1);
+    await createGroup(workNs.name, "workers", { maxSize: 4 });
+    const port = await freePort();
+    operatorUrl = `http://127.0.0.1:${port}`;
+    // Scoped to the test's namespace (other test files run their own operators on this cluster), and
+    // leading through the chart's Lease in the release namespace.
+    const leader = startOperator({
+      namespace: workNs.name,
+      name: "chart-sa-leader",
+      args: [
+        `--kubeconfig=${saKubeconfig}`,
+        "--leader-elect=true",
+        `--leader-election-namespace=${releaseNs.name}`,
+        `--leader-election-id=${fullname}-leader`,
+        `--http-port=${port}`,
+        `--redis-url=${process.env.REDIS_URL ?? ""}`,
+        `--public-url=${operatorUrl}`,
+      ],
+    });
+    processes.push(leader);
+    await untilReady(operatorUrl, leader);
+    await eventually("the chart's Lease is held", async () => {
+      const lease = await coordination.readNamespacedLease({
+        namespace: releaseNs.name,
+        name: `${fullname}-leader`,
+      });
+      // The identity is POD_NAME plus a unique suffix.
+      return lease.spec?.holderIdentity?.startsWith("chart-sa-leader_") ? true : undefined;
+    });
+
+    await createRequest(workNs.name, "two", { instanceGroupManager: "workers", resizeBy: 2 });
+    await untilState(workNs.name, "two", ["SUCCEEDED"], 90_000);
+    expect(await replicasOf(workNs.name, "workers")).toMatchObject({ replicas: 2, ready: 2 });
+
+    // The REST API: TokenReview and SubjectAccessReview for the caller, then reads and writes of
+    // requests as the operator (insert needs `use` on the group, as the admission policy demands).
+    const user = await serviceAccountToken(workNs.name, "rest-user", fullAccess());
+    const requests = `${operatorUrl}/compute/v1/projects/${workNs.name}/zones/local-a/instanceGroupManagers/workers/resizeRequests`;
+    const list = await call("GET", requests, { token: user });
+    expect(list.status).toBe(200);
+    expect((list.body as { items?: { name: string }[] }).items?.map((i) => i.name)).toContain("two");
+    const insert = await call("POST", requests, { token: user, body: { name: "via-rest", resizeBy: 1 } });
+    expect(insert).toMatchObject({ status: 200, body: { kind: "compute#operation" } });
+    expect((await call("GET", `${requests}/via-rest`, { token: user })).status).toBe(200);
+    expect((await call("POST", `${requests}/via-rest/cancel`, { token: user })).status).toBe(200);
+    expect((await call("DELETE", `${requests}/via-rest`, { token: user })).status).toBe(200);
+
+    // Watching all namespaces, as the chart installs it: a second replica (kept a follower by a Lease
+    // held elsewhere, so it never reconciles other test files' requests) syncs its caches cluster-wide.
+    await coordination.createNamespacedLease({
+      namespace: releaseNs.name,
+      body: {
+        metadata: { name: "held-elsewhere" },
+        spec: {
+          holderIdentity: "someone-else",
+          leaseDurationSeconds: 3600,
+          renewTime: new k8s.V1MicroTime(),
+          acquireTime: new k8s.V1MicroTime(),
+        },
+      },
+    });
+    const followerPort = await freePort();
+    const follower = spawnOperator(dir, "chart-sa-cluster-wide", [
+      `--kubeconfig=${saKubeconfig}`,
+      "--leader-elect=true",
+      `--leader-election-namespace=${releaseNs.name}`,
+      "--leader-election-id=held-elsewhere",
+      `--http-port=${followerPort}`,
+    ]);
+    processes.push(follower);
+    await untilReady(`http://127.0.0.1:${followerPort}`, follower);
+    await follower.stop();
+    await coordination.deleteNamespacedLease({ namespace: releaseNs.name, name: "held-elsewhere" });
+  }, 240_000);
+
+  test("minimal: no Secrets, no workload writes but /scale, no Leases outside its namespace", async () => {
+    const saCore = sa.makeApiClient(k8s.CoreV1Api);
+    const saApps = sa.makeApiClient(k8s.AppsV1Api);
+    const saCoordination = sa.makeApiClient(k8s.CoordinationV1Api);
+    await core.createNamespacedSecret({
+      namespace: workNs.name,
+      body: { metadata: { name: "s" }, stringData: { a: "b" } },
+    });
+    const status = async (request: Promise<unknown>): Promise<number> => {
+      try {
+        await request;
+        return 200;
+      } catch (err) {
+        if (err instanceof k8s.ApiException) return err.code;
+        throw err;
+      }
+    };
+    const merge = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch);
+    const name = "workers";
+    const namespace = workNs.name;
+    expect({
+      "get secret in another namespace": await status(saCore.readNamespacedSecret({ namespace, name: "s" })),
+      "list secrets in its own namespace": await status(
+        saCore.listNamespacedSecret({ namespace: releaseNs.name }),
+      ),
+      "list secrets cluster-wide": await status(saCore.listSecretForAllNamespaces()),
+      "patch a StatefulSet's spec": await status(
+        saApps.patchNamespacedStatefulSet({ namespace, name, body: { spec: { replicas: 3 } } }, merge),
+      ),
+      "delete a StatefulSet": await status(saApps.deleteNamespacedStatefulSet({ namespace, name })),
+      "create a Deployment": await status(
+        saApps.createNamespacedDeployment({
+          namespace,
+          body: {
+            metadata: { name: "x" },
+            spec: {
+              selector: { matchLabels: { a: "b" } },
+              template: {
+                metadata: { labels: { a: "b" } },
+                spec: { containers: [{ name: "c", image: "i" }] },
+              },
+            },
+          },
+        }),
+      ),
+      "create a Pod": await status(
+        saCore.createNamespacedPod({
+          namespace,
+          body: { metadata: { name: "x" }, spec: { containers: [{ name: "c", image: "i" }] } },
+        }),
+      ),
+      "create a Lease in another namespace": await status(
+        saCoordination.createNamespacedLease({ namespace, body: { metadata: { name: "x" }, spec: {} } }),
+      ),
+    }).toEqual({
+      "get secret in another namespace": 403,
+      "list secrets in its own namespace": 403,
+      "list secrets cluster-wide": 403,
+      "patch a StatefulSet's spec": 403,
+      "delete a StatefulSet": 403,
+      "create a Deployment": 403,
+      "create a Pod": 403,
+      "create a Lease in another namespace": 403,
+    });
+    // ... while /scale, the one way it changes workloads, is allowed.
+    const scale = await saApps.readNamespacedStatefulSetScale({ namespace, name });
+    await saApps.replaceNamespacedStatefulSetScale({ namespace, name, body: scale });
+  });
+
+  test("the rendered ClusterRole and Role are exactly the declared permissions", async () => {
+    const roles = await kubectl(
+      "get",
+      "clusterrole,role",
+      "-n",
+      releaseNs.name,
+      "-l",
+      `app.kubernetes.io/instance=${release}`,
+      "-o",
+      "json",
+    );
+    const items = (JSON.parse(roles) as { items: { kind: string; rules: unknown[] }[] }).items;
+    const strip = (rules: unknown[]): unknown => JSON.parse(JSON.stringify(rules));
+    const rulesOf = (scope: string) =>
+      ALL_PERMISSIONS.filter((p) => p.scope === scope).map((p) => strip([ruleOf(p)]));
+    expect(strip(items.find((i) => i.kind === "ClusterRole")?.rules ?? [])).toEqual(
+      rulesOf("cluster").flat(),
+    );
+    expect(strip(items.find((i) => i.kind === "Role")?.rules ?? [])).toEqual(
+      rulesOf("operator-namespace").flat(),
+    );
+  });
+});
+
+describe("the helm test hook's command, executed here against the operator", () => {
+  let hook: string[];
+
+  beforeAll(async () => {
+    const rendered = await helm(
+      "template",
+      release,
+      CHART,
+      "-n",
+      releaseNs.name,
+      "--show-only",
+      "templates/tests/smoke-test.yaml",
+    );
+    const job = parse(rendered) as { spec: { template: { spec: { containers: { command: string[] }[] } } } };
+    hook = job.spec.template.spec.containers[0]?.command ?? [];
+    expect(hook.slice(0, 3)).toEqual(["node", "--input-type=module", "-e"]);
+    expect(hook.at(-1)).toBe(`http://${fullname}.${releaseNs.name}.svc:80`);
+  });
+
+  /** The hook's command with the Service URL replaced by the local operator's. */
+  async function runHook(): Promise<{ code: number; stdout: string; stderr: string }> {
+    const args = [...hook.slice(1, -1), operatorUrl];
+    try {
+      const { stdout, stderr } = await run(process.execPath, args, { cwd: dir });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const { code, stdout, stderr } = err as { code: number; stdout: string; stderr: string };
+      return { code, stdout, stderr };
+    }
+  }
+
+  test("checks /readyz", async () => {
+    const result = await runHook();
+    expect(result.stdout).toContain(`ok   ${operatorUrl}/readyz`);
+  });
+
+  test("checks the discovery document, and passes", async () => {
+    const result = await runHook();
+    expect(result.stdout).toContain(`ok   ${operatorUrl}/discovery/v1/apis/compute/v1/rest (compute:v1`);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+  });
+});
+
+/** Every object in the release namespace (but Events, which expire) and every cluster-scoped object of the release. */
+async function leftovers(): Promise<string[]> {
+  const types = (await kubectl("api-resources", "--verbs=list", "--namespaced", "-o", "name"))
+    .trim()
+    .split("\n")
+    .filter((t) => t !== "events" && t !== "events.events.k8s.io");
+  const names = (
+    await kubectl("get", types.join(","), "-n", releaseNs.name, "-o", "name", "--ignore-not-found")
+  )
+    .trim()
+    .split("\n")
+    .filter((n) => n !== "" && n !== "serviceaccount/default" && n !== "configmap/kube-root-ca.crt");
+  const cluster = (
+    await kubectl(
+      "get",
+      "clusterroles,clusterrolebindings,validatingadmissionpolicies,validatingadmissionpolicybindings,persistentvolumes",
+      "-l",
+      `app.kubernetes.io/instance=${release}`,
+      "-o",
+      "name",
+    )
+  )
+    .trim()
+    .split("\n")
+    .filter((n) => n !== "");
+  return [...names, ...cluster].sort();
+}
+
+test("helm upgrade removes what the new values no longer render", async () => {
+  await helm(
+    "upgrade",
+    release,
+    CHART,
+    "-n",
+    releaseNs.name,
+    ...INSTALL_SETTINGS,
+    "--set",
+    "redis.mode=disabled",
+    "--set",
+    "podDisruptionBudget.enabled=false",
+    "--set",
+    "replicaCount=3",
+    "--wait",
+    "--timeout",
+    "3m",
+  );
+  const expected = [
+    `deployment.apps/${fullname}`,
+    `lease.coordination.k8s.io/${fullname}-leader`,
+    `role.rbac.authorization.k8s.io/${fullname}`,
+    `rolebinding.rbac.authorization.k8s.io/${fullname}`,
+    `service/${fullname}`,
+    `serviceaccount/${fullname}`,
+    `clusterrole.rbac.authorization.k8s.io/${fullname}`,
+    `clusterrolebinding.rbac.authorization.k8s.io/${fullname}`,
+    // Helm's own records of the two revisions.
+    `secret/sh.helm.release.v1.${release}.v1`,
+    `secret/sh.helm.release.v1.${release}.v2`,
+  ];
+  // Owned objects (ReplicaSets, Pods, EndpointSlices, ...) are the Deployment's and Service's; the
+  // Redis StatefulSet's claim goes with it (persistentVolumeClaimRetentionPolicy Delete).
+  await eventually(
+    "only the upgraded release's objects remain",
+    async () => {
+      const left = (await leftovers()).filter(
+        (n) =>
+          !/^(replicaset\.apps|pod|endpointslice\.discovery\.k8s\.io|endpoints|controllerrevision\.apps)\//.test(
+            n,
+          ),
+      );
+      if (JSON.stringify(left) !== JSON.stringify([...expected].sort()))
+        throw new Error(`objects of the release: ${left.join(", ")}`);
+      return left;
+    },
+    120_000,
+  );
+}, 240_000);
+
+test("helm uninstall leaves nothing behind but the CRDs", async () => {
+  // The local operator still holds the Lease: uninstall removes its RBAC before the Lease, so it
+  // cannot re-create it.
+  await helm("uninstall", release, "-n", releaseNs.name, "--wait", "--timeout", "3m");
+  await eventually(
+    "no object of the release is left",
+    async () => {
+      const left = await leftovers();
+      if (left.length > 0) throw new Error(`left: ${left.join(", ")}`);
+      return true;
+    },
+    120_000,
+  );
+  const crds = await kubectl("get", "crd", "-o", "name");
+  expect(crds).toContain(`instancegroupmanagers.${GROUP}`);
+  expect(crds).toContain(`resizerequests.${GROUP}`);
+}, 240_000);
