@@ -2,7 +2,10 @@
 // policy, a Redis and the operator owned by this process, and the samples. Ctrl-C stops the operator
 // and Redis; the cluster keeps running until `npm run cluster:down`.
 import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { hashPassword } from "../src/dashboard/passwords.js";
 import { localClusterUp, localDir, localKubeconfig, repoRoot } from "../testbed/local.js";
 import { startRedis, stopRedis } from "../testbed/redis.js";
 import { ensureTools } from "../testbed/tools.js";
@@ -32,6 +35,32 @@ kubectl(
 );
 
 const redis = await startRedis({ dir: path.join(localDir, "dev") });
+
+// The dashboard's local sign-in: a fresh `admin` password every run (printed once below), kept only
+// as a scrypt hash in the users file, and cluster-admin for its RBAC identity `dashboard:admin`.
+const devDir = path.join(localDir, "dev");
+mkdirSync(devDir, { recursive: true });
+const devPassword = randomBytes(12).toString("base64url");
+const usersFile = path.join(devDir, "dashboard-users.yaml");
+writeFileSync(
+  usersFile,
+  `users:\n  - username: admin\n    password: "${await hashPassword(devPassword)}"\n    name: Local admin\n`,
+  { mode: 0o600 },
+);
+const rbacFile = path.join(devDir, "dashboard-rbac.yaml");
+writeFileSync(
+  rbacFile,
+  [
+    "apiVersion: rbac.authorization.k8s.io/v1",
+    "kind: ClusterRoleBinding",
+    "metadata: { name: resize-operator-dev-dashboard-admin }",
+    "roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin }",
+    'subjects: [{ apiGroup: rbac.authorization.k8s.io, kind: User, name: "dashboard:admin" }]',
+    "",
+  ].join("\n"),
+);
+say("[dev] granting the dashboard user dashboard:admin cluster-admin (local cluster only)");
+kubectl("apply", "-f", rbacFile);
 say(`[dev] starting the operator on http://localhost:${HTTP_PORT}`);
 const operator = spawn(
   process.execPath,
@@ -44,7 +73,18 @@ const operator = spawn(
     `--redis-url=${redis.url}`,
     `--http-port=${HTTP_PORT}`,
   ],
-  { cwd: repoRoot, stdio: "inherit", env: { ...process.env, POD_NAME: "resize-operator-dev" } },
+  {
+    cwd: repoRoot,
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      POD_NAME: "resize-operator-dev",
+      // A fresh secret per run: sessions end with the dev operator.
+      AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("base64url"),
+      AUTH_URL: `http://localhost:${HTTP_PORT}`,
+      AUTH_CREDENTIALS_FILE: usersFile,
+    },
+  },
 );
 
 say("[dev] applying the samples (namespace default)");
@@ -58,6 +98,8 @@ say(
     `  KUBECONFIG:     ${localKubeconfig}`,
     `  Redis:          ${redis.url}`,
     `  Operator:       http://localhost:${HTTP_PORT}  (/healthz, /readyz)`,
+    `  Dashboard:      http://localhost:${HTTP_PORT}/`,
+    `  Sign in:        admin / ${devPassword}   (this run only; cluster-admin on the local cluster)`,
     "",
     "Try:",
     "  npm run kubectl -- get igm,rr",

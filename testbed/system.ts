@@ -5,6 +5,8 @@ import { spawnSync } from "node:child_process";
 const PACKAGES: Record<string, string> = {
   "redis-server": "redis-server",
   openssl: "openssl",
+  // The dashboard's browser tests drive Debian's Chromium (playwright-core downloads no browser).
+  chromium: "chromium",
 };
 
 const has = (cmd: string): boolean => spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;

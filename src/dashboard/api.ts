@@ -193,12 +193,13 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
       if (!rr) throw new NotFoundError(`Resize request ${namespace}/${name} not found.`);
       const store = deps.rest?.store;
       const zone = groups.lister.get(`${namespace}/${rr.spec.instanceGroupManager}`)?.spec.zone;
-      const operations: Operation[] = [];
-      if (store && zone)
-        for (const ref of rr.status?.operations ?? []) {
-          const op = await store.get({ project: namespace, zone, name: ref.name });
-          if (op) operations.push(op);
-        }
+      // Every Operation whose target is this request (insert, cancel, delete), oldest first.
+      const operations: Operation[] =
+        store && zone
+          ? (await store.list(namespace, zone)).filter((op) =>
+              op.targetLink.endsWith(`/resizeRequests/${name}`),
+            )
+          : [];
       return {
         request: requestSummary(rr),
         spec: rr.spec,

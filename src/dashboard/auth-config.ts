@@ -515,6 +515,8 @@ function providers(settings: AuthSettings, deps: AuthDeps, host: string | undefi
       clientSecret: oidc.clientSecret,
       authorization: { params: { scope: oidc.scope } },
       checks: ["pkce", "state", "nonce"],
+      // Local logos: the built-in sign-in page would otherwise load them from a CDN.
+      style: { logo: "/ui/provider-oidc.svg", bg: "#ffffff", text: "#111827" },
       ...(oidc.redirectProxyUrl && { redirectProxyUrl: oidc.redirectProxyUrl }),
       profile: (profile: Profile) => ({
         id: String(profile.sub),
@@ -525,7 +527,10 @@ function providers(settings: AuthSettings, deps: AuthDeps, host: string | undefi
       }),
     });
   if (github && wanted("github"))
-    result.push(GitHub({ clientId: github.clientId, clientSecret: github.clientSecret }));
+    result.push({
+      ...GitHub({ clientId: github.clientId, clientSecret: github.clientSecret }),
+      style: { logo: "/ui/provider-github.svg", bg: "#24292f", text: "#ffffff" },
+    });
   const users = deps.users;
   if (credentials && users && wanted("credentials")) {
     const { errorCode } = credentials;

@@ -328,6 +328,7 @@ function operationsTable(ops) {
             null,
             h("td", null, o.name),
             h("td", null, (o.operationType ?? "").split(".").pop()),
+            h("td", null, (o.targetLink ?? "").split("/").pop()),
             h("td", null, o.status),
             h("td", null, `${o.progress ?? 0}%`),
             h("td", null, o.user ?? ""),
@@ -396,7 +397,14 @@ function chart(points, now) {
           })
         : null,
       s("path", { d: path("targetSize"), fill: "none", stroke: "#1d4ed8", "stroke-width": 2.5 }),
-      s("path", { d: path("ready"), fill: "none", stroke: "#15803d", "stroke-width": 2 }),
+      // Dashed, so that it stays visible where it equals the target size.
+      s("path", {
+        d: path("ready"),
+        fill: "none",
+        stroke: "#15803d",
+        "stroke-width": 2,
+        "stroke-dasharray": "6 4",
+      }),
     ),
     h(
       "figcaption",
@@ -572,8 +580,11 @@ async function render({ focus = false } = {}) {
   const scroll = window.scrollY;
   main.replaceChildren(...[content].flat());
   state.flash.clear();
-  if (focus) main.focus();
-  else window.scrollTo(0, scroll);
+  if (focus) {
+    // A new page starts at its top, with the keyboard focus on its content.
+    window.scrollTo(0, 0);
+    main.focus({ preventScroll: true });
+  } else window.scrollTo(0, scroll);
 }
 
 let pending;

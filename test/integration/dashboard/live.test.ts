@@ -1,0 +1,195 @@
+// The dashboard in Chromium against the operator process: a ResizeRequest created with kubectl shows
+// up on the open page within 2 s and its state changes arrive live (no reload); cancel from the UI
+// works for a user RBAC allows and is refused for one it does not; CSRF is enforced. Screenshots of
+// the main pages (desktop and phone) go to test-artifacts/dashboard/.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { API_VERSION } from "../../../src/api/names.js";
+import { installApi, kubectl } from "../api/install.js";
+import { createTestNamespace } from "../../support/kube.js";
+import { stopAll } from "../../support/operator.js";
+import { createGroup, createWorkers, getRequest, untilState } from "../../support/resize.js";
+import {
+  ARTIFACTS,
+  grant,
+  launchChromium,
+  startDashboardOperator,
+  writeUsersFile,
+  type DashboardOperator,
+} from "./support.js";
+
+const ADMIN = { username: "admin", password: "admin password 1", email: "admin@example.com" };
+const VIEWER = { username: "viewer", password: "viewer password 1", email: "viewer@example.com" };
+
+let ns: { name: string; remove: () => Promise<void> };
+let op: DashboardOperator;
+let browser: Browser;
+let dir: string;
+
+beforeAll(async () => {
+  await installApi();
+  ns = await createTestNamespace("dash-live");
+  await createWorkers(ns.name, "workers");
+  await createGroup(ns.name, "workers", { maxSize: 3 });
+  await grant(ns.name, "dash-admin", "dashboard:admin@example.com", ["get", "list", "create", "update"]);
+  await grant(ns.name, "dash-viewer", "dashboard:viewer@example.com", ["get", "list"]);
+  dir = mkdtempSync(path.join(tmpdir(), "dash-live-"));
+  const usersFile = await writeUsersFile(dir, [ADMIN, VIEWER]);
+  op = await startDashboardOperator(ns.name, {
+    AUTH_SECRET: "live-test-secret-0123456789-abcdefghijklmnop",
+    AUTH_CREDENTIALS_FILE: usersFile,
+  });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser.close();
+  await stopAll([op.process]);
+  await ns.remove();
+});
+
+async function signedIn(
+  user: typeof ADMIN,
+  viewport = { width: 1280, height: 800 },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  await page.goto(`${op.baseUrl}/`);
+  await page.waitForURL(/\/auth\/signin/);
+  await page.fill('input[name="username"]', user.username);
+  await page.fill('input[name="password"]', user.password);
+  await page.click('form[action$="/auth/callback/credentials"] button');
+  await page.getByRole("heading", { name: "Instance groups" }).waitFor();
+  await page.locator("#live.on").waitFor();
+  return { context, page };
+}
+
+async function kubectlCreate(name: string, resizeBy: number): Promise<void> {
+  const file = path.join(dir, `${name}.yaml`);
+  writeFileSync(
+    file,
+    [
+      `apiVersion: ${API_VERSION}`,
+      "kind: ResizeRequest",
+      `metadata: { name: ${name}, namespace: ${ns.name} }`,
+      `spec: { instanceGroupManager: workers, resizeBy: ${resizeBy}, description: created with kubectl }`,
+      "",
+    ].join("\n"),
+  );
+  await kubectl("create", "-f", file);
+}
+
+const row = (page: Page, name: string) => page.locator(`tr[data-request="${ns.name}/${name}"]`).first();
+
+test("kubectl-created requests appear within 2 s and change state live; cancel works and is RBAC-checked", async () => {
+  const { context, page } = await signedIn(ADMIN);
+  await page.screenshot({ path: path.join(ARTIFACTS, "groups-empty.png"), fullPage: true });
+  await page.click('a[data-nav="requests"]');
+  await page.getByRole("heading", { name: "Resize requests" }).waitFor();
+  // A marker that a reload would wipe out.
+  await page.evaluate(() => {
+    (window as unknown as { marker: number }).marker = 42;
+  });
+
+  await kubectlCreate("live-a", 1);
+  const created = Date.now();
+  await row(page, "live-a").waitFor({ timeout: 2_000 });
+  expect(Date.now() - created).toBeLessThan(2_000);
+
+  await untilState(ns.name, "live-a", ["SUCCEEDED"]);
+  await page
+    .locator(`tr[data-request="${ns.name}/live-a"] [data-field=state]`)
+    .filter({ hasText: "SUCCEEDED" })
+    .waitFor({ timeout: 5_000 });
+  expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
+
+  // Target 1 of max 3: a request for 3 waits for capacity, queued.
+  await kubectlCreate("live-b", 3);
+  await page
+    .locator(`tr[data-request="${ns.name}/live-b"] [data-field=state]`)
+    .filter({ hasText: "ACCEPTED" })
+    .waitFor({ timeout: 10_000 });
+  await page.screenshot({ path: path.join(ARTIFACTS, "requests.png"), fullPage: true });
+
+  // The viewer may read but not cancel: the UI's cancel is refused by RBAC, nothing changes.
+  const viewer = await signedIn(VIEWER);
+  await viewer.page.click('a[data-nav="requests"]');
+  viewer.page.on("dialog", (d) => void d.accept());
+  await row(viewer.page, "live-b").getByRole("button", { name: "Cancel live-b" }).click();
+  await viewer.page
+    .locator("#toast")
+    .filter({ hasText: /Not cancelled: Permission denied/ })
+    .waitFor();
+  expect((await getRequest(ns.name, "live-b")).spec.cancel).toBe(false);
+  // Without the CSRF header the admin is refused too.
+  const noCsrf = await page.request.post(`${op.baseUrl}/dashboard/api/requests/${ns.name}/live-b/cancel`, {
+    data: {},
+  });
+  expect(noCsrf.status()).toBe(403);
+  await viewer.context.close();
+
+  page.on("dialog", (d) => void d.accept());
+  await row(page, "live-b").getByRole("button", { name: "Cancel live-b" }).click();
+  await page
+    .locator(`tr[data-request="${ns.name}/live-b"] [data-field=state]`)
+    .filter({ hasText: "CANCELLED" })
+    .waitFor({ timeout: 15_000 });
+  expect((await getRequest(ns.name, "live-b")).status?.state).toBe("CANCELLED");
+  expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
+
+  // Request detail: timeline, attempts, events, operations (the cancel's Operation).
+  await page.goto(`${op.baseUrl}/#/requests/${ns.name}/live-b`);
+  await page.getByRole("heading", { name: "Request live-b" }).waitFor();
+  await page
+    .getByText("compute.instanceGroupManagerResizeRequests.cancel".split(".").pop() ?? "cancel")
+    .first()
+    .waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, "request-detail.png"), fullPage: true });
+  await page.goto(`${op.baseUrl}/#/requests/${ns.name}/live-a`);
+  await page.getByRole("heading", { name: "Request live-a" }).waitFor();
+  await page.getByText("Succeeded=True").waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, "request-detail-succeeded.png"), fullPage: true });
+
+  await page.goto(`${op.baseUrl}/#/groups/${ns.name}/workers`);
+  await page.getByRole("heading", { name: "Group workers" }).waitFor();
+  await page.locator("figure.chart svg").waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, "group-capacity.png"), fullPage: true });
+  await page.goto(`${op.baseUrl}/#/operations`);
+  await page.getByRole("heading", { name: "Operations" }).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, "operations.png"), fullPage: true });
+  await page.goto(`${op.baseUrl}/#/events`);
+  await page.getByRole("heading", { name: "Events" }).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, "events.png"), fullPage: true });
+  await page.goto(`${op.baseUrl}/#/groups`);
+  await page.locator(`[data-group="${ns.name}/workers"]`).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, "groups.png"), fullPage: true });
+  await context.close();
+
+  const phone = await signedIn(ADMIN, { width: 390, height: 844 });
+  await phone.page.screenshot({ path: path.join(ARTIFACTS, "phone-groups.png"), fullPage: true });
+  await phone.page.click('a[data-nav="requests"]');
+  await row(phone.page, "live-a").waitFor();
+  await phone.page.screenshot({ path: path.join(ARTIFACTS, "phone-requests.png"), fullPage: true });
+  await phone.context.close();
+});
+
+test("create from the UI goes through the REST logic (an Operation) and is keyboard operable", async () => {
+  const { context, page } = await signedIn(ADMIN);
+  // Keyboard only: tab to the group's "New request" button and press Enter.
+  await page.locator(`[data-group="${ns.name}/workers"] button`).focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog");
+  await dialog.waitFor();
+  await page.keyboard.type("from-ui");
+  await dialog.getByLabel("Instances").fill("1");
+  await dialog.getByLabel("Description").fill("created in the dashboard");
+  await page.screenshot({ path: path.join(ARTIFACTS, "create-dialog.png"), fullPage: true });
+  await dialog.getByRole("button", { name: "Create" }).press("Enter");
+  await page.getByRole("heading", { name: "Request from-ui" }).waitFor({ timeout: 10_000 });
+  const rr = await getRequest(ns.name, "from-ui");
+  expect(rr.spec.description).toBe("created in the dashboard");
+  expect(rr.metadata.annotations?.["compute.resize-operator.dev/insert-operation"]).toBeDefined();
+  await context.close();
+});
