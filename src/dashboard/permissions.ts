@@ -1,6 +1,6 @@
-// What the dashboard calls on the API server as the operator (index.ts). Its reads of groups and
-// requests share the resize controller's informers, its writes go through the REST handlers, and it
-// authorizes each user with SubjectAccessReview (all declared there).
+// What the dashboard calls on the API server as the operator's identity (besides the REST API's
+// SubjectAccessReviews and resize request writes, which it reuses): the events informer behind the
+// request timelines and the live events stream.
 import { permission } from "../rbac/permissions.js";
 
 export const DASHBOARD_PERMISSIONS = [
@@ -8,6 +8,6 @@ export const DASHBOARD_PERMISSIONS = [
     apiGroups: ["events.k8s.io"],
     resources: ["events"],
     verbs: ["list", "watch"],
-    why: "dashboard: cache of events shown live next to requests and groups (each user sees only namespaces RBAC lets them)",
+    why: "dashboard: an informer on events.k8s.io/v1 Events feeds the request detail and the live events stream",
   }),
 ];

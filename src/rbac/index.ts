@@ -1,5 +1,6 @@
 // Every permission the operator declares, and the RBAC rules generated from them.
 import { CONTROLLER_PERMISSIONS } from "../controller/permissions.js";
+import { DASHBOARD_PERMISSIONS } from "../dashboard/permissions.js";
 import { EVENTS_PERMISSIONS } from "../events/permissions.js";
 import { OPERATIONS_PERMISSIONS } from "../operations/permissions.js";
 import { REST_PERMISSIONS } from "../rest/permissions.js";
@@ -10,6 +11,7 @@ export const ALL_PERMISSIONS: readonly Permission[] = [
   ...CONTROLLER_PERMISSIONS,
   ...OPERATIONS_PERMISSIONS,
   ...REST_PERMISSIONS,
+  ...DASHBOARD_PERMISSIONS,
   ...EVENTS_PERMISSIONS,
   ...RUNTIME_PERMISSIONS,
 ];

@@ -25,6 +25,7 @@ import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { createGroup, createRequest, createWorkers, replicasOf, untilState } from "../../support/resize.js";
 import { call, fullAccess, serviceAccountToken, untilReady } from "../../support/rest.js";
+import { grant, Jar, writeUsersFile } from "../dashboard/support.js";
 import { freePort } from "../../../testbed/processes.js";
 import { CHART, helm, kubectl, spawnOperator, tokenKubeconfig } from "./helm.js";
 
@@ -217,8 +218,12 @@ describe("RBAC: the operator as the chart's ServiceAccount", () => {
     sa.loadFromFile(saKubeconfig);
   });
 
-  test("sufficient: takes a ResizeRequest to SUCCEEDED, serves REST, and syncs cluster-wide caches", async () => {
+  test("sufficient: takes a ResizeRequest to SUCCEEDED, serves REST and the dashboard, and syncs cluster-wide caches", async () => {
     await createWorkers(workNs.name, "workers", 1);
+    const users = await writeUsersFile(path.join(dir, "users"), [
+      { username: "alice", password: "correct horse battery", email: "alice@example.com" },
+    ]);
+    await grant(workNs.name, "alice", "dashboard:alice@example.com", ["get", "list"]);
     await createGroup(workNs.name, "workers", { maxSize: 4 });
     const port = await freePort();
     operatorUrl = `http://127.0.0.1:${port}`;
@@ -236,6 +241,8 @@ describe("RBAC: the operator as the chart's ServiceAccount", () => {
         `--redis-url=${process.env.REDIS_URL ?? ""}`,
         `--public-url=${operatorUrl}`,
       ],
+      // The dashboard with the credentials provider (its events cache needs the chart's RBAC too).
+      env: { AUTH_SECRET: "x".repeat(40), AUTH_CREDENTIALS_FILE: users },
     });
     processes.push(leader);
     await untilReady(operatorUrl, leader);
@@ -264,6 +271,14 @@ describe("RBAC: the operator as the chart's ServiceAccount", () => {
     expect((await call("GET", `${requests}/via-rest`, { token: user })).status).toBe(200);
     expect((await call("POST", `${requests}/via-rest/cancel`, { token: user })).status).toBe(200);
     expect((await call("DELETE", `${requests}/via-rest`, { token: user })).status).toBe(200);
+
+    // The dashboard: sign in, then its JSON API (informer caches, SubjectAccessReview for the user).
+    const jar = new Jar(operatorUrl);
+    expect(await jar.signIn("alice", "correct horse battery")).toBe(`${operatorUrl}/`);
+    const groups = await jar.fetch("/dashboard/api/groups");
+    expect(groups.status).toBe(200);
+    const listed = (await groups.json()) as { items: { namespace: string; name: string }[] };
+    expect(listed.items).toEqual([expect.objectContaining({ namespace: workNs.name, name: "workers" })]);
 
     // Watching all namespaces, as the chart installs it: a second replica (kept a follower by a Lease
     // held elsewhere, so it never reconciles other test files' requests) syncs its caches cluster-wide.

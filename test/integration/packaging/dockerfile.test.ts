@@ -132,6 +132,8 @@ test("performing the stages yields a runtime folder that starts and answers --he
   // Only the built output, production dependencies and package.json.
   expect(readdirSync(dir).sort()).toEqual(["dist", "node_modules", "package.json"]);
   expect(existsSync(path.join(dir, "dist", "cli.js"))).toBe(true);
+  // The dashboard's static UI is not compiled by tsc: the build copies it.
+  expect(existsSync(path.join(dir, "dist", "dashboard", "ui", "index.html"))).toBe(true);
   const lock = JSON.parse(readFileSync(path.join(repoRoot, "package-lock.json"), "utf8")) as {
     packages: Record<string, { dev?: boolean }>;
   };
