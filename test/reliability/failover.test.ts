@@ -1,5 +1,5 @@
 // Faults 4: three operator replicas with leader election under load (50 requests created at once over
-// 5 groups). The leader is SIGKILLed at random moments, twice, and a fresh replica replaces each dead
+// 10 groups). The leader is SIGKILLed at random moments, twice, and a fresh replica replaces each dead
 // one; another replica takes over every time, and afterwards every request is final and each
 // target's replicas equal exactly what its requests imply. Lease timings are shortened
 // (4 s / 3 s / 1 s) to keep the bounded run short. Soak: repeated until SOAK_MINUTES are over.
@@ -20,10 +20,10 @@ import { createGroup, createRequest, createWorkers } from "../support/resize.js"
 
 const REPLICAS = 3;
 const LEADER_KILLS = 2;
-const GROUPS = 5;
+const GROUPS = 10;
 const REQUESTS = 50;
 const LEASE = "resize-operator-leader";
-const ARGS = ["--lease-duration=4s", "--renew-deadline=3s", "--retry-period=1s", "--concurrency=5"];
+const ARGS = ["--lease-duration=4s", "--renew-deadline=3s", "--retry-period=1s", "--concurrency=10"];
 
 const coordination = kubeConfig().makeApiClient(k8s.CoordinationV1Api);
 const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
