@@ -201,6 +201,11 @@ test("generated files: CRDs in manifests and the chart, the admission policy, th
     "manifests/crds/compute.resize-operator.dev_resizerequests.yaml",
     "charts/resize-operator/crds/compute.resize-operator.dev_resizerequests.yaml",
     "manifests/admission/use-instancegroupmanager-policy.yaml",
+    // The chart's copies of the policy and its RBAC rules (src/rbac/generate.ts).
+    "charts/resize-operator/files/admission/policy.yaml",
+    "charts/resize-operator/files/admission/binding.yaml",
+    "charts/resize-operator/files/rbac/cluster-rules.yaml",
+    "charts/resize-operator/files/rbac/namespace-rules.yaml",
     "docs/api-reference.md",
   ]);
 });
