@@ -207,6 +207,8 @@ interface Ctx {
   busy: boolean;
   /** A provisioning attempt exists in the group (one at a time). */
   attemptInFlight: boolean;
+  /** A recorded change was resolved: queued requests keep their status until the next decision. */
+  resolvedThisRound: boolean;
   requeue: number[];
 }
 
@@ -215,6 +217,7 @@ interface Ctx {
  * starting another change in the same plan could leave the two half-written after a conflict.
  */
 function resolved(ctx: Ctx): void {
+  ctx.resolvedThisRound = true;
   ctx.attemptInFlight = false;
   ctx.busy = true;
   ctx.requeue.push(0);
@@ -596,6 +599,7 @@ export function decide(
     scale: undefined,
     busy: false,
     attemptInFlight: false,
+    resolvedThisRound: false,
     requeue: [],
   };
   const drafts = [...s.requests].sort(fifo).map((r) => new RequestDraft(r, ctx.now));
@@ -611,6 +615,9 @@ export function decide(
   for (const d of drafts) if (!handled.has(d) && isFinal(d.view.status)) stepFinal(d, ctx);
 
   // 3. Active requests in FIFO order: cancel, admission, queue positions, and the head's attempt.
+  // After a success or a cancel the queue only moves up; its new positions are written with the next
+  // decision, which follows at once. A request sent back to the queue is placed now.
+  const deferQueue = ctx.resolvedThisRound && !drafts.some((d) => d.backInQueue);
   let position = 0;
   for (const d of drafts) {
     if (handled.has(d) || isFinal(d.status)) continue;
@@ -624,6 +631,8 @@ export function decide(
     const target = s.target;
     const group = s.group;
     if (!group || !target?.found) continue;
+    // The next decision follows at once and may start this request's attempt: one write, not two.
+    if (deferQueue && d.view.status.state === "ACCEPTED") continue;
     const k = sizeOf(d.view);
     const nextAttempt = ms(d.status.nextAttemptTime);
     if (position === 1) {
@@ -650,16 +659,9 @@ export function decide(
       }
     }
     d.patch({ queuePosition: position });
-    const waitingFor = ctx.attemptInFlight
-      ? "the attempt in progress"
-      : position === 1
-        ? "the group's pending change to finish"
-        : "the requests ahead of it";
-    d.phase(
-      "queued",
-      "Queued",
-      `Position ${position} in the queue of group ${group.name}, waiting for ${waitingFor}.`,
-    );
+    // Only the position goes into the status (not what the queue waits for), so a queued request is
+    // rewritten when it moves up, not at every step of the attempt ahead of it.
+    d.phase("queued", "Queued", `Position ${position} in the queue of group ${group.name}.`);
   }
 
   const requeues = ctx.requeue.filter((v) => v >= 0);

@@ -188,6 +188,24 @@ describe("Applying: the change is recorded; was it applied?", () => {
   });
 });
 
+test("after success the queue behind moves up with the next decision: one write per moved request", () => {
+  const b = req("b", { created: T0 - 5 * MIN, status: accepted("b", { queuePosition: 1 }) });
+  const c = req("c", { created: T0 - 4 * MIN, status: accepted("c", { queuePosition: 2 }) });
+  // Settle the queue first while a's instances are not ready yet (statuses as the controller writes them).
+  const waiting = snap({ replicas: 5, ready: 2, requests: [head("Applied"), b, c] });
+  const settled = applyPlan(waiting, decide(waiting, CFG));
+  expect(decide(settled, CFG).requests).toEqual([]);
+  const s = { ...settled, target: { found: true as const, replicas: 5, readyReplicas: 5 } };
+  const plan = decide(s, CFG);
+  // Only the resolved request is written now; b and c keep their statuses for one decision.
+  expect(plan.requests.map((r) => r.name)).toEqual(["a"]);
+  const next = decide({ ...applyPlan(s, plan), nowMs: T0 + SEC }, CFG);
+  // b starts (one write), c moves to position 1 (one write).
+  expect(next.requests.map((r) => r.name)).toEqual(["b", "c"]);
+  expect(statusOf(next, "c").queuePosition).toBe(1);
+  expect(next.scale).toEqual({ request: "b", from: 5, replicas: 7 });
+});
+
 describe("deadline passed without all instances ready → RollingBack", () => {
   const cases = [
     {
