@@ -109,7 +109,11 @@ export function timeline(rr: ResizeRequest): TimelineEntry[] {
       title: rr.status.release ? "Released" : "Runs until",
       detail: null,
     });
-  return entries.sort((a, b) => a.time.localeCompare(b.time) || a.title.localeCompare(b.title));
+  // Within one second, creation comes first and the end of the story last.
+  const rank = { created: 0, condition: 1, succeeded: 2, runUntil: 3 } as const;
+  return entries.sort(
+    (a, b) => a.time.localeCompare(b.time) || rank[a.kind] - rank[b.kind] || a.title.localeCompare(b.title),
+  );
 }
 
 /** The attempt information of a request: current provisioning, last error, counters. */

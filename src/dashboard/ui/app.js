@@ -314,7 +314,7 @@ function operationsTable(ops) {
         h(
           "tr",
           null,
-          ["Name", "Type", "Status", "Progress", "User", "Started", "Error"].map((t) =>
+          ["Name", "Type", "Target", "Status", "Progress", "User", "Started", "Error"].map((t) =>
             h("th", { scope: "col" }, t),
           ),
         ),

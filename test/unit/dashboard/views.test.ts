@@ -46,8 +46,8 @@ test("request summary and timeline in time order", () => {
   expect(timeline(rr).map((t) => t.title)).toEqual([
     "Created",
     "Accepted=True",
-    "Succeeded",
     "Succeeded=True",
+    "Succeeded",
     "Runs until",
   ]);
 });
