@@ -1,0 +1,331 @@
+// Auth, end to end against real processes: every REST route without a token is 401, with a token
+// lacking RBAC 403, across namespaces 403; the dashboard without a session redirects or answers 401;
+// state-changing dashboard calls without a valid CSRF pair (or from another origin) are refused;
+// forged, expired and other-secret session cookies are refused; a forged Host or X-Forwarded-Host never
+// leaks into a redirect or link (trustHost off: BUG, see below); open-redirect variants stay on our
+// origin.
+// At the end, no token, cookie, password or secret used here appears in any operator log of the run.
+import { encode } from "@auth/core/jwt";
+import path from "node:path";
+import { ROUTES } from "../../src/rest/routes.js";
+import { REST_BASE } from "../../src/rest/app.js";
+import { installApi } from "../integration/api/install.js";
+import {
+  grant,
+  Jar,
+  startDashboardOperator,
+  writeUsersFile,
+  type DashboardOperator,
+} from "../integration/dashboard/support.js";
+import { createTestNamespace } from "../support/kube.js";
+import { stopAll, type OperatorProcess } from "../support/operator.js";
+import { closeRawAgent, googleErrorProblem, rawRequest } from "../support/raw-http.js";
+import { secretsInLogs } from "../support/reliability.js";
+import { createGroup, createWorkers } from "../support/resize.js";
+import { fullAccess, serviceAccountToken, startRestOperator, type RestOperator } from "../support/rest.js";
+
+const ZONE = "local-a";
+const SECRET = "reliability-auth-secret-0123456789-abcdefghijkl";
+const OTHER_SECRET = "some-other-secret-0123456789-abcdefghijklmnop";
+const USER = { username: "alice", password: "alice-password-9f3b1c7e", email: "alice@example.com" };
+const SESSION = "authjs.session-token";
+
+let ns: { name: string; remove: () => Promise<void> };
+let other: { name: string; remove: () => Promise<void> };
+let rest: RestOperator;
+let dashboard: DashboardOperator;
+let untrusted: DashboardOperator;
+const processes: OperatorProcess[] = [];
+/** Every secret value this file uses; none may appear in a log. */
+const secrets: Record<string, string> = {
+  AUTH_SECRET: SECRET,
+  "other secret": OTHER_SECRET,
+  password: USER.password,
+};
+
+beforeAll(async () => {
+  await installApi();
+  ns = await createTestNamespace("sec-auth");
+  other = await createTestNamespace("sec-auth-other");
+  for (const n of [ns.name, other.name]) {
+    await createWorkers(n, "workers", 0);
+    await createGroup(n, "workers", {});
+  }
+  secrets.full = await serviceAccountToken(ns.name, "full", fullAccess());
+  secrets.none = await serviceAccountToken(ns.name, "none", []);
+  rest = await startRestOperator(ns.name, process.env.REDIS_URL ?? "");
+  processes.push(rest.process);
+  await grant(ns.name, "alice", USER.email, ["get", "list", "create", "update", "delete"]);
+  const users = await writeUsersFile(path.join(process.env.TESTBED_DIR ?? "", `users-${ns.name}`), [USER]);
+  dashboard = await startDashboardOperator(ns.name, { AUTH_SECRET: SECRET, AUTH_CREDENTIALS_FILE: users });
+  processes.push(dashboard.process);
+  untrusted = await startDashboardOperator(ns.name, {
+    AUTH_SECRET: SECRET,
+    AUTH_CREDENTIALS_FILE: users,
+    AUTH_TRUST_HOST: "false",
+  });
+  processes.push(untrusted.process);
+}, 120_000);
+
+afterAll(async () => {
+  await stopAll(processes);
+  closeRawAgent();
+  await ns.remove();
+  await other.remove();
+});
+
+/** Each REST route's URL in `project`, with every path parameter filled in. */
+function routeUrls(base: string, project: string): { method: string; url: string; id: string }[] {
+  return ROUTES.map((route) => ({
+    id: route.id,
+    method: route.httpMethod,
+    url:
+      base +
+      REST_BASE +
+      "/" +
+      route.path
+        .replace("{project}", project)
+        .replace("{zone}", ZONE)
+        .replace("{instanceGroupManager}", "workers")
+        .replace("{resizeRequest}", "some-request")
+        .replace("{operation}", "some-operation"),
+  }));
+}
+
+async function restCall(
+  method: string,
+  url: string,
+  token?: string,
+): Promise<{ status: number; text: string }> {
+  const res = await fetch(url, {
+    method,
+    headers: {
+      ...(token !== undefined && { authorization: `Bearer ${token}` }),
+      ...(method === "POST" && { "content-type": "application/json" }),
+    },
+    ...(method === "POST" && { body: JSON.stringify({ name: "auth-probe", resizeBy: 1 }) }),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+function expectGoogle(reply: { status: number; text: string }, status: number, reason: string): void {
+  expect(reply.status).toBe(status);
+  expect(googleErrorProblem({ ...reply, headers: {} })).toBeUndefined();
+  expect(
+    (JSON.parse(reply.text) as { error: { errors: { reason: string }[] } }).error.errors[0]?.reason,
+  ).toBe(reason);
+}
+
+test(`every REST route (${ROUTES.length}): no token → 401, bad token → 401, no RBAC → 403, other namespace → 403`, async () => {
+  expect(ROUTES.length).toBeGreaterThanOrEqual(9);
+  for (const { method, url } of routeUrls(rest.baseUrl, ns.name)) {
+    expectGoogle(await restCall(method, url), 401, "required");
+    expectGoogle(await restCall(method, url, "not-a-token"), 401, "required");
+    expectGoogle(await restCall(method, url, `${secrets.full ?? ""}x`), 401, "required");
+    expectGoogle(await restCall(method, url, secrets.none), 403, "forbidden");
+  }
+  for (const { method, url } of routeUrls(rest.baseUrl, other.name))
+    expectGoogle(await restCall(method, url, secrets.full), 403, "forbidden");
+  // The same token is let through in its own namespace (so the refusals above are about auth).
+  const own = routeUrls(rest.baseUrl, ns.name).find((r) => r.id.endsWith("ResizeRequests.list"));
+  expect((await restCall("GET", own?.url ?? "", secrets.full)).status).toBe(200);
+});
+
+const API_GETS = [
+  "/me",
+  "/namespaces",
+  "/groups",
+  "/groups/x/workers/capacity",
+  "/requests",
+  "/requests/x/y",
+  "/operations",
+  "/events",
+  "/stream",
+];
+
+test("dashboard routes without a session: pages redirect to sign-in, the JSON API answers 401", async () => {
+  const page = await fetch(`${dashboard.baseUrl}/`, { redirect: "manual", headers: { accept: "text/html" } });
+  expect(page.status).toBe(302);
+  expect(page.headers.get("location")).toMatch(/^\/auth\/signin\?callbackUrl=/);
+  for (const p of API_GETS) {
+    const res = await fetch(`${dashboard.baseUrl}/dashboard/api${p}`, { redirect: "manual" });
+    expect([p, res.status]).toEqual([p, 401]);
+  }
+  for (const p of ["/requests", "/requests/x/y/cancel"]) {
+    const res = await fetch(`${dashboard.baseUrl}/dashboard/api${p}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect([p, res.status]).toEqual([p, 401]);
+  }
+});
+
+test("state-changing dashboard calls without a valid CSRF pair, or from another origin, are refused", async () => {
+  const jar = new Jar(dashboard.baseUrl);
+  expect(new URL(await jar.signIn(USER.username, USER.password)).origin).toBe(dashboard.baseUrl);
+  secrets.session = jar.cookies.get(SESSION) ?? "";
+  expect(secrets.session).not.toBe("");
+  const me = await jar.fetch("/dashboard/api/me");
+  expect(me.status).toBe(200);
+  const csrf =
+    ((await me.json()) as { csrfToken?: string }).csrfToken ?? jar.cookies.get("dashboard.csrf") ?? "";
+  expect(csrf).not.toBe("");
+  secrets.csrf = csrf;
+  const body = JSON.stringify({ namespace: ns.name, group: "workers", name: "csrf-probe", resizeBy: 1 });
+  const post = (headers: Record<string, string>, cookie = jar.header()) =>
+    fetch(`${dashboard.baseUrl}/dashboard/api/requests`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie, ...headers },
+      body,
+    });
+  const withoutCsrfCookie = jar.header().replace(/dashboard\.csrf=[^;]*;?\s*/, "");
+  expect((await post({})).status).toBe(403);
+  expect((await post({ "x-csrf-token": "forged.token" })).status).toBe(403);
+  expect((await post({ "x-csrf-token": csrf }, withoutCsrfCookie)).status).toBe(403);
+  expect((await post({ "x-csrf-token": csrf, origin: "https://evil.example.com" })).status).toBe(403);
+  // A token issued to someone else's session does not fit this one.
+  expect((await post({ "x-csrf-token": `${csrf.split(".")[0] ?? ""}.AAAA` })).status).toBe(403);
+  // The complete pair from the same origin gets through: the refusals above are about CSRF.
+  // (Its answer is the API's own — 200, or 404 when the user cannot list the group — never 401/403.)
+  expect([401, 403]).not.toContain((await post({ "x-csrf-token": csrf })).status);
+  // The sign-in form itself needs Auth.js's CSRF token: without it no session is made.
+  const noCsrf = new Jar(dashboard.baseUrl);
+  await noCsrf.fetch("/auth/callback/credentials", {
+    method: "POST",
+    form: { username: USER.username, password: USER.password, callbackUrl: "/" },
+  });
+  expect(noCsrf.cookies.has(SESSION)).toBe(false);
+});
+
+test("forged, expired and other-secret session cookies are refused", async () => {
+  const me = (value: string) =>
+    fetch(`${dashboard.baseUrl}/dashboard/api/me`, { headers: { cookie: `${SESSION}=${value}` } });
+  const token = { sub: USER.username, email: USER.email, name: USER.username, groups: [] };
+  const good = await encode({ token, secret: SECRET, salt: SESSION, maxAge: 600 });
+  expect((await me(good)).status).toBe(200);
+  const session = secrets.session ?? good;
+  const flipped = session.slice(0, 30) + (session[30] === "A" ? "B" : "A") + session.slice(31);
+  const cases = {
+    flipped,
+    truncated: session.slice(0, -10),
+    garbage: "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.",
+    expired: await encode({ token, secret: SECRET, salt: SESSION, maxAge: -60 }),
+    otherSecret: await encode({ token, secret: OTHER_SECRET, salt: SESSION, maxAge: 600 }),
+    otherSalt: await encode({ token, secret: SECRET, salt: "authjs.other", maxAge: 600 }),
+  };
+  for (const [what, value] of Object.entries(cases))
+    expect([what, (await me(value)).status]).toEqual([what, 401]);
+});
+
+// BUG: with AUTH_URL set (trustHost on), GET /auth/signin with a forged `Host: evil.example.com`
+// renders the forged host into the sign-in page's HTML (seen in the bounded run; the Location headers
+// stayed clean). Pages must be built from AUTH_URL only.
+test.failing(
+  "with AUTH_URL set, a forged Host or X-Forwarded-Host never reaches a redirect or link",
+  async () => {
+    const port = Number(new URL(dashboard.baseUrl).port);
+    const hostile = "evil.example.com";
+    const forged: Record<string, string>[] = [
+      { host: hostile },
+      { "x-forwarded-host": hostile },
+      { host: hostile, "x-forwarded-host": hostile, "x-forwarded-proto": "https" },
+    ];
+    for (const headers of forged) {
+      for (const p of [
+        "/auth/signin",
+        "/auth/csrf",
+        "/auth/providers",
+        "/auth/session",
+        "/auth/signout",
+        "/",
+        "/dashboard",
+      ]) {
+        const res = await rawRequest(port, "GET", p, { headers });
+        expect(res.status).toBeLessThan(500);
+        expect([p, (res.headers.location ?? "").includes(hostile)]).toEqual([p, false]);
+        expect([p, res.text.includes(hostile)]).toEqual([p, false]);
+      }
+    }
+    // A sign-in posted with a forged Host still ends on our own origin.
+    const jar = new Jar(dashboard.baseUrl);
+    const csrfToken = await jar.csrf();
+    const res = await rawRequest(port, "POST", "/auth/callback/credentials", {
+      headers: {
+        host: hostile,
+        "x-forwarded-host": hostile,
+        cookie: jar.header(),
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({
+        username: USER.username,
+        password: USER.password,
+        csrfToken,
+        callbackUrl: "/",
+      }).toString(),
+    });
+    expect(res.status).toBeLessThan(500);
+    expect(res.headers.location ?? "").not.toContain(hostile);
+  },
+);
+
+// BUG: with AUTH_TRUST_HOST=false every sign-in route answers 500 (Auth.js's UntrustedHost error),
+// even a plain GET /auth/csrf on the configured AUTH_URL host, so the dashboard cannot be used at all
+// with trustHost off; a forged Host is "rejected" only because everything is. Expected: the
+// configured AUTH_URL host works, a forged Host gets a 4xx.
+test.failing("trustHost off: the AUTH_URL host signs in, a forged Host is refused with a 4xx", async () => {
+  const port = Number(new URL(untrusted.baseUrl).port);
+  expect((await rawRequest(port, "GET", "/auth/csrf")).status).toBe(200);
+  const forged: Record<string, string>[] = [
+    { host: "evil.example.com" },
+    { "x-forwarded-host": "evil.example.com" },
+  ];
+  for (const headers of forged) {
+    const res = await rawRequest(port, "GET", "/auth/signin", { headers });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+  }
+});
+
+const HOSTILE_REDIRECTS = [
+  "https://evil.example.com/",
+  "//evil.example.com/",
+  "/\\evil.example.com/",
+  "\\\\evil.example.com",
+  "https:evil.example.com",
+  "%2F%2Fevil.example.com",
+  "http://127.0.0.1@evil.example.com/",
+  "javascript:alert(document.cookie)",
+  "/\t/evil.example.com",
+];
+
+test("open-redirect variants (sign-in, sign-out, guard) end on our origin", async () => {
+  const origin = new URL(dashboard.baseUrl).origin;
+  const sameOrigin = (location: string | null) => {
+    if (location !== null) expect(new URL(location, dashboard.baseUrl).origin).toBe(origin);
+  };
+  for (const callbackUrl of HOSTILE_REDIRECTS) {
+    const jar = new Jar(dashboard.baseUrl);
+    sameOrigin(await jar.signIn(USER.username, USER.password, callbackUrl));
+    const csrfToken = await jar.csrf();
+    const out = await jar.fetch("/auth/signout", { method: "POST", form: { csrfToken, callbackUrl } });
+    sameOrigin(out.headers.get("location"));
+  }
+  const port = Number(new URL(dashboard.baseUrl).port);
+  for (const p of [
+    "//evil.example.com/",
+    "/%2F%2Fevil.example.com",
+    "/\\evil.example.com",
+    "/dashboard/..//evil.example.com",
+  ]) {
+    const res = await rawRequest(port, "GET", p, { headers: { accept: "text/html" } });
+    expect(res.status).toBeLessThan(500);
+    sameOrigin(res.headers.location ?? null);
+  }
+});
+
+test("no token, cookie, password or secret used in this suite appears in any operator log", async () => {
+  await stopAll(processes);
+  expect(Object.keys(secrets).length).toBeGreaterThanOrEqual(7);
+  expect(secretsInLogs(secrets)).toEqual([]);
+});
