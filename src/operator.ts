@@ -198,7 +198,7 @@ export async function runOperator(config: Config): Promise<void> {
         kube: mgr.http,
         store,
         authenticator: new Authenticator(mgr.http, { cacheTtlMs: config["token-cache-ttl"] }),
-        authorizer: new Authorizer(mgr.http),
+        authorizer: new Authorizer(mgr.http, { cacheTtlMs: config["token-cache-ttl"] }),
         publicUrl,
         waitTimeoutMs: 120_000,
         now: Date.now,

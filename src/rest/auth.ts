@@ -121,10 +121,48 @@ export class Authenticator {
 }
 
 export class Authorizer {
-  constructor(private readonly http: KubeHttp) {}
+  /**
+   * Allowed decisions are cached briefly (as the API server's webhook authorizer caches them), keyed by
+   * the whole review: without it every REST call costs a SubjectAccessReview round trip. Denials are
+   * not cached, so a permission granted takes effect at once; a revoked one within the TTL.
+   */
+  private readonly cache = new Map<string, { allowed: boolean; expires: number }>();
+  private readonly ttl: number;
+  private readonly size: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly http: KubeHttp,
+    options: AuthOptions = {},
+  ) {
+    this.ttl = options.cacheTtlMs ?? 10_000;
+    this.size = options.cacheSize ?? 1000;
+    this.now = options.now ?? Date.now;
+  }
 
   /** ForbiddenError unless RBAC allows `check` for `user`. */
   async authorize(user: UserInfo, check: AccessCheck): Promise<void> {
+    const key = JSON.stringify([user.username, user.uid, user.groups, user.extra, check]);
+    const now = this.now();
+    const hit = this.cache.get(key);
+    const allowed = hit && hit.expires > now ? hit.allowed : await this.review(user, check);
+    if (allowed && (!hit || hit.expires <= now)) {
+      if (this.cache.size >= this.size) {
+        for (const [k, v] of this.cache) if (v.expires <= now) this.cache.delete(k);
+        const oldest = this.cache.keys().next();
+        if (this.cache.size >= this.size && !oldest.done) this.cache.delete(oldest.value);
+      }
+      this.cache.set(key, { allowed, expires: now + this.ttl });
+    }
+    if (!allowed) {
+      const target = check.name === undefined ? check.resource : `${check.resource}/${check.name}`;
+      throw new ForbiddenError(
+        `Permission denied: ${user.username} may not ${check.verb} ${target} in project ${check.namespace}.`,
+      );
+    }
+  }
+
+  private async review(user: UserInfo, check: AccessCheck): Promise<boolean> {
     const reply = (await this.http.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
       body: {
         apiVersion: "authorization.k8s.io/v1",
@@ -145,12 +183,7 @@ export class Authorizer {
       },
       timeoutMs: 10_000,
     })) as { status?: { allowed?: boolean } };
-    if (reply.status?.allowed !== true) {
-      const target = check.name === undefined ? check.resource : `${check.resource}/${check.name}`;
-      throw new ForbiddenError(
-        `Permission denied: ${user.username} may not ${check.verb} ${target} in project ${check.namespace}.`,
-      );
-    }
+    return reply.status?.allowed === true;
   }
 }
 

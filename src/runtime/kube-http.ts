@@ -81,7 +81,31 @@ export interface StreamOptions {
 }
 
 export class KubeHttp {
+  /**
+   * One keep-alive agent for all calls: the client library makes a new agent (a new TLS handshake)
+   * per call otherwise, which dominated the operator's CPU. Rebuilt when the TLS material changes.
+   */
+  private agent: https.Agent | undefined;
+  private agentKey = "";
+
   constructor(private readonly kc: KubeConfig) {}
+
+  private sharedAgent(opts: https.RequestOptions): https.Agent {
+    const key = JSON.stringify([opts.ca, opts.cert, opts.key, opts.servername, opts.rejectUnauthorized]);
+    if (!this.agent || key !== this.agentKey) {
+      this.agent?.destroy();
+      this.agent = new https.Agent({
+        keepAlive: true,
+        ca: opts.ca,
+        cert: opts.cert,
+        key: opts.key,
+        servername: opts.servername,
+        ...(opts.rejectUnauthorized !== undefined && { rejectUnauthorized: opts.rejectUnauthorized }),
+      });
+      this.agentKey = key;
+    }
+    return this.agent;
+  }
 
   private async prepare(
     method: string,
@@ -95,6 +119,7 @@ export class KubeHttp {
     const opts: https.RequestOptions = { method, headers: { Accept: "application/json" } };
     // Adds TLS material, the credentials header and an agent; credentials are never logged.
     await this.kc.applyToHTTPSOptions(opts);
+    if (url.protocol === "https:") opts.agent = this.sharedAgent(opts);
     return { url, opts };
   }
 

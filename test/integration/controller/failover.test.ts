@@ -18,6 +18,10 @@ import {
 
 const coordination = kubeConfig().makeApiClient(k8s.CoordinationV1Api);
 const LEASE = "resize-operator-leader";
+// The default lease (15 s) and renew deadline (10 s), with a 1 s retry period: candidates notice an
+// expired lease up to 1.2 retry periods late (client-go's jitter), so with the default 2 s takeover
+// takes 15–20 s and can pass 20 s on a loaded machine; 1 s keeps it within 20 s.
+const RETRY = ["--retry-period=1s"];
 let ns: Awaited<ReturnType<typeof createTestNamespace>>;
 const operators: OperatorProcess[] = [];
 
@@ -42,10 +46,10 @@ afterAll(async () => {
 });
 
 test("g. only the leader acts; the other takes over within 20 s of the leader's death", async () => {
-  const first = startOperator({ namespace: ns.name, name: "op-a", leaderElect: true });
+  const first = startOperator({ namespace: ns.name, name: "op-a", leaderElect: true, args: RETRY });
   operators.push(first);
   await eventually("op-a to lead", async () => ((await holder())?.startsWith("op-a") ? true : undefined));
-  const second = startOperator({ namespace: ns.name, name: "op-b", leaderElect: true });
+  const second = startOperator({ namespace: ns.name, name: "op-b", leaderElect: true, args: RETRY });
   operators.push(second);
 
   await createRequest(ns.name, "before", { instanceGroupManager: "pool", resizeBy: 2 });
