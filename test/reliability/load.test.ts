@@ -73,7 +73,9 @@ async function round(index: number): Promise<Record<string, number>> {
   const memory = sampleMemory(rest.process.child.pid);
 
   const requests = groups.flatMap((g) =>
-    PLAN.map((kind, i) => ({ group: g, name: `${g}-${i}-${kind}`, kind })),
+    // Zero-padded: FIFO order is creation time, then name, and requests created within the same second
+    // must queue in PLAN order (a "g0-16-…" would otherwise queue before "g0-2-…").
+    PLAN.map((kind, i) => ({ group: g, name: `${g}-${String(i).padStart(2, "0")}-${kind}`, kind })),
   );
   await pool(requests, IN_FLIGHT, async ({ group, name, kind }) => {
     await createRequest(ns.name, name, {
