@@ -29,6 +29,7 @@ import {
 import { OperationStore } from "./operations/store.js";
 import { createApp, REST_BASE, type AppOptions } from "./rest/app.js";
 import { Authenticator, Authorizer } from "./rest/auth.js";
+import { rawClientErrorResponse } from "./rest/errors.js";
 import { ROUTES } from "./rest/routes.js";
 import { Manager, type Runnable } from "./runtime/manager.js";
 import { shutdownOnSignals } from "./runtime/signals.js";
@@ -68,6 +69,11 @@ function httpServer(handler: RequestListener, port: number, log: Logger): Runnab
     name: "http",
     async run(signal) {
       const server: Server = createServer(handler);
+      // Requests Node's parser refuses (e.g. headers over 16 KiB) get the Google error body too.
+      server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+        if (socket.writable) socket.end(rawClientErrorResponse(err.code));
+        else socket.destroy();
+      });
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
         server.listen(port, () => {

@@ -2,6 +2,7 @@
 // lower layers' errors through (Kubernetes ApiError, an unreachable Redis); `toGoogleError` maps every
 // one of them to a status and the Google error body
 // `{"error":{"code","message","errors":[{"domain","reason","message","location","locationType"}]}}`.
+import { STATUS_CODES } from "node:http";
 import type { z } from "zod";
 import { ApiError, TimeoutError } from "../runtime/kube-http.js";
 import { StoreUnavailableError } from "../operations/store.js";
@@ -187,4 +188,27 @@ export function toGoogleError(err: unknown): { status: number; body: GoogleError
       },
     },
   };
+}
+
+/**
+ * The raw HTTP answer to a request Node's parser rejected before any handler ran (headers too large,
+ * a malformed request line, a timeout): the same Google error body as everywhere else.
+ */
+export function rawClientErrorResponse(parserCode: string | undefined): string {
+  const [status, reason, message] =
+    parserCode === "HPE_HEADER_OVERFLOW"
+      ? [431, "headersTooLarge", "Request header fields are too large."]
+      : parserCode === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "requestTimeout", "The request was not received in time."]
+        : [400, "badRequest", "The request could not be parsed as HTTP."];
+  const { body } = toGoogleError(new RestError(status, reason, message));
+  const json = JSON.stringify(body);
+  return [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}`,
+    "Content-Type: application/json; charset=UTF-8",
+    `Content-Length: ${Buffer.byteLength(json)}`,
+    "Connection: close",
+    "",
+    json,
+  ].join("\r\n");
 }
