@@ -102,7 +102,15 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const env = { ...(settings.url && { AUTH_URL: settings.url }) };
   const configFor = (req: Request) => buildAuthConfig(settings, deps, req.hostname);
 
+  const pinned = settings.url ? new URL(settings.url) : undefined;
   const auth: RequestHandler = (req, res, next) => {
+    if (pinned) {
+      // Auth.js renders pages and links from the request's host: with AUTH_URL configured, that host
+      // is the only one, whatever Host or X-Forwarded-Host a client sends.
+      req.headers.host = pinned.host;
+      delete req.headers["x-forwarded-host"];
+      req.headers["x-forwarded-proto"] = pinned.protocol.replace(/:$/, "");
+    }
     void ExpressAuth(configFor(req))(req, res, next);
   };
 
