@@ -4,13 +4,12 @@
 // kubectl an insert Operation of their own. It writes only to Redis, never to the requests, so it
 // cannot conflict with the resize controller's status writes.
 import { createHash } from "node:crypto";
-import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Logger } from "pino";
-import { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { API_VERSION, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
-import { ResizeRequest } from "../api/resize-request.js";
+import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import type { ResizeRequest } from "../api/resize-request.js";
 import { numericId, resizeRequestLinks, zoneUrl } from "../controller/identity.js";
-import { BY_GROUP, groupKeyOf } from "../controller/observe.js";
+import { groupKeyOf } from "../controller/observe.js";
+import { resizeInformers } from "../controller/setup.js";
 import { Controller, type ReconcileResult, type Request } from "../runtime/controller.js";
 import type { Manager } from "../runtime/manager.js";
 import type { Lister } from "../runtime/store.js";
@@ -114,19 +113,8 @@ export function operationsReconciler(
 }
 
 export function addOperationsController(mgr: Manager, options: OperationsControllerOptions): Controller {
-  const scope = options.namespace ? `/namespaces/${options.namespace}` : "";
-  // The same informers as the resize controller's (same paths): the manager shares them.
-  const requests = mgr.informer<ResizeRequest>({
-    name: RESIZE_REQUEST.plural,
-    path: `/apis/${API_VERSION}${scope}/${RESIZE_REQUEST.plural}`,
-    decode: (raw: KubernetesObject) => ResizeRequest.parse(raw),
-    indexers: { [BY_GROUP]: (rr) => [groupKeyOf(rr)] },
-  });
-  const groups = mgr.informer<InstanceGroupManager>({
-    name: INSTANCE_GROUP_MANAGER.plural,
-    path: `/apis/${API_VERSION}${scope}/${INSTANCE_GROUP_MANAGER.plural}`,
-    decode: (raw: KubernetesObject) => InstanceGroupManager.parse(raw),
-  });
+  // The same informers as the resize controller's: the manager shares one per collection.
+  const { requests, groups } = resizeInformers(mgr, options.namespace);
   const controller = new Controller({
     name: "operations",
     concurrency: 2,
