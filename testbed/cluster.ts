@@ -346,8 +346,9 @@ async function stopProcesses(processes: readonly ManagedProcess[]): Promise<void
 /** Stops every process recorded for the cluster in `dir`; with `wipe`, removes its data too. */
 export async function stopCluster(dir: string, wipe = false): Promise<void> {
   const state = readClusterState(dir);
-  if (state) await stopProcesses(state.processes);
+  // The record goes first: a supervisor of restarted components (components.ts) stops when it is gone.
   rmSync(stateFile(dir), { force: true });
+  if (state) await stopProcesses(state.processes);
   if (wipe) rmSync(dir, { recursive: true, force: true });
 }
 

@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { readClusterState, type ClusterState } from "./cluster.js";
-import { startProcess, stopProcess, type ManagedProcess } from "./processes.js";
+import { isOurs, startProcess, stopProcess, type ManagedProcess } from "./processes.js";
 
 export type ComponentName = "etcd" | "kube-apiserver" | "kube-controller-manager" | "kube-scheduler" | "kwok";
 
@@ -25,6 +25,28 @@ export async function stopComponent(dir: string, name: ComponentName, kill = fal
   await stopProcess(proc, kill ? 0 : 10_000);
 }
 
+/** Components that talk to the API server and may exit while it is away (e.g. the controller-manager
+ * exits when a restart catches it building clients); a real node's supervisor would restart them. */
+const DEPENDENTS: readonly ComponentName[] = ["kube-controller-manager", "kube-scheduler", "kwok"];
+
+/** For `forMs`, restarts any dependent component that is not running (checked every second). */
+function superviseDependents(dir: string, forMs: number): void {
+  const until = Date.now() + forMs;
+  const timer = setInterval(() => {
+    const state = readClusterState(dir);
+    if (!state || Date.now() > until) {
+      clearInterval(timer);
+      return;
+    }
+    for (const p of state.processes) {
+      if ((DEPENDENTS as readonly string[]).includes(p.name) && !isOurs(p)) {
+        startComponent(dir, p.name as ComponentName);
+      }
+    }
+  }, 1000);
+  timer.unref();
+}
+
 /** Starts a stopped component again with its recorded arguments; returns the new process. */
 export function startComponent(dir: string, name: ComponentName): ManagedProcess {
   const state = stateOrThrow(dir);
@@ -34,5 +56,6 @@ export function startComponent(dir: string, name: ComponentName): ManagedProcess
   const file = path.join(dir, "cluster.json");
   const current = JSON.parse(readFileSync(file, "utf8")) as ClusterState;
   writeFileSync(file, JSON.stringify({ ...current, processes }, null, 2));
+  if (name === "kube-apiserver") superviseDependents(dir, 180_000);
   return proc;
 }
