@@ -355,6 +355,15 @@ export function loadAuthSettings(env: NodeJS.ProcessEnv): AuthSettings {
     problems.push("AUTH_SECRET_1..3 hold older secrets: AUTH_SECRET (the newest) must be set too");
   for (const s of secrets)
     if (s.length < 32) problems.push("AUTH_SECRET*: a secret must have at least 32 characters");
+  // Seed 001: the host header is trusted only with trustHost. Untrusted, the only origin sign-in can
+  // build its pages, links and redirects from is AUTH_URL (Auth.js itself would answer 500 to all).
+  // As Auth.js infers it: trusted when a URL is configured or outside production.
+  const trustHost = r.AUTH_TRUST_HOST ?? (Boolean(r.AUTH_URL) || !production);
+  const inferred = r.AUTH_TRUST_HOST === undefined ? " (the default with NODE_ENV=production)" : "";
+  if (!trustHost && !r.AUTH_URL)
+    problems.push(
+      `AUTH_TRUST_HOST is off${inferred} and AUTH_URL is not set: with the Host header untrusted, sign-in needs AUTH_URL (the dashboard's public URL), or AUTH_TRUST_HOST=true behind a proxy that sets Host / X-Forwarded-Host safely`,
+    );
   if (r.AUTH_SKIP_CSRF_CHECK && production)
     problems.push("AUTH_SKIP_CSRF_CHECK=true is refused in production");
   const oidcParts = [r.AUTH_OIDC_ID, r.AUTH_OIDC_SECRET, r.AUTH_OIDC_ISSUER];
@@ -380,8 +389,7 @@ export function loadAuthSettings(env: NodeJS.ProcessEnv): AuthSettings {
     production,
     ...(r.AUTH_URL && { url: r.AUTH_URL.replace(/\/+$/, "") }),
     basePath: r.AUTH_BASE_PATH.replace(/\/+$/, "") || "/auth",
-    // As Auth.js infers it: trusted when a URL is configured or outside production.
-    trustHost: r.AUTH_TRUST_HOST ?? (Boolean(r.AUTH_URL) || !production),
+    trustHost,
     ...(r.AUTH_USE_SECURE_COOKIES !== undefined && { useSecureCookies: r.AUTH_USE_SECURE_COOKIES }),
     debug: r.AUTH_DEBUG,
     ...(r.AUTH_REDIRECT_PROXY_URL && { redirectProxyUrl: r.AUTH_REDIRECT_PROXY_URL }),
@@ -629,7 +637,9 @@ export function buildAuthConfig(settings: AuthSettings, deps: AuthDeps, host?: s
     ...(adapter && { adapter }),
     basePath: settings.basePath,
     secret: [...settings.secrets],
-    trustHost: settings.trustHost,
+    // With AUTH_URL set, the dashboard hands Auth.js requests whose host is AUTH_URL's (index.ts), so
+    // Auth.js may trust it even when the client's Host header is not trusted.
+    trustHost: settings.trustHost || settings.url !== undefined,
     ...(settings.useSecureCookies !== undefined && { useSecureCookies: settings.useSecureCookies }),
     debug: settings.debug,
     ...(settings.redirectProxyUrl && { redirectProxyUrl: settings.redirectProxyUrl }),

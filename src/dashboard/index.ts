@@ -103,7 +103,29 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const configFor = (req: Request) => buildAuthConfig(settings, deps, req.hostname);
 
   const pinned = settings.url ? new URL(settings.url) : undefined;
+  /** With trustHost off, a request naming another host (Host or X-Forwarded-Host) is refused. */
+  const untrustedHost = (req: Request): string | undefined => {
+    if (settings.trustHost || !pinned) return undefined;
+    const forwarded = req.headers["x-forwarded-host"];
+    const claimed = [req.headers.host, ...(Array.isArray(forwarded) ? forwarded : [forwarded])];
+    return claimed.find((h) => h !== undefined && h.toLowerCase() !== pinned.host);
+  };
+  const hostChecked: RequestHandler = (req, res, next) => {
+    const host = untrustedHost(req);
+    if (host === undefined) {
+      next();
+      return;
+    }
+    const message = `Untrusted host "${host}": this dashboard answers only for ${pinned?.host ?? "?"} (AUTH_URL; AUTH_TRUST_HOST is off).`;
+    if (req.originalUrl.startsWith(API_BASE))
+      res.status(400).json({ error: { code: 400, message, status: "INVALID_ARGUMENT" } });
+    else res.status(400).type("text/plain").send(message);
+  };
   const auth: RequestHandler = (req, res, next) => {
+    if (untrustedHost(req) !== undefined) {
+      hostChecked(req, res, next);
+      return;
+    }
     if (pinned) {
       // Auth.js renders pages and links from the request's host: with AUTH_URL configured, that host
       // is the only one, whatever Host or X-Forwarded-Host a client sends.
@@ -151,7 +173,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     next();
   };
   router.use(["/ui", API_BASE], hardened);
-  router.get("/", hardened, guarded, (_req, res) => {
+  router.use(API_BASE, hostChecked);
+  router.get("/", hostChecked, hardened, guarded, (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
     res.sendFile("index.html", { root: UI_DIR });
   });

@@ -264,21 +264,25 @@ test("with AUTH_URL set, a forged Host or X-Forwarded-Host never reaches a redir
   expect(res.headers.location ?? "").not.toContain(hostile);
 });
 
-// BUG: with AUTH_TRUST_HOST=false every sign-in route answers 500 (Auth.js's UntrustedHost error),
-// even a plain GET /auth/csrf on the configured AUTH_URL host, so the dashboard cannot be used at all
-// with trustHost off; a forged Host is "rejected" only because everything is. Expected: the
-// configured AUTH_URL host works, a forged Host gets a 4xx.
-test.failing("trustHost off: the AUTH_URL host signs in, a forged Host is refused with a 4xx", async () => {
+// Seed 001: the host header is trusted only with trustHost. Off, the dashboard answers for AUTH_URL's
+// host alone: sign-in works there, and a forged Host or X-Forwarded-Host gets a 400 on every
+// dashboard route (not Auth.js's 500 UntrustedHost, not a page built from the forged host).
+test("trustHost off: the AUTH_URL host signs in, a forged Host is refused with a 400", async () => {
+  const jar = new Jar(untrusted.baseUrl);
+  expect(await jar.signIn(USER.username, USER.password, "/")).toBe(`${untrusted.baseUrl}/`);
+  expect((await jar.fetch("/dashboard/api/me")).status).toBe(200);
   const port = Number(new URL(untrusted.baseUrl).port);
-  expect((await rawRequest(port, "GET", "/auth/csrf")).status).toBe(200);
   const forged: Record<string, string>[] = [
     { host: "evil.example.com" },
     { "x-forwarded-host": "evil.example.com" },
+    { host: `evil.example.com:${port}` },
   ];
   for (const headers of forged) {
-    const res = await rawRequest(port, "GET", "/auth/signin", { headers });
-    expect(res.status).toBeGreaterThanOrEqual(400);
-    expect(res.status).toBeLessThan(500);
+    for (const p of ["/auth/signin", "/auth/csrf", "/auth/session", "/", "/dashboard/api/me"]) {
+      const res = await rawRequest(port, "GET", p, { headers: { ...headers, cookie: jar.header() } });
+      expect([p, headers, res.status]).toEqual([p, headers, 400]);
+      expect(res.text).not.toContain("<html");
+    }
   }
 });
 

@@ -96,11 +96,23 @@ describe("loadAuthSettings", () => {
   });
 
   test("trustHost: inferred like Auth.js, or set", () => {
-    expect(loadAuthSettings({ ...base, NODE_ENV: "production" }).trustHost).toBe(false);
-    expect(
-      loadAuthSettings({ ...base, NODE_ENV: "production", AUTH_URL: "https://d.example" }).trustHost,
-    ).toBe(true);
-    expect(loadAuthSettings({ ...base, AUTH_TRUST_HOST: "false" }).trustHost).toBe(false);
+    const url = { AUTH_URL: "https://d.example" };
+    expect(loadAuthSettings({ ...base, NODE_ENV: "production", ...url }).trustHost).toBe(true);
+    expect(loadAuthSettings({ ...base, ...url, AUTH_TRUST_HOST: "false" }).trustHost).toBe(false);
+    expect(loadAuthSettings({ ...base }).trustHost).toBe(true);
+  });
+
+  test("trustHost off without AUTH_URL is refused: no origin would be left to trust", () => {
+    expect(() => loadAuthSettings({ ...base, NODE_ENV: "production" })).toThrow(
+      /AUTH_TRUST_HOST is off \(the default with NODE_ENV=production\) and AUTH_URL is not set/,
+    );
+    expect(() => loadAuthSettings({ ...base, AUTH_TRUST_HOST: "false" })).toThrow(AuthSettingsError);
+  });
+
+  test("trustHost off with AUTH_URL: Auth.js trusts the pinned host, the dashboard checks the client's", () => {
+    const settings = loadAuthSettings({ ...base, AUTH_URL: "https://d.example", AUTH_TRUST_HOST: "false" });
+    expect(settings.trustHost).toBe(false);
+    expect(buildAuthConfig(settings, deps).trustHost).toBe(true);
   });
 
   test("dashboardConfigured: a secret or a provider", () => {
