@@ -356,6 +356,13 @@ export async function stopCluster(dir: string, wipe = false): Promise<void> {
 export async function isClusterRunning(dir: string): Promise<boolean> {
   const state = readClusterState(dir);
   if (!state || !state.processes.every(isOurs)) return false;
+  return isApiServerReady(dir);
+}
+
+/** The recorded cluster's kube-apiserver answers /readyz with 200 (false when there is no cluster). */
+export async function isApiServerReady(dir: string): Promise<boolean> {
+  const state = readClusterState(dir);
+  if (!state) return false;
   const pkiDir = path.join(dir, "pki");
   const admin = new AdminClient(state.server, readFileSync(path.join(pkiDir, "ca.crt")), {
     cert: readFileSync(path.join(pkiDir, "admin.crt")),

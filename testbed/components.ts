@@ -2,7 +2,8 @@
 // kube-apiserver) with exactly the arguments it was started with, keeping cluster.json current.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { readClusterState, type ClusterState } from "./cluster.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { isApiServerReady, readClusterState, type ClusterState } from "./cluster.js";
 import { isOurs, startProcess, stopProcess, type ManagedProcess } from "./processes.js";
 
 export type ComponentName = "etcd" | "kube-apiserver" | "kube-controller-manager" | "kube-scheduler" | "kwok";
@@ -25,26 +26,33 @@ export async function stopComponent(dir: string, name: ComponentName, kill = fal
   await stopProcess(proc, kill ? 0 : 10_000);
 }
 
-/** Components that talk to the API server and may exit while it is away (e.g. the controller-manager
- * exits when a restart catches it building clients); a real node's supervisor would restart them. */
+/** Components that talk to the API server and suffer while it is away. */
 const DEPENDENTS: readonly ComponentName[] = ["kube-controller-manager", "kube-scheduler", "kwok"];
 
-/** For `forMs`, restarts any dependent component that is not running (checked every second). */
-function superviseDependents(dir: string, forMs: number): void {
-  const until = Date.now() + forMs;
-  const timer = setInterval(() => {
+/**
+ * Once a restarted API server is ready again, restarts its dependents, as a node's supervisor would
+ * have to: while it starts, its authorizer answers 403 and its port refuses connections, so the
+ * controller-manager may exit and client-go reflectors back off up to 30 s per failed watch — pods
+ * then wait for a scheduler that only retries later. Tests of the operator's own recovery must not
+ * depend on that backoff. kwok is restarted only if it exited: a new kwok process has a new identity
+ * and must wait for its predecessor's node leases to expire (40 s) before it runs any pod.
+ * Gives up quietly when the cluster is stopped meanwhile.
+ */
+async function restartDependentsWhenReady(dir: string): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  while (!(await isApiServerReady(dir).catch(() => false))) {
+    if (!readClusterState(dir) || Date.now() > deadline) return;
+    await sleep(250);
+  }
+  for (const name of DEPENDENTS) {
     const state = readClusterState(dir);
-    if (!state || Date.now() > until) {
-      clearInterval(timer);
-      return;
-    }
-    for (const p of state.processes) {
-      if ((DEPENDENTS as readonly string[]).includes(p.name) && !isOurs(p)) {
-        startComponent(dir, p.name as ComponentName);
-      }
-    }
-  }, 1000);
-  timer.unref();
+    if (!state) return;
+    const proc = find(state, name);
+    if (name === "kwok" && isOurs(proc)) continue;
+    await stopProcess(proc, 5_000);
+    if (!readClusterState(dir)) return;
+    startComponent(dir, name);
+  }
 }
 
 /** Starts a stopped component again with its recorded arguments; returns the new process. */
@@ -56,6 +64,9 @@ export function startComponent(dir: string, name: ComponentName): ManagedProcess
   const file = path.join(dir, "cluster.json");
   const current = JSON.parse(readFileSync(file, "utf8")) as ClusterState;
   writeFileSync(file, JSON.stringify({ ...current, processes }, null, 2));
-  if (name === "kube-apiserver") superviseDependents(dir, 180_000);
+  if (name === "kube-apiserver")
+    restartDependentsWhenReady(dir).catch((err: unknown) => {
+      process.stderr.write(`[testbed] restarting the API server's dependents failed: ${String(err)}\n`);
+    });
   return proc;
 }

@@ -61,11 +61,15 @@ export async function settleAndCheck(
     `${count} requests final in ${namespace}`,
     async () => {
       const items = await listRequests(namespace);
-      const settled = items.every(
+      const pending = items.filter(
         (rr) =>
-          isFinalState(rr) && (rr.status?.runUntil === undefined || rr.status.release?.phase === "Applied"),
+          !isFinalState(rr) || (rr.status?.runUntil !== undefined && rr.status.release?.phase !== "Applied"),
       );
-      return settled && items.length === count ? items : undefined;
+      if (pending.length === 0 && items.length === count) return items;
+      // Thrown (not returned) so that a timeout says which requests were stuck, and where.
+      throw new Error(
+        `${items.length}/${count} exist; not settled: ${pending.slice(0, 8).map(describe).join("; ")}`,
+      );
     },
     timeoutMs,
   );
@@ -86,6 +90,20 @@ export async function settleAndCheck(
       throw new Error(`${rr.metadata.name ?? "?"} is final but still records an attempt`);
   }
   return { requests, replicas };
+}
+
+/** One request's progress in a line: name, state, attempt phase, release phase, latest condition. */
+function describe(rr: ResizeRequest): string {
+  const condition = rr.status?.conditions?.at(-1);
+  return [
+    rr.metadata.name ?? "?",
+    rr.status?.state ?? "no status",
+    rr.status?.provisioning && `attempt ${rr.status.provisioning.phase}`,
+    rr.status?.release && `release ${rr.status.release.phase}`,
+    condition && `${condition.type}=${condition.status}/${condition.reason}`,
+  ]
+    .filter(Boolean)
+    .join(" ");
 }
 
 /** Resident set size of a process in MiB (Linux /proc), or undefined once it is gone. */
