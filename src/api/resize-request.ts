@@ -238,11 +238,6 @@ export const ResizeRequestStatus = rule(
         lastAttempt: lastAttempt.optional(),
         selfLink: selfLink.optional(),
         selfLinkWithId: selfLinkWithId.optional(),
-        queuePosition: z
-          .int32()
-          .min(1)
-          .meta({ description: "Position in the group's queue, 1 being the head; set only while queued." })
-          .optional(),
         attempts: Count.meta({ description: "Provisioning attempts started so far." }).optional(),
         nextAttemptTime: Timestamp.meta({
           description: "Earliest time of the next attempt after a failed one (exponential backoff).",
@@ -314,13 +309,6 @@ export const resizeRequestResource: CustomResourceModel = {
       type: "string",
       jsonPath: ".status.reason",
       description: "Reason for the current state.",
-    },
-    {
-      name: "Position",
-      type: "integer",
-      jsonPath: ".status.queuePosition",
-      description: "Position in the queue.",
-      priority: 1,
     },
     {
       name: "Run-Until",

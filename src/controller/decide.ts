@@ -163,7 +163,7 @@ class RequestDraft {
   /** Moves to a final state: clears what only active requests carry, closes the phase conditions. */
   finish(state: "SUCCEEDED" | "FAILED" | "CANCELLED", reason: string, message: string): void {
     this.patch({ state, reason });
-    this.clear("lastAttempt", "queuePosition", "nextAttemptTime", "provisioning");
+    this.clear("lastAttempt", "nextAttemptTime", "provisioning");
     for (const type of [RC.Queued, RC.Provisioning]) {
       if (this.status.conditions?.some((c) => c.type === type)) {
         this.condition({ type, status: "False", reason, message });
@@ -535,7 +535,7 @@ function startAttempt(d: RequestDraft, ctx: Ctx, t: number): void {
       deadline: iso(ctx.s.nowMs + group.provisioningTimeoutMs),
     },
   });
-  d.clear("queuePosition", "nextAttemptTime");
+  d.clear("nextAttemptTime");
   d.phase(
     "provisioning",
     "Provisioning",
@@ -578,7 +578,9 @@ function groupStatus(
   const next: InstanceGroupManagerStatus = {
     id: previous?.id ?? numericId(group.uid),
     ...(target?.found && { targetSize: target.replicas, readyInstances: target.readyReplicas }),
-    queuedRequests: active.filter((d) => d.status.queuePosition !== undefined).length,
+    queuedRequests: active.filter((d) =>
+      d.status.conditions?.some((c) => c.type === RC.Queued && c.status === "True"),
+    ).length,
     activeRequests: active.length,
     ...(provisioning && { provisioningRequest: provisioning.name }),
     conditions: setCondition(previous?.conditions, condition, ctx.now, group.generation),
@@ -614,8 +616,9 @@ export function decide(
   // 2. Finished requests: late cancels, deletion, run-duration releases.
   for (const d of drafts) if (!handled.has(d) && isFinal(d.view.status)) stepFinal(d, ctx);
 
-  // 3. Active requests in FIFO order: cancel, admission, queue positions, and the head's attempt.
-  // After a success or a cancel the queue only moves up; its new positions are written with the next
+  // 3. Active requests in FIFO order: cancel, admission, and the head's attempt. Positions are not
+  // stored (a queue moving up would rewrite every request behind: n(n-1)/2 writes); readers compute
+  // them from the FIFO order. After a success or a cancel the new head is placed by the next
   // decision, which follows at once. A request sent back to the queue is placed now.
   const deferQueue = ctx.resolvedThisRound && !drafts.some((d) => d.backInQueue);
   let position = 0;
@@ -637,7 +640,6 @@ export function decide(
     const nextAttempt = ms(d.status.nextAttemptTime);
     if (position === 1) {
       if (group.maxSize !== undefined && target.replicas + k > group.maxSize) {
-        d.patch({ queuePosition: position });
         d.phase(
           "queued",
           "WaitingForCapacity",
@@ -647,7 +649,6 @@ export function decide(
         continue;
       }
       if (nextAttempt > s.nowMs) {
-        d.patch({ queuePosition: position });
         d.phase("queued", "Backoff", `The next attempt starts at ${d.status.nextAttemptTime ?? ""}.`);
         ctx.requeue.push(nextAttempt - s.nowMs);
         continue;
@@ -658,10 +659,9 @@ export function decide(
         continue;
       }
     }
-    d.patch({ queuePosition: position });
-    // Only the position goes into the status (not what the queue waits for), so a queued request is
-    // rewritten when it moves up, not at every step of the attempt ahead of it.
-    d.phase("queued", "Queued", `Position ${position} in the queue of group ${group.name}.`);
+    // Nothing that changes while the queue moves goes into the status (not the position, not what the
+    // queue waits for), so a queued request is written once, not at every step ahead of it.
+    d.phase("queued", "Queued", `Waiting in the queue of group ${group.name} (first come, first served).`);
   }
 
   const requeues = ctx.requeue.filter((v) => v >= 0);

@@ -45,7 +45,8 @@ export interface RequestSummary {
   readonly size: number;
   readonly state: string;
   readonly reason: string | null;
-  readonly queuePosition: number | null;
+  /** Waiting in its group's queue (the UI derives the position from the FIFO order). */
+  readonly queued: boolean;
   readonly runUntil: string | null;
   readonly attempts: number;
   readonly created: string | null;
@@ -62,7 +63,7 @@ export function requestSummary(rr: ResizeRequest): RequestSummary {
     size: rr.spec.resizeBy ?? rr.spec.instances?.length ?? 0,
     state: rr.status?.state ?? "CREATING",
     reason: rr.status?.reason ?? null,
-    queuePosition: rr.status?.queuePosition ?? null,
+    queued: rr.status?.conditions?.some((c) => c.type === "Queued" && c.status === "True") ?? false,
     runUntil: rr.status?.runUntil ?? null,
     attempts: rr.status?.attempts ?? 0,
     created: rr.metadata.creationTimestamp ?? null,

@@ -133,10 +133,26 @@ function requestRow(r) {
     h("td", null, String(r.size)),
     h("td", { "data-field": "state" }, stateBadge(r.state)),
     h("td", { class: "hide-sm" }, r.reason ?? ""),
-    h("td", { class: "hide-sm" }, num(r.queuePosition)),
+    h("td", { class: "hide-sm" }, num(queuePosition(r))),
     h("td", { class: "hide-sm" }, fmtTime(r.runUntil)),
     h("td", null, cancelButton(r)),
   );
+}
+
+/** Creation time, then name: the order in which a group serves its queue. */
+const servedBefore = (a, b) =>
+  (a.created ?? "") < (b.created ?? "") || ((a.created ?? "") === (b.created ?? "") && a.name < b.name);
+
+/**
+ * Position in its group's queue (1 = next to start), derived from the FIFO order: the operator does
+ * not store it, so that a queue moving up costs no writes.
+ */
+function queuePosition(r) {
+  if (!r.queued) return null;
+  let position = 1;
+  for (const o of state.requests.values())
+    if (o.queued && o.namespace === r.namespace && o.group === r.group && servedBefore(o, r)) position++;
+  return position;
 }
 
 function cancelButton(r) {
@@ -203,7 +219,7 @@ async function viewRequest(namespace, name) {
           h("dt", null, "Size"),
           h("dd", null, String(r.size)),
           h("dt", null, "Queue position"),
-          h("dd", null, num(r.queuePosition)),
+          h("dd", null, num(queuePosition(r))),
           h("dt", null, "Run until"),
           h("dd", null, fmtTime(r.runUntil)),
           h("dt", null, "Created"),

@@ -173,6 +173,19 @@ export function accepted(name: string, extra: ResizeRequestStatus = {}): ResizeR
   };
 }
 
+/** accepted() for a request created at `created` (its identity fields as decide writes them). */
+export function acceptedAt(
+  name: string,
+  created: number,
+  extra: ResizeRequestStatus = {},
+): ResizeRequestStatus {
+  return accepted(name, { ...identityOf(name, created), ...extra });
+}
+
+/** The message of Queued=True for a request waiting behind the head (it carries no position). */
+export const queuedMessage = (groupName: string = GROUP_NAME): string =>
+  `Waiting in the queue of group ${groupName} (first come, first served).`;
+
 export function provisioningStatus(
   name: string,
   p: Partial<Provisioning> & Pick<Provisioning, "phase" | "baseReplicas" | "targetReplicas">,
@@ -218,6 +231,11 @@ export function statusOf(plan: Plan, name: string): ResizeRequestStatus {
   const status = changeOf(plan, name)?.status;
   if (status === undefined) throw new Error(`the plan writes no status for ${name}`);
   return status;
+}
+
+/** Names of the requests whose status the plan writes (a finalizer change alone is not a status write). */
+export function statusWrites(plan: Plan): string[] {
+  return plan.requests.filter((c) => c.status !== undefined).map((c) => c.name);
 }
 
 /** The status after the plan: the written one, or the observed one when the plan leaves it alone. */

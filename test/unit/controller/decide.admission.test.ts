@@ -18,6 +18,7 @@ import {
   iso,
   notFoundTarget,
   notScalableTarget,
+  queuedMessage,
   reasons,
   req,
   snap,
@@ -164,16 +165,15 @@ describe("admission of a new request (no status)", () => {
         snap({
           group: group({ maxSize: 3 }),
           replicas: 3,
-          requests: [
-            req("a", { resizeBy: 4, status: { ...identityOf("a"), state: "ACCEPTED", queuePosition: 1 } }),
-          ],
+          requests: [req("a", { resizeBy: 4, status: { ...identityOf("a"), state: "ACCEPTED" } })],
         }),
         CFG,
       );
       const status = statusOf(plan, "a");
       expect(status.state).toBe("FAILED");
       expect(status.error?.errors[0]?.code).toBe(ErrorCode.QUOTA_EXCEEDED);
-      expect(status.queuePosition).toBeUndefined();
+      expect(cond(status, RC.Queued)).toBeUndefined();
+      expect(plan.groupStatus).toMatchObject({ queuedRequests: 0, activeRequests: 0 });
     });
   });
 
@@ -198,7 +198,6 @@ describe("admission of a new request (no status)", () => {
         startedTime: iso(T0),
         deadline: iso(T0 + 10 * MIN),
       });
-      expect(status.queuePosition).toBeUndefined();
       expect(change?.finalizer).toBe("add");
       expect(plan.scale).toEqual({ request: "a", from: base, replicas: base + k });
       expect(reasons(plan, "a")).toEqual(["Accepted", "ProvisioningStarted"]);
@@ -231,9 +230,18 @@ describe("admission of a new request (no status)", () => {
       expect(plan.scale?.request).toBe("a");
       const b = statusOf(plan, "b");
       expect(b.state).toBe("ACCEPTED");
-      expect(b.queuePosition).toBe(1);
+      expect(b.reason).toBe("Queued");
       expect(b.provisioning).toBeUndefined();
-      expect(cond(b, RC.Queued)).toMatchObject({ status: "True", reason: "Queued" });
+      expect(cond(b, RC.Queued)).toMatchObject({
+        status: "True",
+        reason: "Queued",
+        message: queuedMessage(),
+      });
+      expect(plan.groupStatus).toMatchObject({
+        queuedRequests: 1,
+        activeRequests: 2,
+        provisioningRequest: "a",
+      });
       expect(reasons(plan, "b")).toEqual(["Accepted"]);
       expect(changeOf(plan, "b")?.finalizer).toBeUndefined();
     });
@@ -243,7 +251,12 @@ describe("admission of a new request (no status)", () => {
       const status = statusOf(plan, "a");
       expect(status.state).toBe("ACCEPTED");
       expect(status.reason).toBe("WaitingForCapacity");
-      expect(status.queuePosition).toBe(1);
+      expect(cond(status, RC.Queued)).toMatchObject({
+        status: "True",
+        reason: "WaitingForCapacity",
+        message: "Waiting for room: the target has 9 replicas, 2 more would exceed maxSize 10.",
+      });
+      expect(plan.groupStatus).toMatchObject({ queuedRequests: 1, activeRequests: 1 });
       expect(plan.scale).toBeUndefined();
       expect(reasons(plan, "a")).toEqual(["Accepted"]);
     });

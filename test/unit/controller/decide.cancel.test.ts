@@ -11,6 +11,8 @@ import {
   SEC,
   T0,
   accepted,
+  acceptedAt,
+  activeConditions,
   applyPlan,
   changeOf,
   cond,
@@ -62,16 +64,20 @@ describe.each(HOWS)("%s of a request that has no instances yet → CANCELLED at 
       snapshot: { group: null },
       created: T0 - 5 * SEC,
     },
-    { label: "queued at position 2", status: accepted("a", { queuePosition: 2 }) },
+    { label: "queued", status: accepted("a") },
     {
       label: "head waiting for capacity",
-      status: accepted("a", { queuePosition: 1 }),
+      status: accepted("a", {
+        reason: "WaitingForCapacity",
+        conditions: activeConditions("queued", "WaitingForCapacity"),
+      }),
       snapshot: { replicas: 9 },
     },
     {
       label: "head in backoff",
       status: accepted("a", {
-        queuePosition: 1,
+        reason: "Backoff",
+        conditions: activeConditions("queued", "Backoff"),
         attempts: 1,
         nextAttemptTime: iso(T0 + MIN),
         lastAttempt: { error: { errors: [{ code: "PROVISIONING_TIMEOUT" }] } },
@@ -84,7 +90,6 @@ describe.each(HOWS)("%s of a request that has no instances yet → CANCELLED at 
     const next = statusOf(plan, "a");
     expect(next.state).toBe("CANCELLED");
     expect(next.reason).toBe("Cancelled");
-    expect(next.queuePosition).toBeUndefined();
     expect(next.nextAttemptTime).toBeUndefined();
     expect(next.lastAttempt).toBeUndefined();
     expect(next.provisioning).toBeUndefined();
@@ -94,12 +99,15 @@ describe.each(HOWS)("%s of a request that has no instances yet → CANCELLED at 
     expect(reasons(plan, "a")).toEqual(["Cancelled"]);
     expect(plan.scale).toBeUndefined();
     expect(changeOf(plan, "a")?.finalizer).toBe(how === "delete" ? "remove" : undefined);
+    // Gone from the queue (no group status at all while the group is missing).
+    if (snapshot?.group === null) expect(plan.groupStatus).toBeUndefined();
+    else expect(plan.groupStatus).toMatchObject({ queuedRequests: 0, activeRequests: 0 });
   });
 
   // Nothing was recorded for a queued head, so there is nothing to resolve: the successor may start.
   test("the cancelled head's successor starts in the same decision", () => {
-    const a = victim(how, accepted("a", { queuePosition: 1 }));
-    const b = req("b", { created: T0 - 5 * MIN, status: accepted("b", { queuePosition: 2 }) });
+    const a = victim(how, accepted("a"));
+    const b = req("b", { created: T0 - 5 * MIN, status: accepted("b") });
     const plan = decide(snap({ replicas: 2, requests: [a, b] }), CFG);
     expect(statusOf(plan, "a").state).toBe("CANCELLED");
     expect(plan.scale).toEqual({ request: "b", from: 2, replicas: 4 });
@@ -161,7 +169,7 @@ describe.each(HOWS)("%s during an attempt", (how) => {
     { label: "abandoned and cancelled", status: applying(), replicas: 3 },
   ])("the request behind an attempt $label", ({ status, replicas }) => {
     const a = victim(how, status, { hasFinalizer: true });
-    const b = req("b", { created: T0 - 5 * MIN, status: accepted("b", { queuePosition: 1 }) });
+    const b = req("b", { created: T0 - 5 * MIN, status: acceptedAt("b", T0 - 5 * MIN) });
     const s = snap({ replicas, requests: [a, b] });
     const plan = decide(s, CFG);
 
@@ -169,7 +177,10 @@ describe.each(HOWS)("%s during an attempt", (how) => {
       expect(statusOf(plan, "a").state).toBe("CANCELLED");
       expect(plan.scale).toBeUndefined();
       expect(statusAfter(plan, b).provisioning).toBeUndefined();
-      expect(statusAfter(plan, b).queuePosition).toBe(1);
+      // b keeps its status (queued) for this decision: not rewritten.
+      expect(changeOf(plan, "b")).toBeUndefined();
+      expect(cond(statusAfter(plan, b), RC.Queued)?.status).toBe("True");
+      expect(plan.groupStatus).toMatchObject({ queuedRequests: 1, activeRequests: 1 });
       expect(reasons(plan, "b")).toEqual([]);
       expect(plan.requeueAfterMs).toBe(0);
     });

@@ -9,7 +9,7 @@ import {
   MIN,
   SEC,
   T0,
-  accepted,
+  acceptedAt,
   applyPlan,
   changeOf,
   cond,
@@ -19,6 +19,7 @@ import {
   notFoundTarget,
   notScalableTarget,
   provisioningStatus,
+  queuedMessage,
   reasons,
   releaseOf,
   req,
@@ -86,7 +87,7 @@ describe("final states never change state, and status.error stays", () => {
     { label: "generation bumped", snapshot: {}, request: { generation: 2 } },
     {
       label: "another request queued behind",
-      snapshot: { requests: [req("z", { created: T0 - MIN, status: accepted("z", { queuePosition: 1 }) })] },
+      snapshot: { requests: [req("z", { created: T0 - MIN, status: acceptedAt("z", T0 - MIN) })] },
     },
     {
       label: "another request in an attempt",
@@ -110,7 +111,7 @@ describe("final states never change state, and status.error stays", () => {
     expect(next.state).toBe(status.state);
     expect(next.error).toEqual(status.error);
     expect(next.provisioning).toBeUndefined();
-    expect(next.queuePosition).toBeUndefined();
+    expect(cond(next, RC.Queued)?.status).not.toBe("True");
     expect(next.lastAttempt).toBeUndefined();
     expect(changeOf(plan, "a")?.finalizer).not.toBe("add");
     if (plan.scale?.request === "a") {
@@ -284,13 +285,13 @@ describe("run duration", () => {
       });
 
     test("the head of the queue starts in the next decision, not in the one that confirms", () => {
-      const head = req("q", { created: T0 - MIN, status: accepted("q", { queuePosition: 1 }) });
+      const head = req("q", { created: T0 - MIN, status: acceptedAt("q", T0 - MIN) });
       const s = snap({ replicas: 2, requests: [done(), head] });
       const plan = decide(s, CFG);
       expect(statusOf(plan, "a").release?.phase).toBe("Applied");
       expect(plan.scale).toBeUndefined();
-      expect(statusAfter(plan, head).provisioning).toBeUndefined();
-      expect(statusAfter(plan, head).queuePosition).toBe(1);
+      // q is not rewritten by this decision: it keeps its queued status.
+      expect(changeOf(plan, "q")).toBeUndefined();
       expect(reasons(plan, "q")).toEqual([]);
       expect(plan.requeueAfterMs).toBe(0);
       const next = decide({ ...applyPlan(s, plan), nowMs: T0 + SEC }, CFG);
@@ -333,10 +334,11 @@ describe("run duration", () => {
   // room the release may remove.
   test("a release Applied at once (at the floor) holds back the head of the queue until written", () => {
     const a = succeeded({ runUntil: iso(T0 - SEC) });
-    const head = req("q", { created: T0 - MIN, status: accepted("q", { queuePosition: 1 }) });
+    const head = req("q", { created: T0 - MIN, status: acceptedAt("q", T0 - MIN) });
     const plan = decide(snap({ group: group({ minSize: 5 }), replicas: 3, requests: [a, head] }), CFG);
     expect(statusOf(plan, "a").release?.phase).toBe("Applied");
     expect(plan.scale).toBeUndefined();
+    expect(changeOf(plan, "q")).toBeUndefined();
     expect(plan.requeueAfterMs).toBe(0);
   });
 
@@ -412,12 +414,17 @@ describe("run duration", () => {
     });
 
     test("a release blocks the head of the queue from starting in the same decision", () => {
-      const head = req("q", { created: T0 - MIN, status: accepted("q", { queuePosition: 1 }) });
+      const head = req("q", { created: T0 - MIN, status: acceptedAt("q", T0 - MIN) });
       const a = succeeded({ runUntil: iso(T0 - SEC) });
       const plan = decide(snap({ replicas: 5, requests: [a, head] }), CFG);
       expect(plan.scale).toEqual({ request: "a", from: 5, replicas: 2 });
       expect(statusAfter(plan, head).provisioning).toBeUndefined();
-      expect(statusAfter(plan, head).queuePosition).toBe(1);
+      expect(cond(statusAfter(plan, head), RC.Queued)).toMatchObject({
+        status: "True",
+        reason: "Queued",
+        message: queuedMessage(),
+      });
+      expect(plan.groupStatus).toMatchObject({ queuedRequests: 1, activeRequests: 1 });
     });
   });
 

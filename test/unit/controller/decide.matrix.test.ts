@@ -22,6 +22,7 @@ import {
   notFoundTarget,
   notScalableTarget,
   provisioningStatus,
+  queuedMessage,
   releaseOf,
   req,
   resolvedIn,
@@ -38,14 +39,14 @@ const states: { label: string; status: ResizeRequestStatus; created?: number }[]
   { label: "new", status: {} },
   { label: "new, just created", status: {}, created: T0 - SEC },
   { label: "CREATING", status: { state: "CREATING", reason: "GroupNotFound" }, created: T0 - 5 * SEC },
-  { label: "queued head", status: accepted("a", { queuePosition: 1 }) },
+  { label: "queued head", status: accepted("a") },
   {
     label: "queued head in backoff",
-    status: accepted("a", { queuePosition: 1, attempts: 1, nextAttemptTime: iso(T0 + MIN) }),
+    status: accepted("a", { attempts: 1, nextAttemptTime: iso(T0 + MIN) }),
   },
   {
     label: "queued head, backoff over",
-    status: accepted("a", { queuePosition: 1, attempts: 1, nextAttemptTime: iso(T0 - SEC) }),
+    status: accepted("a", { attempts: 1, nextAttemptTime: iso(T0 - SEC) }),
   },
   {
     label: "Applying 2→5",
@@ -167,7 +168,7 @@ function check({ st, ob, u }: Case): void {
     run: { seconds: "60" },
   });
   // z is the youngest request of the group, so it is always behind a.
-  const z = req("z", { resizeBy: 1, created: T0 - 500, status: accepted("z", { queuePosition: 2 }) });
+  const z = req("z", { resizeBy: 1, created: T0 - 500, status: accepted("z") });
   const s = snap({ ...ob.snapshot, requests: [z, a] });
   const plan = decide(s, CFG);
   const after = applyPlan(s, plan);
@@ -214,13 +215,28 @@ function check({ st, ob, u }: Case): void {
   if (aAfter.state === "ACCEPTED") {
     expect(zAfter.provisioning).toBeUndefined();
   }
-  // An attempt that ends back in the queue keeps a's place: position 1 in backoff, z stays behind it.
+  // An attempt that ends back in the queue keeps a's place: a is the head again (a head's reason, in
+  // backoff unless it must first wait for room), z stays behind it (plainly queued) and does not start.
   if (active && aAfter.state === "ACCEPTED" && aAfter.provisioning === undefined) {
-    expect(aAfter.queuePosition).toBe(1);
+    expect(["Backoff", "WaitingForCapacity"]).toContain(aAfter.reason);
+    expect(cond(aAfter, RC.Queued)).toMatchObject({ status: "True", reason: aAfter.reason });
     expect(Date.parse(aAfter.nextAttemptTime ?? "")).toBeGreaterThan(s.nowMs);
     expect(aAfter.lastAttempt?.error?.errors.length).toBeGreaterThan(0);
-    expect(zAfter.queuePosition).toBe(2);
+    expect(zAfter.reason).toBe("Queued");
+    expect(cond(zAfter, RC.Queued)).toMatchObject({
+      status: "True",
+      reason: "Queued",
+      message: queuedMessage(),
+    });
     expect(changeOf(plan, "a")?.finalizer).toBe("remove");
+  }
+  // The group counts as queued exactly the active requests whose Queued condition is True.
+  if (s.group !== undefined) {
+    const queued = [aAfter, zAfter].filter(
+      (x) => !FINAL.has(x.state ?? "") && cond(x, RC.Queued)?.status === "True",
+    ).length;
+    const activeCount = [aAfter, zAfter].filter((x) => !FINAL.has(x.state ?? "")).length;
+    expect(plan.groupStatus).toMatchObject({ queuedRequests: queued, activeRequests: activeCount });
   }
   // A resolved change keeps the group busy for the rest of the decision; the next one follows at once.
   if (resolvedIn(s, plan).length > 0) {
@@ -250,7 +266,7 @@ function check({ st, ob, u }: Case): void {
       aAfter.state === "SUCCEEDED" ? RC.Succeeded : aAfter.state === "FAILED" ? RC.Failed : RC.Cancelled;
     expect(cond(aAfter, type)?.status).toBe("True");
     expect(aAfter.provisioning).toBeUndefined();
-    expect(aAfter.queuePosition).toBeUndefined();
+    expect(cond(aAfter, RC.Queued)?.status).not.toBe("True");
     expect(aAfter.lastAttempt).toBeUndefined();
     if (aAfter.state === "FAILED") expect(aAfter.error?.errors.length).toBeGreaterThan(0);
     // All or nothing: a success means the target holds exactly the attempt's raised replicas.

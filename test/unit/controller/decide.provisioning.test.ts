@@ -10,18 +10,20 @@ import {
   MIN,
   SEC,
   T0,
-  accepted,
+  acceptedAt,
   applyPlan,
   changeOf,
   cond,
   group,
   iso,
   provisioningStatus,
+  queuedMessage,
   reasons,
   req,
   snap,
   statusAfter,
   statusOf,
+  statusWrites,
   type RequestOptions,
 } from "./builders.js";
 
@@ -132,11 +134,12 @@ describe("Applying: the change is recorded; was it applied?", () => {
       expect(status.runUntil).toBe(runMs === undefined ? undefined : iso(T0 + runMs));
       expect(status.lastAttempt).toBeUndefined();
       expect(status.provisioning).toBeUndefined();
-      expect(status.queuePosition).toBeUndefined();
       expect(status.nextAttemptTime).toBeUndefined();
       expect(status.error).toBeUndefined();
       expect(cond(status, RC.Succeeded)).toMatchObject({ status: "True", reason: "Provisioned" });
       expect(cond(status, RC.Provisioning)).toMatchObject({ status: "False", reason: "Provisioned" });
+      expect(cond(status, RC.Queued)).toMatchObject({ status: "False", reason: "Provisioned" });
+      expect(plan.groupStatus).toMatchObject({ queuedRequests: 0, activeRequests: 0 });
       expect(changeOf(plan, "a")?.finalizer).toBe("remove");
       expect(reasons(plan, "a")).toEqual(["Succeeded"]);
       expect(plan.scale).toBeUndefined();
@@ -165,15 +168,15 @@ describe("Applying: the change is recorded; was it applied?", () => {
   });
 
   test("after success the next request in the queue starts in the next decision, from the new size", () => {
-    const b = req("b", { created: T0 - 5 * MIN, status: accepted("b", { queuePosition: 1 }) });
+    const b = req("b", { created: T0 - 5 * MIN, status: acceptedAt("b", T0 - 5 * MIN) });
     const s = snap({ replicas: 5, ready: 5, requests: [head("Applied"), b] });
     const plan = decide(s, CFG);
     expect(statusOf(plan, "a").state).toBe("SUCCEEDED");
-    // The success keeps the group busy until it is written: b waits at the head, nothing scales.
+    // The success keeps the group busy until it is written: b waits at the head, untouched, nothing scales.
     expect(plan.scale).toBeUndefined();
-    expect(statusAfter(plan, b).provisioning).toBeUndefined();
-    expect(statusAfter(plan, b).queuePosition).toBe(1);
-    expect(changeOf(plan, "b")?.finalizer).toBeUndefined();
+    expect(changeOf(plan, "b")).toBeUndefined();
+    expect(cond(b.status, RC.Queued)?.status).toBe("True");
+    expect(plan.groupStatus).toMatchObject({ queuedRequests: 1, activeRequests: 1 });
     expect(reasons(plan, "b")).toEqual([]);
     expect(plan.requeueAfterMs).toBe(0);
     const next = decide({ ...applyPlan(s, plan), nowMs: T0 + SEC }, CFG);
@@ -188,22 +191,72 @@ describe("Applying: the change is recorded; was it applied?", () => {
   });
 });
 
-test("after success the queue behind moves up with the next decision: one write per moved request", () => {
-  const b = req("b", { created: T0 - 5 * MIN, status: accepted("b", { queuePosition: 1 }) });
-  const c = req("c", { created: T0 - 4 * MIN, status: accepted("c", { queuePosition: 2 }) });
-  // Settle the queue first while a's instances are not ready yet (statuses as the controller writes them).
-  const waiting = snap({ replicas: 5, ready: 2, requests: [head("Applied"), b, c] });
-  const settled = applyPlan(waiting, decide(waiting, CFG));
-  expect(decide(settled, CFG).requests).toEqual([]);
+describe("after the head of a queue of several succeeds, the requests behind are not rewritten", () => {
+  // No position is stored, so the queue moving up changes nothing in the statuses of the requests still
+  // waiting: the success writes only the head, the next decision only the new head starting.
+  const behind = ["b", "c", "d", "e"];
+  const views = behind.map((n, i) => req(n, { created: T0 - (5 - i) * MIN, status: {} }));
+  // Settle the queue first while a's instances are not ready yet (statuses as decide writes them).
+  const fresh = snap({ replicas: 5, ready: 2, requests: [head("Applied"), ...views] });
+  const admitted = decide(fresh, CFG);
+  const settled = applyPlan(fresh, admitted);
   const s = { ...settled, target: { found: true as const, replicas: 5, readyReplicas: 5 } };
-  const plan = decide(s, CFG);
-  // Only the resolved request is written now; b and c keep their statuses for one decision.
-  expect(plan.requests.map((r) => r.name)).toEqual(["a"]);
-  const next = decide({ ...applyPlan(s, plan), nowMs: T0 + SEC }, CFG);
-  // b starts (one write), c moves to position 1 (one write).
-  expect(next.requests.map((r) => r.name)).toEqual(["b", "c"]);
-  expect(statusOf(next, "c").queuePosition).toBe(1);
-  expect(next.scale).toEqual({ request: "b", from: 5, replicas: 7 });
+  const success = decide(s, CFG);
+  const s1 = { ...applyPlan(s, success), nowMs: T0 + SEC };
+  const next = decide(s1, CFG);
+
+  test("the settled queue: every request behind a waits with the same Queued status", () => {
+    expect(statusWrites(admitted)).toEqual(["a", ...behind]);
+    for (const n of behind) {
+      expect(cond(statusOf(admitted, n), RC.Queued)).toMatchObject({
+        status: "True",
+        reason: "Queued",
+        message: queuedMessage(),
+      });
+    }
+    expect(decide(settled, CFG).requests).toEqual([]);
+    expect(admitted.groupStatus).toMatchObject({ queuedRequests: 4, activeRequests: 5 });
+  });
+
+  test("the decision with the success writes the head only", () => {
+    expect(statusOf(success, "a").state).toBe("SUCCEEDED");
+    expect(statusWrites(success)).toEqual(["a"]);
+    expect(success.requests.map((r) => r.name)).toEqual(["a"]);
+    expect(success.scale).toBeUndefined();
+    expect(success.events.map((e) => `${e.request}:${e.event.reason}`)).toEqual(["a:Succeeded"]);
+    expect(success.groupStatus).toMatchObject({ queuedRequests: 4, activeRequests: 4 });
+  });
+
+  test("the next decision writes the new head starting, and no other request", () => {
+    expect(next.scale).toEqual({ request: "b", from: 5, replicas: 7 });
+    expect(statusWrites(next)).toEqual(["b"]);
+    expect(next.requests.map((r) => r.name)).toEqual(["b"]);
+    expect(statusOf(next, "b").provisioning).toMatchObject({ attempt: 1, phase: "Applying" });
+    for (const n of ["c", "d", "e"]) expect(changeOf(next, n)).toBeUndefined();
+    expect(next.events.map((e) => `${e.request}:${e.event.reason}`)).toEqual(["b:ProvisioningStarted"]);
+    expect(next.groupStatus).toMatchObject({
+      queuedRequests: 3,
+      activeRequests: 4,
+      provisioningRequest: "b",
+    });
+  });
+
+  test("nor do the following decisions of b's attempt, until b succeeds and c starts", () => {
+    let state = applyPlan(s1, next);
+    const writes: string[][] = [];
+    for (let i = 0; i < 4; i++) {
+      state = {
+        ...state,
+        nowMs: state.nowMs + SEC,
+        target: { found: true, replicas: 7, readyReplicas: i < 2 ? 5 : 7 },
+      };
+      const plan = decide(state, CFG);
+      writes.push(statusWrites(plan));
+      state = applyPlan(state, plan);
+    }
+    // b seen applied (Applied), b still waiting (nothing), b ready (SUCCEEDED), c starts.
+    expect(writes).toEqual([["b"], [], ["b"], ["c"]]);
+  });
 });
 
 describe("deadline passed without all instances ready → RollingBack", () => {
@@ -310,18 +363,22 @@ describe("Applied and the target's replicas changed outside the operator → aba
     const plan = decide(snap({ replicas: t, ready: t, requests: [a] }), CFG);
     const status = statusOf(plan, "a");
 
-    test("not a success: TARGET_MODIFIED, back to the queue at position 1 with backoff", () => {
+    test("not a success: TARGET_MODIFIED, back to the queue at its head with backoff", () => {
       expect(status.state).toBe("ACCEPTED");
       expect(status.provisioning).toBeUndefined();
       expect(status.succeededTime).toBeUndefined();
       expect(status.reason).toBe("Backoff");
-      expect(status.queuePosition).toBe(1);
       expect(status.attempts).toBe(2);
       expect(status.nextAttemptTime).toBe(iso(T0 + backoffMs(2, CFG)));
       expect(status.lastAttempt?.error?.errors[0]?.code).toBe(AttemptErrorCode.TARGET_MODIFIED);
       expect(status.lastAttempt?.error?.errors[0]?.message).toContain(`found ${t}`);
       expect(status.error).toBeUndefined();
-      expect(cond(status, RC.Queued)).toMatchObject({ status: "True", reason: "Backoff" });
+      // The message the head of the queue gets in backoff: it keeps its place at the head.
+      expect(cond(status, RC.Queued)).toMatchObject({
+        status: "True",
+        reason: "Backoff",
+        message: `The next attempt starts at ${iso(T0 + backoffMs(2, CFG))}.`,
+      });
       expect(cond(status, RC.Provisioning)).toMatchObject({ status: "False" });
       expect(cond(status, RC.Succeeded)).toBeUndefined();
     });
@@ -454,7 +511,9 @@ describe("Applying and the target changed outside (neither base nor target) → 
     expect(cond(status, RC.Provisioning)).toMatchObject({ status: "False" });
     expect(changeOf(plan, "a")?.finalizer).toBe("remove");
     expect(reasons(plan, "a")).toEqual(["AttemptAbandoned"]);
-    expect(status.queuePosition).toBe(1);
+    expect(cond(status, RC.Queued)?.message).toBe(
+      `The next attempt starts at ${iso(T0 + backoffMs(2, CFG))}.`,
+    );
     expect(plan.requeueAfterMs).toBe(0);
   });
 });
@@ -491,8 +550,11 @@ describe("RollingBack", () => {
       expect(cond(status, RC.Provisioning)).toMatchObject({ status: "False", reason: "Backoff" });
       expect(changeOf(plan, "a")?.finalizer).toBe("remove");
       expect(reasons(plan, "a")).toEqual(["RolledBack"]);
-      // Back in the queue it keeps its place at the head; the next decision follows at once.
-      expect(status.queuePosition).toBe(1);
+      // Back in the queue it keeps its place at the head (the head's backoff message); the next decision
+      // follows at once.
+      expect(cond(status, RC.Queued)?.message).toBe(`The next attempt starts at ${iso(T0 + delay)}.`);
+      expect(plan.groupStatus).toMatchObject({ queuedRequests: 1, activeRequests: 1 });
+      expect(plan.groupStatus?.provisioningRequest).toBeUndefined();
       expect(plan.requeueAfterMs).toBe(0);
     },
   );
@@ -503,7 +565,8 @@ describe("RollingBack", () => {
     const plan = decide(snap({ now: T0 + 3 * SEC, replicas: 2, requests: [a] }), CFG);
     expect(plan.scale).toBeUndefined();
     expect(statusAfter(plan, a).provisioning).toBeUndefined();
-    expect(statusAfter(plan, a).queuePosition).toBe(1);
+    expect(plan.requests).toEqual([]);
+    expect(cond(statusAfter(plan, a), RC.Queued)).toMatchObject({ status: "True", reason: "Backoff" });
     expect(plan.requeueAfterMs).toBe(7 * SEC);
   });
 
@@ -522,18 +585,28 @@ describe("RollingBack", () => {
       event: "AttemptAbandoned",
     },
   ])("the request behind a head that just went back to the queue ($label)", ({ a, replicas, event }) => {
-    const b = req("b", { created: T0 - 5 * MIN, status: accepted("b", { queuePosition: 1 }) });
+    const b = req("b", { created: T0 - 5 * MIN, status: acceptedAt("b", T0 - 5 * MIN) });
     const s = snap({ replicas, requests: [a, b] });
     const plan = decide(s, CFG);
 
-    test("does not jump ahead: a keeps position 1 in backoff, b is at position 2, nothing scales", () => {
-      expect(statusOf(plan, "a").nextAttemptTime).toBeDefined();
-      expect(statusOf(plan, "a").queuePosition).toBe(1);
+    test("does not jump ahead: a stays the head in backoff, b waits behind it, nothing scales", () => {
+      const next = statusOf(plan, "a").nextAttemptTime;
+      expect(next).toBeDefined();
       expect(statusOf(plan, "a").reason).toBe("Backoff");
-      expect(cond(statusOf(plan, "a"), RC.Queued)).toMatchObject({ status: "True", reason: "Backoff" });
+      expect(cond(statusOf(plan, "a"), RC.Queued)).toMatchObject({
+        status: "True",
+        reason: "Backoff",
+        message: `The next attempt starts at ${next ?? ""}.`,
+      });
       expect(plan.scale).toBeUndefined();
       expect(statusAfter(plan, b).provisioning).toBeUndefined();
-      expect(statusAfter(plan, b).queuePosition).toBe(2);
+      expect(statusAfter(plan, b).reason).toBe("Queued");
+      expect(cond(statusAfter(plan, b), RC.Queued)).toMatchObject({
+        status: "True",
+        reason: "Queued",
+        message: queuedMessage(),
+      });
+      expect(plan.groupStatus).toMatchObject({ queuedRequests: 2, activeRequests: 2 });
       expect(changeOf(plan, "b")?.finalizer).toBeUndefined();
       expect(plan.events.map((e) => `${e.request}:${e.event.reason}`)).toEqual([`a:${event}`]);
       expect(plan.requeueAfterMs).toBe(0);
@@ -549,7 +622,9 @@ describe("RollingBack", () => {
       expect(due.scale).toEqual({ request: "a", from: replicas, replicas: replicas + 3 });
       expect(statusOf(due, "a").provisioning).toMatchObject({ attempt: 2, phase: "Applying" });
       expect(statusAfter(due, b).provisioning).toBeUndefined();
-      expect(statusAfter(due, b).queuePosition).toBe(1);
+      // b stays behind a, and its status (written with the first plan) is not rewritten.
+      expect(changeOf(due, "b")).toBeUndefined();
+      expect(statusWrites(due)).toEqual(["a"]);
     });
   });
 

@@ -1,5 +1,6 @@
-// decide(): the FIFO queue of a group (DESIGN §4 "Queueing"): positions, the single head, capacity,
-// backoff, and "one attempt per group at a time".
+// decide(): the FIFO queue of a group (DESIGN §4 "Queueing"): FIFO order, the single head, capacity,
+// backoff, "one attempt per group at a time", and a queue that moves up without rewriting the requests
+// waiting in it (no position is stored).
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import { backoffMs, decide, fifo } from "../../../src/controller/decide.js";
 import type { RequestView } from "../../../src/controller/snapshot.js";
@@ -11,15 +12,18 @@ import {
   accepted,
   changeOf,
   cond,
+  drive,
   group,
   identityOf,
   iso,
   provisioningStatus,
+  queuedMessage,
   reasons,
   req,
   snap,
   statusAfter,
   statusOf,
+  statusWrites,
 } from "./builders.js";
 
 const at = (offsetSec: number): number => T0 - 10 * MIN + offsetSec * SEC;
@@ -27,9 +31,9 @@ const at = (offsetSec: number): number => T0 - 10 * MIN + offsetSec * SEC;
 /** Three queued requests of 2 instances: c created first, then a and b at the same second. */
 function threeQueued(extraA: Partial<Parameters<typeof accepted>[1]> = {}): RequestView[] {
   return [
-    req("b", { created: at(5), status: accepted("b", { queuePosition: 3 }) }),
-    req("a", { created: at(5), status: accepted("a", { queuePosition: 2, ...extraA }) }),
-    req("c", { created: at(1), status: accepted("c", { queuePosition: 1 }) }),
+    req("b", { created: at(5), status: accepted("b") }),
+    req("a", { created: at(5), status: accepted("a", extraA) }),
+    req("c", { created: at(1), status: accepted("c") }),
   ];
 }
 
@@ -40,8 +44,19 @@ describe("fifo()", () => {
   });
 });
 
-describe("queue positions", () => {
-  test("three new requests get positions in creation order; only the head starts", () => {
+/** Expects Queued=True with reason Queued and the stable message: waiting behind the head. */
+function expectWaiting(status: Parameters<typeof cond>[0]): void {
+  expect(status).toMatchObject({ state: "ACCEPTED", reason: "Queued" });
+  expect(cond(status, RC.Queued)).toMatchObject({
+    status: "True",
+    reason: "Queued",
+    message: queuedMessage(),
+  });
+  expect(cond(status, RC.Provisioning)).toMatchObject({ status: "False", reason: "Queued" });
+}
+
+describe("FIFO order", () => {
+  test("three new requests: the oldest starts, the others are queued with no position anywhere", () => {
     const plan = decide(
       snap({
         replicas: 0,
@@ -56,27 +71,57 @@ describe("queue positions", () => {
     );
     expect(plan.scale).toEqual({ request: "r1", from: 0, replicas: 2 });
     expect(statusOf(plan, "r1").provisioning?.phase).toBe("Applying");
-    expect(statusOf(plan, "r1").queuePosition).toBeUndefined();
-    expect(["r2", "r3", "r4"].map((n) => statusOf(plan, n).queuePosition)).toEqual([1, 2, 3]);
+    expect(cond(statusOf(plan, "r1"), RC.Queued)).toMatchObject({ status: "False", reason: "Provisioning" });
     for (const n of ["r2", "r3", "r4"]) {
       expect(statusOf(plan, n).provisioning).toBeUndefined();
-      expect(statusOf(plan, n).reason).toBe("Queued");
+      expectWaiting(statusOf(plan, n));
       expect(reasons(plan, n)).toEqual(["Accepted"]);
     }
+    // The three waiting requests carry the very same status apart from their identity.
+    const waiting = ["r2", "r3", "r4"].map((n) => ({ ...statusOf(plan, n), ...identityOf("x") }));
+    expect(waiting[1]).toEqual(waiting[0]);
+    expect(waiting[2]).toEqual(waiting[0]);
+    expect(plan.groupStatus).toMatchObject({
+      queuedRequests: 3,
+      activeRequests: 4,
+      provisioningRequest: "r1",
+    });
   });
 
-  test("while the head waits for capacity, the queue is 1, 2, 3 by creation time then name", () => {
+  test("the head is the oldest request (creation time, then name): c, then a, then b", () => {
+    // c was created first; a and b at the same second, a before b by name. Taking the head away each
+    // time shows who is next: it starts when there is room, it alone waits for capacity when there is not.
+    const heads: string[] = [];
+    const waitingForCapacity: string[] = [];
+    let requests = threeQueued();
+    while (requests.length > 0) {
+      const room = decide(snap({ replicas: 2, requests }), CFG);
+      expect(room.scale).toBeDefined();
+      const head = room.scale?.request ?? "";
+      heads.push(head);
+      const full = decide(snap({ replicas: 9, requests }), CFG);
+      expect(full.scale).toBeUndefined();
+      const waiting = requests.filter((r) => statusAfter(full, r).reason === "WaitingForCapacity");
+      waitingForCapacity.push(...waiting.map((r) => r.name));
+      for (const r of requests.filter((x) => x.name !== head)) expectWaiting(statusAfter(full, r));
+      requests = requests.filter((r) => r.name !== head);
+    }
+    expect(heads).toEqual(["c", "a", "b"]);
+    expect(waitingForCapacity).toEqual(["c", "a", "b"]);
+  });
+
+  test("while the head waits for capacity, only the head says so; the others are just queued", () => {
     const plan = decide(snap({ replicas: 9, requests: threeQueued() }), CFG);
-    const positions = ["c", "a", "b"].map((n) => statusAfter(plan, req(n, { status: {} })).queuePosition);
-    expect(positions).toEqual([1, 2, 3]);
     expect(plan.scale).toBeUndefined();
     expect(statusOf(plan, "c").reason).toBe("WaitingForCapacity");
     expect(cond(statusOf(plan, "c"), RC.Queued)).toMatchObject({
       status: "True",
       reason: "WaitingForCapacity",
     });
-    expect(statusOf(plan, "a").reason).toBe("Queued");
-    expect(statusOf(plan, "b").reason).toBe("Queued");
+    expectWaiting(statusOf(plan, "a"));
+    expectWaiting(statusOf(plan, "b"));
+    expect(plan.groupStatus).toMatchObject({ queuedRequests: 3, activeRequests: 3 });
+    expect(plan.groupStatus?.provisioningRequest).toBeUndefined();
     expect(plan.requeueAfterMs).toBe(CFG.pollIntervalMs * 5);
   });
 
@@ -85,8 +130,8 @@ describe("queue positions", () => {
       snap({
         replicas: 7,
         requests: [
-          req("big", { resizeBy: 5, created: at(1), status: accepted("big", { queuePosition: 1 }) }),
-          req("small", { resizeBy: 1, created: at(2), status: accepted("small", { queuePosition: 2 }) }),
+          req("big", { resizeBy: 5, created: at(1), status: accepted("big") }),
+          req("small", { resizeBy: 1, created: at(2), status: accepted("small") }),
         ],
       }),
       CFG,
@@ -96,21 +141,26 @@ describe("queue positions", () => {
     expect(statusOf(plan, "big").reason).toBe("WaitingForCapacity");
   });
 
-  test("CREATING requests waiting for their target do not take a queue position", () => {
+  test("CREATING requests waiting for their target are not queued and not counted as queued", () => {
     // The target is missing: an admitted request waits in the queue, a new one stays CREATING.
     const plan = decide(
       snap({
         target: { found: false, reason: "NotFound", message: "gone" },
         requests: [
-          req("old", { created: at(1), status: accepted("old", { queuePosition: 1 }) }),
+          req("old", { created: at(1), status: accepted("old") }),
           req("new", { created: T0 - 5 * SEC }),
         ],
       }),
       CFG,
     );
     expect(statusOf(plan, "new").state).toBe("CREATING");
-    expect(statusOf(plan, "new").queuePosition).toBeUndefined();
+    expect(cond(statusOf(plan, "new"), RC.Queued)).toBeUndefined();
     expect(statusAfter(plan, req("old")).state).toBe("ACCEPTED");
+    expect(cond(statusAfter(plan, req("old")), RC.Queued)).toMatchObject({
+      status: "True",
+      reason: "TargetNotFound",
+    });
+    expect(plan.groupStatus).toMatchObject({ queuedRequests: 1, activeRequests: 2 });
     expect(plan.scale).toBeUndefined();
   });
 });
@@ -123,7 +173,7 @@ describe("one attempt at a time", () => {
     { phase: "RollingBack" as const, base: 4, target: 2, replicas: 4 },
   ];
   test.each(phases)(
-    "while the head is $phase (target at $replicas), the others only get queue positions",
+    "while the head is $phase (target at $replicas), the others stay queued",
     ({ phase, base, target, replicas }) => {
       const requests = [
         req("head", {
@@ -131,15 +181,20 @@ describe("one attempt at a time", () => {
           hasFinalizer: true,
           status: provisioningStatus("head", { phase, baseReplicas: base, targetReplicas: target }),
         }),
-        req("second", { created: at(1), status: accepted("second", { queuePosition: 1 }) }),
+        req("second", { created: at(1), status: accepted("second") }),
         req("third", { created: at(2) }),
       ];
       const plan = decide(snap({ replicas, ready: 2, requests }), CFG);
       expect(plan.scale?.request ?? "head").toBe("head");
       expect(statusAfter(plan, requests[1] as RequestView).provisioning).toBeUndefined();
       expect(statusOf(plan, "third").provisioning).toBeUndefined();
-      expect(statusAfter(plan, requests[1] as RequestView).queuePosition).toBe(1);
-      expect(statusOf(plan, "third").queuePosition).toBe(2);
+      expectWaiting(statusAfter(plan, requests[1] as RequestView));
+      expectWaiting(statusOf(plan, "third"));
+      expect(plan.groupStatus).toMatchObject({
+        queuedRequests: 2,
+        activeRequests: 3,
+        provisioningRequest: "head",
+      });
       expect(reasons(plan, "second")).toEqual([]);
       expect(reasons(plan, "third")).toEqual(["Accepted"]);
       expect(changeOf(plan, "second")?.finalizer).toBeUndefined();
@@ -156,7 +211,7 @@ describe("one attempt at a time", () => {
           release: { phase: "Applying", baseReplicas: 4, targetReplicas: 2, startedTime: iso(T0 - SEC) },
         },
       }),
-      req("next", { created: at(1), status: accepted("next", { queuePosition: 1 }) }),
+      req("next", { created: at(1), status: accepted("next") }),
     ];
     const plan = decide(snap({ replicas: 4, requests }), CFG);
     expect(plan.scale).toEqual({ request: "done", from: 4, replicas: 2 });
@@ -185,7 +240,7 @@ describe("backoff", () => {
           r.name === "c"
             ? req("c", {
                 created: at(1),
-                status: accepted("c", { queuePosition: 1, attempts: 1, nextAttemptTime: iso(next) }),
+                status: accepted("c", { attempts: 1, nextAttemptTime: iso(next) }),
               })
             : r,
         ),
@@ -196,12 +251,17 @@ describe("backoff", () => {
     expect(plan.requeueAfterMs).toBe(7 * SEC);
     const c = statusOf(plan, "c");
     expect(c.reason).toBe("Backoff");
-    expect(c.queuePosition).toBe(1);
     expect(c.nextAttemptTime).toBe(iso(next));
-    expect(cond(c, RC.Queued)).toMatchObject({ status: "True", reason: "Backoff" });
-    // Nobody behind the head jumps ahead while it waits.
+    expect(cond(c, RC.Queued)).toMatchObject({
+      status: "True",
+      reason: "Backoff",
+      message: `The next attempt starts at ${iso(next)}.`,
+    });
+    // Nobody behind the head jumps ahead while it waits: they stay queued behind it.
     expect(statusAfter(plan, req("a")).provisioning).toBeUndefined();
     expect(statusAfter(plan, req("b")).provisioning).toBeUndefined();
+    expectWaiting(statusOf(plan, "a"));
+    expectWaiting(statusOf(plan, "b"));
   });
 
   test.each([
@@ -214,7 +274,6 @@ describe("backoff", () => {
         requests: [
           req("c", {
             status: accepted("c", {
-              queuePosition: 1,
               attempts: 2,
               nextAttemptTime: iso(nextAttempt),
               lastAttempt: { error: { errors: [{ code: "PROVISIONING_TIMEOUT" }] } },
@@ -234,7 +293,7 @@ describe("backoff", () => {
       targetReplicas: 4,
     });
     expect(c.nextAttemptTime).toBeUndefined();
-    expect(c.queuePosition).toBeUndefined();
+    expect(cond(c, RC.Queued)).toMatchObject({ status: "False", reason: "Provisioning" });
     expect(changeOf(plan, "c")?.finalizer).toBe("add");
     expect(reasons(plan, "c")).toEqual(["ProvisioningStarted"]);
   });
@@ -243,7 +302,7 @@ describe("backoff", () => {
     const plan = decide(
       snap({
         replicas: 9,
-        requests: [req("c", { status: accepted("c", { queuePosition: 1, nextAttemptTime: iso(T0 + MIN) }) })],
+        requests: [req("c", { status: accepted("c", { nextAttemptTime: iso(T0 + MIN) }) })],
       }),
       CFG,
     );
@@ -268,6 +327,43 @@ describe("a steady queue is not rewritten", () => {
   });
 });
 
+describe("a queue moving up rewrites none of the requests waiting in it", () => {
+  // Nothing position-dependent is stored: a waiting request is written when it is admitted, and next
+  // when it starts (or its head reason changes), never because a request ahead of it finished. Writing
+  // positions cost n(n-1)/2 status writes for n queued requests.
+  test("five requests drained one by one: each is written once while waiting, at its admission", () => {
+    const names = ["r1", "r2", "r3", "r4", "r5"];
+    const requests = names.map((n, i) => req(n, { resizeBy: 2, created: at(i + 1) }));
+    const r = drive(snap({ replicas: 0, requests }));
+    expect(r.violations).toEqual([]);
+    expect(r.quiet).toBe(true);
+    const startedAt = (n: string): number =>
+      r.steps.findIndex((st) =>
+        st.plan.events.some((e) => e.request === n && e.event.reason === "ProvisioningStarted"),
+      );
+    expect(names.map(startedAt)).toEqual([...names.map(startedAt)].sort((x, y) => x - y));
+    const writesWhileWaiting = names.map(
+      (n) => r.steps.slice(0, startedAt(n)).filter((st) => statusWrites(st.plan).includes(n)).length,
+    );
+    // r1 is admitted and started in the same decision; the others only get their admission write.
+    expect(writesWhileWaiting).toEqual([0, 1, 1, 1, 1]);
+    // No decision rewrites a request that waits before and after it for the same reason.
+    const rewrites = r.steps.flatMap((st) =>
+      st.before.requests
+        .filter((w) => cond(w.status, RC.Queued)?.status === "True" && statusWrites(st.plan).includes(w.name))
+        .filter((w) => {
+          const after = statusAfter(st.plan, w);
+          return cond(after, RC.Queued)?.status === "True" && after.reason === w.status.reason;
+        })
+        .map((w) => `step ${st.index}: ${w.name}`),
+    );
+    expect(rewrites).toEqual([]);
+    expect(names.map((n) => r.final.requests.find((x) => x.name === n)?.status.state)).toEqual(
+      names.map(() => "SUCCEEDED"),
+    );
+  });
+});
+
 describe("the queue after a group change", () => {
   test("maxSize raised: the waiting head starts at once", () => {
     const plan = decide(snap({ group: group({ maxSize: 20 }), replicas: 9, requests: threeQueued() }), CFG);
@@ -284,7 +380,7 @@ describe("the queue after a group change", () => {
     const plan = decide(
       snap({
         target: { found: false, reason: "NotFound", message: "gone" },
-        requests: [req("c", { status: accepted("c", { queuePosition: 1 }) })],
+        requests: [req("c", { status: accepted("c") })],
       }),
       CFG,
     );

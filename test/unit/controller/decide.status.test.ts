@@ -23,6 +23,7 @@ import {
   notFoundTarget,
   notScalableTarget,
   provisioningStatus,
+  queuedMessage,
   req,
   snap,
   statusOf,
@@ -46,8 +47,8 @@ const busy = (): GroupSnapshot =>
         hasFinalizer: true,
         status: provisioningStatus("p", { phase: "Applied", baseReplicas: 2, targetReplicas: 5 }),
       }),
-      req("q1", { created: T0 - 8 * MIN, status: accepted("q1", { queuePosition: 1 }) }),
-      req("q2", { created: T0 - 7 * MIN, status: accepted("q2", { queuePosition: 2 }) }),
+      req("q1", { created: T0 - 8 * MIN, status: accepted("q1") }),
+      req("q2", { created: T0 - 7 * MIN, status: accepted("q2") }),
       req("n", { created: T0 - SEC }),
       req("s", { status: finalStatus("s", "SUCCEEDED") }),
       req("f", { status: finalStatus("f", "FAILED", { error: { errors: [{ code: "QUOTA_EXCEEDED" }] } }) }),
@@ -91,6 +92,58 @@ describe("group status", () => {
       snap({ replicas: 0, requests: [req("x"), req("y", { created: T0 - 9 * MIN })] }),
     );
     expect(status).toMatchObject({ queuedRequests: 1, activeRequests: 2, provisioningRequest: "x" });
+  });
+
+  describe("queuedRequests counts the active requests whose Queued condition is True", () => {
+    test("the head waiting for capacity and the requests behind it, whatever their reason", () => {
+      const status = groupStatusOf(
+        snap({
+          replicas: 9,
+          requests: [
+            req("h", { created: T0 - 9 * MIN }),
+            req("w1", { created: T0 - 8 * MIN, status: accepted("w1") }),
+            req("w2", { created: T0 - 7 * MIN }),
+            req("s", { status: finalStatus("s", "SUCCEEDED") }),
+          ],
+        }),
+      );
+      expect(status).toMatchObject({ queuedRequests: 3, activeRequests: 3 });
+      expect(status.provisioningRequest).toBeUndefined();
+    });
+
+    test("the head in backoff is queued; a request in an attempt is not", () => {
+      const status = groupStatusOf(
+        snap({
+          replicas: 2,
+          requests: [
+            req("b", {
+              created: T0 - 9 * MIN,
+              status: accepted("b", { attempts: 1, nextAttemptTime: iso(T0 + MIN) }),
+            }),
+            req("w", { created: T0 - 8 * MIN, status: accepted("w") }),
+          ],
+        }),
+      );
+      expect(status).toMatchObject({ queuedRequests: 2, activeRequests: 2 });
+    });
+
+    test("a request waiting for its group to appear (CREATING) is active, not queued", () => {
+      const status = groupStatusOf(
+        snap({
+          target: notFoundTarget,
+          requests: [
+            req("old", { created: T0 - 9 * MIN, status: accepted("old") }),
+            req("new", { created: T0 - SEC }),
+          ],
+        }),
+      );
+      expect(status).toMatchObject({ queuedRequests: 1, activeRequests: 2 });
+    });
+
+    test("a request whose observed status says Queued but that starts now is not counted", () => {
+      const status = groupStatusOf(snap({ replicas: 2, requests: [req("a", { status: accepted("a") })] }));
+      expect(status).toMatchObject({ queuedRequests: 0, activeRequests: 1, provisioningRequest: "a" });
+    });
   });
 
   test.each([
@@ -163,7 +216,7 @@ describe("group status", () => {
 
 describe("request conditions", () => {
   test("starting an attempt flips Queued and Provisioning (new times) and keeps Accepted's time", () => {
-    const a = req("a", { status: accepted("a", { queuePosition: 1 }) });
+    const a = req("a", { status: accepted("a") });
     const status = statusOf(decide(snap({ requests: [a] }), CFG), "a");
     expect(cond(status, RC.Accepted)).toMatchObject({
       status: "True",
@@ -293,12 +346,20 @@ describe("statuses read back from the API server", () => {
     expect(next).toEqual({ ...previous, readyInstances: 4 });
   });
 
-  test("a nested value changed under sorted keys is still written (stale queuePosition, condition message)", () => {
+  test("a nested value changed under sorted keys is still written (stale condition reason, condition message)", () => {
     const first = decide(busy(), CFG);
     const served = servedAfter(first, T0 + 2 * SEC);
     const edited = served.requests.map((r) =>
       r.name === "q1"
-        ? { ...r, status: { ...r.status, queuePosition: 7 } }
+        ? {
+            ...r,
+            status: {
+              ...r.status,
+              conditions: (r.status.conditions ?? []).map((c) =>
+                c.type === RC.Queued ? { ...c, reason: "Stale" } : c,
+              ),
+            },
+          }
         : r.name === "q2"
           ? {
               ...r,
@@ -313,7 +374,7 @@ describe("statuses read back from the API server", () => {
     );
     const plan = decide({ ...served, requests: edited }, CFG);
     expect(plan.requests.map((c) => c.name)).toEqual(["q1", "q2"]);
-    expect(statusOf(plan, "q1").queuePosition).toBe(1);
-    expect(cond(statusOf(plan, "q2"), RC.Queued)?.message).not.toBe("stale");
+    expect(cond(statusOf(plan, "q1"), RC.Queued)?.reason).toBe("Queued");
+    expect(cond(statusOf(plan, "q2"), RC.Queued)?.message).toBe(queuedMessage());
   });
 });

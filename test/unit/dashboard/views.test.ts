@@ -42,6 +42,7 @@ test("request summary and timeline in time order", () => {
     group: "g",
     size: 2,
     state: "SUCCEEDED",
+    queued: false,
   });
   expect(timeline(rr).map((t) => t.title)).toEqual([
     "Created",
@@ -115,4 +116,25 @@ test("SSE framing is one data line", () => {
   expect(
     frame({ type: "request", op: "upsert", namespace: "ns", resource: "r", data: { note: "a\nb" } }),
   ).toBe('event: request\ndata: {"op":"upsert","data":{"note":"a\\nb"}}\n\n');
+});
+
+test("a request is shown as queued exactly while its Queued condition is True", () => {
+  const withQueued = (status: "True" | "False") =>
+    ({
+      ...rr,
+      status: {
+        state: "ACCEPTED",
+        conditions: [
+          {
+            type: "Queued",
+            status,
+            reason: "Queued",
+            message: "",
+            lastTransitionTime: "2030-01-01T00:00:01Z",
+          },
+        ],
+      },
+    }) as unknown as ResizeRequest;
+  expect(requestSummary(withQueued("True")).queued).toBe(true);
+  expect(requestSummary(withQueued("False")).queued).toBe(false);
 });
