@@ -14,7 +14,7 @@ import { durationToMillis } from "../api/duration.js";
 import type { Errors } from "../api/errors.js";
 import type { InstanceGroupManagerStatus } from "../api/instance-group-manager.js";
 import { REST_KIND } from "../api/names.js";
-import type { ResizeRequestStatus } from "../api/resize-request.js";
+import type { Provisioning, ResizeRequestStatus } from "../api/resize-request.js";
 import type { EventDefinition } from "../events/catalog.js";
 import { setCondition, type ConditionInput } from "./conditions.js";
 import {
@@ -203,23 +203,20 @@ interface Ctx {
   readonly cfg: DecideConfig;
   readonly now: string;
   scale: ScaleChange | undefined;
-  /** A recorded change is unresolved, or a change is planned: nothing else may start this round. */
+  /** A recorded release is unresolved, or a change is planned: nothing else may start this round. */
   busy: boolean;
-  /** A provisioning attempt exists in the group (one at a time). */
+  /** A provisioning attempt exists in the group and is not resolved (one at a time). */
   attemptInFlight: boolean;
-  /** A recorded change was resolved: queued requests keep their status until the next decision. */
-  resolvedThisRound: boolean;
   requeue: number[];
 }
 
 /**
- * A recorded change was resolved this round. The group stays busy until that resolution is written:
- * starting another change in the same plan could leave the two half-written after a conflict.
+ * A recorded change was resolved this round (observed done, nothing left to apply). The next change
+ * may start in the same plan: the executor writes the status recording a new change after every
+ * other status, so a conflict on the resolution aborts the pass before the new change is recorded.
  */
 function resolved(ctx: Ctx): void {
-  ctx.resolvedThisRound = true;
   ctx.attemptInFlight = false;
-  ctx.busy = true;
   ctx.requeue.push(0);
 }
 
@@ -254,17 +251,22 @@ function cancelled(d: RequestView): string {
   return d.deleting ? "The request was deleted while active." : "spec.cancel was set.";
 }
 
-/** Resolves a recorded provisioning change; returns true when the request was handled. */
+/** Advances the attempt `d` holds, if any; returns whether it held one. */
 function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
   const p = d.status.provisioning;
   if (!p) return false;
+  // In flight until resolved (see resolved()); what it applies this round makes the group busy.
   ctx.attemptInFlight = true;
-  ctx.busy = true;
+  advanceAttempt(d, p, ctx);
+  return true;
+}
+
+function advanceAttempt(d: RequestDraft, p: Provisioning, ctx: Ctx): void {
   const target = ctx.s.target;
   if (!target?.found) {
     d.patch({ reason: "TargetNotFound" });
     ctx.requeue.push(ctx.cfg.pollIntervalMs);
-    return true;
+    return;
   }
   const t = target.replicas;
   const k = sizeOf(d.view);
@@ -293,7 +295,7 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
   if (p.phase === "RollingBack") {
     if (t === p.baseReplicas && t !== p.targetReplicas) {
       planScale(ctx, d.name, t, p.targetReplicas);
-      return true;
+      return;
     }
     d.emit(
       E.RolledBack,
@@ -309,7 +311,7 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
         `Attempt ${p.attempt} was rolled back; the next attempt waits for the backoff to pass.`,
       );
     }
-    return true;
+    return;
   }
 
   const applied = p.phase === "Applied" || t === p.targetReplicas;
@@ -328,23 +330,23 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
       d.emit(E.Cancelled, cancelled(d.view));
       resolved(ctx);
     } else toQueue("Backoff", messageOf(errors));
-    return true;
+    return;
   }
   if (!applied) {
     if (wantsCancel(d.view)) {
       d.finish("CANCELLED", "Cancelled", cancelled(d.view));
       d.emit(E.Cancelled, `${cancelled(d.view)} No instance had been added yet.`);
       resolved(ctx);
-      return true;
+      return;
     }
     // Recorded but not yet applied (first pass, or a crash in between): apply it now.
     planScale(ctx, d.name, t, p.targetReplicas);
     ctx.requeue.push(ctx.cfg.pollIntervalMs);
-    return true;
+    return;
   }
   if (wantsCancel(d.view)) {
     rollBack();
-    return true;
+    return;
   }
   if (ready(target)) {
     const runMs = d.view.spec.requestedRunDuration
@@ -359,7 +361,7 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
     d.emit(E.Succeeded, message);
     resolved(ctx);
     if (runMs !== undefined) ctx.requeue.push(runMs);
-    return true;
+    return;
   }
   const waiting = `Waiting for ${t} instances to be ready (${target.readyReplicas} are).`;
   if (p.phase === "Applying") {
@@ -370,7 +372,7 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
     });
     d.phase("provisioning", "WaitingForInstances", waiting);
     ctx.requeue.push(Math.min(ctx.cfg.pollIntervalMs, timeoutMs));
-    return true;
+    return;
   }
   const deadline = ms(p.deadline);
   if (p.deadline !== undefined && ctx.s.nowMs >= deadline) {
@@ -384,11 +386,10 @@ function stepAttempt(d: RequestDraft, ctx: Ctx): boolean {
     d.patch({ lastAttempt: { error: errors } });
     d.emit(E.AttemptFailed, `Attempt ${p.attempt}: ${messageOf(errors)}. Rolling back ${k} instances.`);
     rollBack();
-    return true;
+    return;
   }
   d.phase("provisioning", "WaitingForInstances", waiting);
   ctx.requeue.push(Math.min(ctx.cfg.pollIntervalMs, Math.max(0, deadline - ctx.s.nowMs)));
-  return true;
 }
 
 /** Finishes the run-duration release of a SUCCEEDED request, or starts it when due. */
@@ -416,7 +417,6 @@ function stepRelease(d: RequestView, draft: RequestDraft, ctx: Ctx): void {
     draft.emit(E.Released, note);
   };
   if (release) {
-    ctx.busy = true;
     if (t === release.baseReplicas && t !== release.targetReplicas) {
       planScale(ctx, d.name, t, release.targetReplicas);
       return;
@@ -429,12 +429,12 @@ function stepRelease(d: RequestView, draft: RequestDraft, ctx: Ctx): void {
     );
     return;
   }
-  if (ctx.busy) return;
+  if (ctx.busy || ctx.attemptInFlight) return;
   const minSize = ctx.s.group?.minSize ?? 0;
   const to = Math.max(minSize, t - sizeOf(d));
   if (to >= t) {
-    // Written like any resolution: a change started in the same plan could, after a conflict on this
-    // write, be taken for room this release may remove.
+    // A resolution: an attempt may start in the same plan, recorded after this write (see resolved()),
+    // so its increase can never be taken for room this release could remove.
     resolved(ctx);
     released(
       `The run duration elapsed; the target is at its floor of ${t} replicas (minSize ${minSize}), nothing to remove.`,
@@ -456,11 +456,10 @@ function stepFinal(draft: RequestDraft, ctx: Ctx): void {
       draft.emit(E.CancelRefused, message);
     }
   }
-  if (r.deleting) {
-    // Deleting a finished request leaves its instances alone (DESIGN §4).
-    if (r.hasFinalizer) draft.finalizer = "remove";
-    return;
-  }
+  // Deleting a finished request leaves its instances alone (DESIGN §4). A finished request keeps no
+  // finalizer: one left by a pass that ended early (a conflict, a crash) is removed now.
+  if (r.hasFinalizer) draft.finalizer = "remove";
+  if (r.deleting) return;
   if (draft.status.state === "SUCCEEDED") stepRelease(r, draft, ctx);
 }
 
@@ -601,7 +600,6 @@ export function decide(
     scale: undefined,
     busy: false,
     attemptInFlight: false,
-    resolvedThisRound: false,
     requeue: [],
   };
   const drafts = [...s.requests].sort(fifo).map((r) => new RequestDraft(r, ctx.now));
@@ -616,11 +614,9 @@ export function decide(
   // 2. Finished requests: late cancels, deletion, run-duration releases.
   for (const d of drafts) if (!handled.has(d) && isFinal(d.view.status)) stepFinal(d, ctx);
 
-  // 3. Active requests in FIFO order: cancel, admission, and the head's attempt. Positions are not
-  // stored (a queue moving up would rewrite every request behind: n(n-1)/2 writes); readers compute
-  // them from the FIFO order. After a success or a cancel the new head is placed by the next
-  // decision, which follows at once. A request sent back to the queue is placed now.
-  const deferQueue = ctx.resolvedThisRound && !drafts.some((d) => d.backInQueue);
+  // 3. Active requests in FIFO order: cancel, admission, and the head's attempt (also right after
+  // the previous attempt resolved in this plan). Positions are not stored (a queue moving up would
+  // rewrite every request behind: n(n-1)/2 writes); readers compute them from the FIFO order.
   let position = 0;
   for (const d of drafts) {
     if (handled.has(d) || isFinal(d.status)) continue;
@@ -634,8 +630,6 @@ export function decide(
     const target = s.target;
     const group = s.group;
     if (!group || !target?.found) continue;
-    // The next decision follows at once and may start this request's attempt: one write, not two.
-    if (deferQueue && d.view.status.state === "ACCEPTED") continue;
     const k = sizeOf(d.view);
     const nextAttempt = ms(d.status.nextAttemptTime);
     if (position === 1) {
@@ -665,7 +659,13 @@ export function decide(
   }
 
   const requeues = ctx.requeue.filter((v) => v >= 0);
-  const requests = drafts.map((d) => d.change()).filter((c): c is RequestChange => c !== undefined);
+  // Executed in this order: the status recording the plan's scale change goes last, so that when the
+  // plan also resolves an earlier change, a conflict on that resolution ends the pass first.
+  const last = (c: RequestChange): number => Number(c.name === ctx.scale?.request);
+  const requests = drafts
+    .map((d) => d.change())
+    .filter((c): c is RequestChange => c !== undefined)
+    .sort((a, b) => last(a) - last(b));
   return {
     requests,
     scale: ctx.scale,

@@ -70,6 +70,7 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
   try {
     for (const change of plan.requests)
       if (change.finalizer === "add") await setFinalizers(change.name, true);
+    // In plan order: decide() puts the record of a new change after the resolutions it relies on.
     for (const change of plan.requests) {
       const rr = latest.get(change.name);
       if (!change.status || !rr) continue;

@@ -259,6 +259,11 @@ export function cond(
 export interface ApplyOptions {
   /** Simulates a crash between the status write and the /scale call: statuses land, the scale does not. */
   readonly dropScale?: boolean;
+  /**
+   * Simulates a conflict (or crash) at status write number `statusWrites` (0-based, in plan order, as
+   * the executor writes them): finalizer additions and the earlier status writes land, nothing after.
+   */
+  readonly statusWrites?: number;
 }
 
 /**
@@ -267,15 +272,19 @@ export interface ApplyOptions {
  * `from` replicas (the controller's fresh-read guard). Readiness is left alone.
  */
 export function applyPlan(s: GroupSnapshot, plan: Plan, o: ApplyOptions = {}): GroupSnapshot {
+  const statusChanges = plan.requests.filter((c) => c.status !== undefined);
+  const landed = new Set(statusChanges.slice(0, o.statusWrites ?? statusChanges.length).map((c) => c.name));
+  const complete = landed.size === statusChanges.length;
   const requests: RequestView[] = [];
   for (const r of s.requests) {
     const c = changeOf(plan, r.name);
-    const hasFinalizer = c?.finalizer === "add" ? true : c?.finalizer === "remove" ? false : r.hasFinalizer;
+    const removed = c?.finalizer === "remove" && complete;
+    const hasFinalizer = c?.finalizer === "add" ? true : removed ? false : r.hasFinalizer;
     if (r.deleting && !hasFinalizer) continue;
-    requests.push({ ...r, hasFinalizer, status: c?.status ?? r.status });
+    requests.push({ ...r, hasFinalizer, status: (landed.has(r.name) ? c?.status : undefined) ?? r.status });
   }
   let target = s.target;
-  if (plan.scale && !o.dropScale && target?.found && target.replicas === plan.scale.from) {
+  if (plan.scale && complete && !o.dropScale && target?.found && target.replicas === plan.scale.from) {
     target = { ...target, replicas: plan.scale.replicas };
   }
   return { ...s, requests, target };
@@ -296,6 +305,11 @@ export interface DriveOptions {
   readonly capacity?: number;
   /** Steps (0-based) whose scale is dropped, as if the controller crashed after the status write. */
   readonly crashAt?: readonly number[];
+  /**
+   * The number of status writes of step `index` that land before a conflict ends the pass (see
+   * ApplyOptions.statusWrites); undefined: the whole pass is carried out.
+   */
+  readonly conflictAt?: (index: number, plan: Plan) => number | undefined;
   /** Mutates the snapshot before a step's decision (user actions: cancel, delete, new requests...). */
   readonly before?: (index: number, s: GroupSnapshot) => GroupSnapshot;
 }
@@ -332,15 +346,32 @@ export function checkStep(before: GroupSnapshot, plan: Plan, after: GroupSnapsho
     if (record?.baseReplicas !== from || record.targetReplicas !== replicas)
       problems.push(`scale ${request} ${from}->${replicas} is not the recorded change`);
   }
-  // A resolved change keeps the group busy for the rest of the decision: nothing else starts, and the
-  // next decision follows at once.
+  // A change may start in the plan that resolves the previous one, but its record is written after
+  // every other status of the plan (a conflict on the resolution then ends the pass first); the next
+  // decision follows at once.
   const resolvedBy = resolvedIn(before, plan);
-  if (resolvedBy.length > 0) {
-    if (plan.scale) problems.push(`${resolvedBy.join(",")} resolved a change, yet a scale is planned`);
-    for (const name of startedIn(before, plan))
-      problems.push(`${resolvedBy.join(",")} resolved a change, yet ${name} started one`);
-    if (plan.requeueAfterMs !== 0)
-      problems.push(`a change was resolved, requeueAfterMs is ${String(plan.requeueAfterMs)}, not 0`);
+  if (plan.scale) {
+    const writes = plan.requests.filter((c) => c.status !== undefined).map((c) => c.name);
+    const at = writes.indexOf(plan.scale.request);
+    if (at !== -1 && at !== writes.length - 1)
+      problems.push(`the record of ${plan.scale.request}'s scale is not the last status written`);
+  }
+  if (resolvedBy.length > 0 && plan.requeueAfterMs !== 0)
+    problems.push(`a change was resolved, requeueAfterMs is ${String(plan.requeueAfterMs)}, not 0`);
+  // Only one change at a time: at most one started, and never next to one still unresolved.
+  // (A release at the minSize floor starts and ends at once, applying nothing: not a change here.)
+  const started = startedIn(before, plan).filter((name) => {
+    const next = after.requests.find((r) => r.name === name)?.status;
+    return next?.provisioning !== undefined || next?.release?.phase === "Applying";
+  });
+  if (started.length > 1) problems.push(`${started.join(",")} started changes in one plan`);
+  for (const name of started) {
+    const holders = after.requests.filter(
+      (r) =>
+        r.name !== name && (r.status.provisioning !== undefined || r.status.release?.phase === "Applying"),
+    );
+    if (holders.length > 0)
+      problems.push(`${name} started a change while ${holders.map((r) => r.name).join(",")} holds one`);
   }
   // FIFO: an attempt never starts while an older admitted request is still waiting in the queue.
   const starters = startedIn(before, plan).filter((n) => changeOf(plan, n)?.status?.provisioning);
@@ -407,7 +438,8 @@ export function drive(start: GroupSnapshot, o: DriveOptions = {}): DriveResult {
     if (plan.groupStatus) groupStatus = plan.groupStatus;
     const replicasBefore = s.target?.found ? s.target.replicas : 0;
     const dropScale = o.crashAt?.includes(i) ?? false;
-    let next = applyPlan(s, plan, { dropScale });
+    const writes = o.conflictAt?.(i, plan);
+    let next = applyPlan(s, plan, { dropScale, ...(writes !== undefined && { statusWrites: writes }) });
     const target = next.target;
     const scaleApplied =
       plan.scale !== undefined && target?.found === true && target.replicas !== replicasBefore;

@@ -14,17 +14,21 @@ import {
   acceptedAt,
   activeConditions,
   applyPlan,
+  byName,
   changeOf,
+  checkStep,
   cond,
   finalStatus,
   iso,
   provisioningStatus,
   reasons,
   releaseOf,
+  replicasOf,
   req,
   snap,
   statusAfter,
   statusOf,
+  statusWrites,
   type SnapshotOptions,
 } from "./builders.js";
 
@@ -173,22 +177,41 @@ describe.each(HOWS)("%s during an attempt", (how) => {
     const s = snap({ replicas, requests: [a, b] });
     const plan = decide(s, CFG);
 
-    test("does not start in the decision that cancels a; it is the head, and the next one follows at once", () => {
+    test("starts in the decision that cancels a, from the replicas left by a, recorded after a's cancel", () => {
       expect(statusOf(plan, "a").state).toBe("CANCELLED");
-      expect(plan.scale).toBeUndefined();
-      expect(statusAfter(plan, b).provisioning).toBeUndefined();
-      // b keeps its status (queued) for this decision: not rewritten.
-      expect(changeOf(plan, "b")).toBeUndefined();
-      expect(cond(statusAfter(plan, b), RC.Queued)?.status).toBe("True");
-      expect(plan.groupStatus).toMatchObject({ queuedRequests: 1, activeRequests: 1 });
-      expect(reasons(plan, "b")).toEqual([]);
+      expect(changeOf(plan, "a")?.finalizer).toBe("remove");
+      expect(plan.scale).toEqual({ request: "b", from: replicas, replicas: replicas + 2 });
+      expect(statusOf(plan, "b").provisioning).toMatchObject({
+        attempt: 1,
+        phase: "Applying",
+        baseReplicas: replicas,
+        targetReplicas: replicas + 2,
+      });
+      expect(cond(statusOf(plan, "b"), RC.Provisioning)?.status).toBe("True");
+      expect(changeOf(plan, "b")?.finalizer).toBe("add");
+      // b's record is the last write: a conflict on a's cancel ends the pass before it.
+      expect(statusWrites(plan)).toEqual(["a", "b"]);
+      expect(plan.groupStatus).toMatchObject({
+        queuedRequests: 0,
+        activeRequests: 1,
+        provisioningRequest: "b",
+      });
+      expect(reasons(plan, "b")).toEqual(["ProvisioningStarted"]);
       expect(plan.requeueAfterMs).toBe(0);
+      expect(checkStep(s, plan, applyPlan(s, plan))).toEqual([]);
     });
 
-    test("starts in the next decision, from the replicas left by a", () => {
-      const next = decide({ ...applyPlan(s, plan), nowMs: T0 + SEC }, CFG);
-      expect(next.scale).toEqual({ request: "b", from: replicas, replicas: replicas + 2 });
-      expect(reasons(next, "b")).toEqual(["ProvisioningStarted"]);
+    test("a conflict on a's cancel: b's change is neither recorded nor applied; the next decision does both again", () => {
+      const cut = applyPlan(s, plan, { statusWrites: 0 });
+      expect(byName(cut, "a")?.status).toEqual(a.status);
+      expect(byName(cut, "a")?.hasFinalizer).toBe(true);
+      expect(byName(cut, "b")?.status).toEqual(b.status);
+      expect(replicasOf(cut)).toBe(replicas);
+      const retry = decide({ ...cut, nowMs: T0 + SEC }, CFG);
+      expect(statusOf(retry, "a").state).toBe("CANCELLED");
+      expect(retry.scale).toEqual({ request: "b", from: replicas, replicas: replicas + 2 });
+      expect(statusWrites(retry)).toEqual(["a", "b"]);
+      expect(checkStep(cut, retry, applyPlan(cut, retry))).toEqual([]);
     });
   });
 

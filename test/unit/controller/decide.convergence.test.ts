@@ -21,6 +21,7 @@ import {
   resolvedIn,
   snap,
   startedIn,
+  statusWrites,
   type DriveResult,
   type Step,
 } from "./builders.js";
@@ -245,37 +246,51 @@ describe("scenarios converge", () => {
   });
 });
 
-describe("a resolved change keeps the group busy until the next decision", () => {
+describe("each success and the next start share a decision", () => {
   /** Steps whose plan resolves a recorded change (success, back to the queue, cancel, release). */
   const resolving = (r: DriveResult): Step[] =>
     r.steps.filter((st) => resolvedIn(st.before, st.plan).length > 0);
 
-  function expectOneChangePerPlan(r: DriveResult): void {
+  /**
+   * Every plan that resolves a change asks for the next decision at once and starts at most one change,
+   * whose record is its last status write and whose scale is the plan's only one. Returns the number of
+   * resolving plans that did start the next change.
+   */
+  function expectOneChangePerPlan(r: DriveResult): number {
     const steps = resolving(r);
     expect(steps.length).toBeGreaterThan(0);
+    let startedWithResolution = 0;
     for (const st of steps) {
-      expect(st.plan.scale).toBeUndefined();
-      expect(startedIn(st.before, st.plan)).toEqual([]);
       expect(st.plan.requeueAfterMs).toBe(0);
+      const started = startedIn(st.before, st.plan);
+      expect(started.length).toBeLessThanOrEqual(1);
+      if (st.plan.scale === undefined) continue;
+      // A resolved change has nothing left to apply: the scale is the new change's, recorded last.
+      expect(started).toEqual([st.plan.scale.request]);
+      expect(statusWrites(st.plan).at(-1)).toBe(st.plan.scale.request);
+      startedWithResolution++;
     }
+    return startedWithResolution;
   }
 
-  test("three queued requests: each success is its own decision, the next start follows one step later", () => {
+  test("three queued requests: each success and the next start share a decision", () => {
     const r = drive(snap({ replicas: 1, requests: three() }));
     expectHealthy(r);
-    expectOneChangePerPlan(r);
+    expect(expectOneChangePerPlan(r)).toBe(2);
     const kinds = r.steps.map((st) => st.plan.events.map((e) => `${e.request}:${e.event.reason}`));
-    for (const [n, next] of [
-      ["r1", "r2"],
-      ["r2", "r3"],
+    for (const [n, next, from, to] of [
+      ["r1", "r2", 3, 4],
+      ["r2", "r3", 4, 7],
     ] as const) {
       const i = kinds.findIndex((k) => k.includes(`${n}:Succeeded`));
-      expect(kinds[i]).toEqual([`${n}:Succeeded`]);
-      expect(kinds[i + 1]).toEqual([`${next}:ProvisioningStarted`]);
-      // The success asked for an immediate requeue: the start follows one (simulated) second later.
-      const step = r.steps[i + 1];
-      expect(step?.before.nowMs).toBe((r.steps[i]?.before.nowMs ?? 0) + SEC);
+      expect(kinds[i]).toEqual([`${n}:Succeeded`, `${next}:ProvisioningStarted`]);
+      const plan = r.steps[i]?.plan;
+      expect(plan?.scale).toEqual({ request: next, from, replicas: to });
+      expect(plan && statusWrites(plan)).toEqual([n, next]);
     }
+    // r1 starts; then per request: increase seen applied (instances not ready), success (with the next
+    // start); and a last decision that finds nothing to do. (Waiting a decision after each success made 10.)
+    expect(r.steps.length).toBe(8);
   });
 
   test("run durations, timeouts with rollbacks, and a cancel: still one change per plan, and it converges", () => {
@@ -305,7 +320,7 @@ describe("a resolved change keeps the group busy until the next decision", () =>
       },
     });
     expectHealthy(r);
-    expectOneChangePerPlan(r);
+    expect(expectOneChangePerPlan(r)).toBeGreaterThan(0);
     expect(["a", "b", "c", "d"].map((n) => stateOf(r.final, n))).toEqual([
       "SUCCEEDED",
       "SUCCEEDED",
@@ -327,9 +342,85 @@ describe("a resolved change keeps the group busy until the next decision", () =>
     const crashAt = Array.from({ length: 100 }, (_, i) => i).filter((i) => i % 2 === 1);
     const r = drive(snap({ replicas: 1, requests: three() }), { crashAt });
     expectHealthy(r);
-    expectOneChangePerPlan(r);
+    expect(expectOneChangePerPlan(r)).toBeGreaterThan(0);
     expect(r.applied.map((x) => x.request)).toEqual(["r1", "r2", "r3"]);
     expect(replicasOf(r.final)).toBe(7);
+  });
+
+  describe("a conflict on a decision that resolves one change and starts the next", () => {
+    const scenario = (): GroupSnapshot => snap({ replicas: 1, requests: three() });
+    const clean = drive(scenario());
+    // The two success + start decisions of the clean run.
+    const shared = clean.steps
+      .filter((st) => resolvedIn(st.before, st.plan).length > 0 && st.plan.scale !== undefined)
+      .map((st) => st.index);
+
+    test("the clean run has two of them", () => {
+      expect(shared.length).toBe(2);
+    });
+
+    test.each(shared)(
+      "a conflict on the success at step %i: nothing of the start lands, the run converges",
+      (i) => {
+        const r = drive(scenario(), { conflictAt: (k) => (k === i ? 0 : undefined) });
+        expectHealthy(r);
+        const cut = r.steps[i];
+        // Neither the success nor the next record landed, and no scale.
+        expect(cut?.after.requests.map((x) => x.status)).toEqual(cut?.before.requests.map((x) => x.status));
+        expect(cut?.scaleApplied).toBe(false);
+        // The next decision does both again.
+        expect(r.steps[i + 1]?.plan.scale).toEqual(cut?.plan.scale);
+        // The cut plan's Succeeded is decided twice (the executor emits it only once, when written).
+        expect(new Set(succeededOrder(r))).toEqual(new Set(["r1", "r2", "r3"]));
+        expect(["r1", "r2", "r3"].map((n) => stateOf(r.final, n))).toEqual([
+          "SUCCEEDED",
+          "SUCCEEDED",
+          "SUCCEEDED",
+        ]);
+        expect(r.applied.map((x) => x.request)).toEqual(["r1", "r2", "r3"]);
+        expect(replicasOf(r.final)).toBe(7);
+      },
+    );
+
+    test.each(shared)(
+      "a conflict on the new record at step %i: the success stays, the start follows",
+      (i) => {
+        const r = drive(scenario(), {
+          conflictAt: (k, plan) => (k === i ? statusWrites(plan).length - 1 : undefined),
+        });
+        expectHealthy(r);
+        const cut = r.steps[i];
+        expect(cut?.scaleApplied).toBe(false);
+        const next = r.steps[i + 1]?.plan;
+        expect(next?.scale).toEqual(cut?.plan.scale);
+        expect(next && statusWrites(next)).toEqual([cut?.plan.scale?.request]);
+        expect(r.applied.map((x) => x.request)).toEqual(["r1", "r2", "r3"]);
+        expect(replicasOf(r.final)).toBe(7);
+      },
+    );
+
+    test("a conflict on every success the first time it is decided: converges, each increase applied once", () => {
+      const cut = new Set<string>();
+      const r = drive(scenario(), {
+        conflictAt: (_, plan) => {
+          const success = plan.events.find((e) => e.event.reason === "Succeeded")?.request;
+          if (success === undefined || cut.has(success)) return undefined;
+          cut.add(success);
+          return 0;
+        },
+      });
+      expectHealthy(r);
+      expect([...cut]).toEqual(["r1", "r2", "r3"]);
+      expect(["r1", "r2", "r3"].map((n) => stateOf(r.final, n))).toEqual([
+        "SUCCEEDED",
+        "SUCCEEDED",
+        "SUCCEEDED",
+      ]);
+      // Each start after a success was decided twice, applied once.
+      expect(startedOrder(r)).toEqual(["r1", "r2", "r2", "r3", "r3"]);
+      expect(r.applied.map((x) => x.request)).toEqual(["r1", "r2", "r3"]);
+      expect(replicasOf(r.final)).toBe(7);
+    });
   });
 });
 

@@ -12,13 +12,16 @@ import {
   T0,
   acceptedAt,
   applyPlan,
+  byName,
   changeOf,
+  checkStep,
   cond,
   group,
   iso,
   provisioningStatus,
   queuedMessage,
   reasons,
+  replicasOf,
   req,
   snap,
   statusAfter,
@@ -167,43 +170,96 @@ describe("Applying: the change is recorded; was it applied?", () => {
     expect(statusOf(plan, "a").state).toBe("SUCCEEDED");
   });
 
-  test("after success the next request in the queue starts in the next decision, from the new size", () => {
+  describe("after success the next request in the queue starts in the same decision, from the new size", () => {
     const b = req("b", { created: T0 - 5 * MIN, status: acceptedAt("b", T0 - 5 * MIN) });
     const s = snap({ replicas: 5, ready: 5, requests: [head("Applied"), b] });
     const plan = decide(s, CFG);
-    expect(statusOf(plan, "a").state).toBe("SUCCEEDED");
-    // The success keeps the group busy until it is written: b waits at the head, untouched, nothing scales.
-    expect(plan.scale).toBeUndefined();
-    expect(changeOf(plan, "b")).toBeUndefined();
-    expect(cond(b.status, RC.Queued)?.status).toBe("True");
-    expect(plan.groupStatus).toMatchObject({ queuedRequests: 1, activeRequests: 1 });
-    expect(reasons(plan, "b")).toEqual([]);
-    expect(plan.requeueAfterMs).toBe(0);
-    const next = decide({ ...applyPlan(s, plan), nowMs: T0 + SEC }, CFG);
-    expect(next.scale).toEqual({ request: "b", from: 5, replicas: 7 });
-    expect(statusOf(next, "b").provisioning).toMatchObject({
-      attempt: 1,
-      baseReplicas: 5,
-      targetReplicas: 7,
+
+    test("a SUCCEEDED and b's attempt recorded from 5 to 7 in one plan, b's record written last", () => {
+      expect(statusOf(plan, "a").state).toBe("SUCCEEDED");
+      expect(changeOf(plan, "a")?.finalizer).toBe("remove");
+      expect(plan.scale).toEqual({ request: "b", from: 5, replicas: 7 });
+      expect(statusOf(plan, "b").provisioning).toMatchObject({
+        attempt: 1,
+        phase: "Applying",
+        baseReplicas: 5,
+        targetReplicas: 7,
+      });
+      expect(statusOf(plan, "b").reason).toBe("Provisioning");
+      expect(cond(statusOf(plan, "b"), RC.Provisioning)?.status).toBe("True");
+      expect(changeOf(plan, "b")?.finalizer).toBe("add");
+      // The record of the new change comes after the resolution it relies on.
+      expect(statusWrites(plan)).toEqual(["a", "b"]);
+      expect(plan.requests.map((c) => c.name)).toEqual(["a", "b"]);
+      expect(plan.events.map((e) => `${e.request}:${e.event.reason}`)).toEqual([
+        "a:Succeeded",
+        "b:ProvisioningStarted",
+      ]);
+      expect(plan.groupStatus).toMatchObject({
+        queuedRequests: 0,
+        activeRequests: 1,
+        provisioningRequest: "b",
+      });
+      // The resolution still asks for the next decision at once.
+      expect(plan.requeueAfterMs).toBe(0);
+      expect(checkStep(s, plan, applyPlan(s, plan))).toEqual([]);
     });
-    expect(reasons(next, "b")).toEqual(["ProvisioningStarted"]);
-    expect(next.requests.map((c) => c.name)).toEqual(["b"]);
+
+    test("the next decision sees b's increase applied and starts nothing else", () => {
+      const s1 = { ...applyPlan(s, plan), nowMs: T0 + SEC };
+      expect(s1.target).toMatchObject({ replicas: 7 });
+      const next = decide(s1, CFG);
+      expect(next.scale).toBeUndefined();
+      expect(statusWrites(next)).toEqual(["b"]);
+      expect(statusOf(next, "b").provisioning).toMatchObject({ attempt: 1, phase: "Applied" });
+      expect(next.events).toEqual([]);
+    });
+
+    test("a conflict on a's success ends the pass: nothing of b's change lands, and the next decision does both again", () => {
+      const cut = applyPlan(s, plan, { statusWrites: 0 });
+      expect(byName(cut, "a")?.status).toEqual(s.requests[0]?.status);
+      expect(byName(cut, "a")?.hasFinalizer).toBe(true);
+      expect(byName(cut, "b")?.status).toEqual(b.status);
+      expect(replicasOf(cut)).toBe(5);
+      const retry = decide({ ...cut, nowMs: T0 + SEC }, CFG);
+      expect(statusOf(retry, "a").state).toBe("SUCCEEDED");
+      expect(retry.scale).toEqual({ request: "b", from: 5, replicas: 7 });
+      expect(statusWrites(retry)).toEqual(["a", "b"]);
+      // The finalizer added before the conflict is already there: not added twice.
+      expect(changeOf(retry, "b")?.finalizer).toBeUndefined();
+      expect(checkStep(cut, retry, applyPlan(cut, retry))).toEqual([]);
+    });
+
+    test("a conflict on b's record: a's success stays, b starts again in the next decision, from 5", () => {
+      expect(statusWrites(plan)[1]).toBe("b");
+      const cut = applyPlan(s, plan, { statusWrites: 1 });
+      expect(byName(cut, "a")?.status.state).toBe("SUCCEEDED");
+      expect(byName(cut, "b")?.status.provisioning).toBeUndefined();
+      expect(replicasOf(cut)).toBe(5);
+      const retry = decide({ ...cut, nowMs: T0 + SEC }, CFG);
+      expect(retry.scale).toEqual({ request: "b", from: 5, replicas: 7 });
+      expect(statusWrites(retry)).toEqual(["b"]);
+      expect(reasons(retry, "b")).toEqual(["ProvisioningStarted"]);
+      expect(checkStep(cut, retry, applyPlan(cut, retry))).toEqual([]);
+    });
   });
 });
 
 describe("after the head of a queue of several succeeds, the requests behind are not rewritten", () => {
   // No position is stored, so the queue moving up changes nothing in the statuses of the requests still
-  // waiting: the success writes only the head, the next decision only the new head starting.
+  // waiting: the success writes the head and the new head starting (recorded last), nothing else.
   const behind = ["b", "c", "d", "e"];
   const views = behind.map((n, i) => req(n, { created: T0 - (5 - i) * MIN, status: {} }));
-  // Settle the queue first while a's instances are not ready yet (statuses as decide writes them).
-  const fresh = snap({ replicas: 5, ready: 2, requests: [head("Applied"), ...views] });
+  // Settle the queue first while a's instances are not ready yet (statuses as decide writes them). Room
+  // for everyone (maxSize 20): with maxSize 10, d would wait for capacity as the head, a new reason
+  // that is written.
+  const g = group({ maxSize: 20 });
+  const fresh = snap({ group: g, replicas: 5, ready: 2, requests: [head("Applied"), ...views] });
   const admitted = decide(fresh, CFG);
   const settled = applyPlan(fresh, admitted);
   const s = { ...settled, target: { found: true as const, replicas: 5, readyReplicas: 5 } };
   const success = decide(s, CFG);
   const s1 = { ...applyPlan(s, success), nowMs: T0 + SEC };
-  const next = decide(s1, CFG);
 
   test("the settled queue: every request behind a waits with the same Queued status", () => {
     expect(statusWrites(admitted)).toEqual(["a", ...behind]);
@@ -218,44 +274,41 @@ describe("after the head of a queue of several succeeds, the requests behind are
     expect(admitted.groupStatus).toMatchObject({ queuedRequests: 4, activeRequests: 5 });
   });
 
-  test("the decision with the success writes the head only", () => {
+  test("the decision with the success writes a and b starting (b last), and no other request", () => {
     expect(statusOf(success, "a").state).toBe("SUCCEEDED");
-    expect(statusWrites(success)).toEqual(["a"]);
-    expect(success.requests.map((r) => r.name)).toEqual(["a"]);
-    expect(success.scale).toBeUndefined();
-    expect(success.events.map((e) => `${e.request}:${e.event.reason}`)).toEqual(["a:Succeeded"]);
-    expect(success.groupStatus).toMatchObject({ queuedRequests: 4, activeRequests: 4 });
-  });
-
-  test("the next decision writes the new head starting, and no other request", () => {
-    expect(next.scale).toEqual({ request: "b", from: 5, replicas: 7 });
-    expect(statusWrites(next)).toEqual(["b"]);
-    expect(next.requests.map((r) => r.name)).toEqual(["b"]);
-    expect(statusOf(next, "b").provisioning).toMatchObject({ attempt: 1, phase: "Applying" });
-    for (const n of ["c", "d", "e"]) expect(changeOf(next, n)).toBeUndefined();
-    expect(next.events.map((e) => `${e.request}:${e.event.reason}`)).toEqual(["b:ProvisioningStarted"]);
-    expect(next.groupStatus).toMatchObject({
+    expect(success.scale).toEqual({ request: "b", from: 5, replicas: 7 });
+    expect(statusOf(success, "b").provisioning).toMatchObject({ attempt: 1, phase: "Applying" });
+    expect(statusWrites(success)).toEqual(["a", "b"]);
+    expect(success.requests.map((r) => r.name)).toEqual(["a", "b"]);
+    for (const n of ["c", "d", "e"]) expect(changeOf(success, n)).toBeUndefined();
+    expect(success.events.map((e) => `${e.request}:${e.event.reason}`)).toEqual([
+      "a:Succeeded",
+      "b:ProvisioningStarted",
+    ]);
+    expect(success.groupStatus).toMatchObject({
       queuedRequests: 3,
       activeRequests: 4,
       provisioningRequest: "b",
     });
   });
 
-  test("nor do the following decisions of b's attempt, until b succeeds and c starts", () => {
-    let state = applyPlan(s1, next);
+  test("the following decisions write b, then b and c as c starts, then c: never a request still waiting", () => {
+    // What each decision sees: b's new instances not ready, still not ready, all ready; then c's not ready.
+    let state = s1;
+    let ready = 5;
     const writes: string[][] = [];
-    for (let i = 0; i < 4; i++) {
-      state = {
-        ...state,
-        nowMs: state.nowMs + SEC,
-        target: { found: true, replicas: 7, readyReplicas: i < 2 ? 5 : 7 },
-      };
+    for (const allReady of [false, false, true, false]) {
+      const t = replicasOf(state);
+      if (allReady) ready = t;
+      state = { ...state, target: { found: true, replicas: t, readyReplicas: ready } };
       const plan = decide(state, CFG);
       writes.push(statusWrites(plan));
-      state = applyPlan(state, plan);
+      state = { ...applyPlan(state, plan), nowMs: state.nowMs + SEC };
     }
-    // b seen applied (Applied), b still waiting (nothing), b ready (SUCCEEDED), c starts.
-    expect(writes).toEqual([["b"], [], ["b"], ["c"]]);
+    // b seen applied (Applied), b still waiting (nothing), b ready (SUCCEEDED) and c starting in the
+    // same decision (c last), c seen applied. d and e are never written.
+    expect(writes).toEqual([["b"], [], ["b", "c"], ["c"]]);
+    expect(replicasOf(state)).toBe(9);
   });
 });
 
