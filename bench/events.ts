@@ -41,7 +41,7 @@ export async function eventSeries(): Promise<void> {
   };
 
   log(`events: ${REPEATS} emits of one event through the recorder`);
-  const counted = counting(kubeEventSink(kc));
+  const counted = counting(kubeEventSink(http));
   const recorder = createEventRecorder({ sink: counted.sink, logger: pino({ level: "warn" }) });
   const started = Date.now();
   for (let i = 0; i < REPEATS; i++)
@@ -58,7 +58,7 @@ export async function eventSeries(): Promise<void> {
   await recorder.stop(5000);
 
   log(`events: baseline, ${REPEATS} Event objects`);
-  const naive = counting(kubeEventSink(kc));
+  const naive = counting(kubeEventSink(http));
   const baseStarted = Date.now();
   await pool(
     Array.from({ length: REPEATS }, (_, i) => i),

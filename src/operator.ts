@@ -159,7 +159,7 @@ export async function runOperator(config: Config): Promise<void> {
     }),
   });
   const publicUrl = (config["public-url"] ?? `http://localhost:${config["http-port"]}`).replace(/\/+$/, "");
-  const recorder = createEventRecorder({ sink: kubeEventSink(kc), logger: log });
+  const recorder = createEventRecorder({ sink: kubeEventSink(mgr.http), logger: log });
   addResizeController(mgr, {
     recorder,
     logger: log,

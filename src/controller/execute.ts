@@ -59,6 +59,7 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
     const rr = latest.get(name);
     if (!rr) return;
     const current = rr.metadata.finalizers ?? [];
+    if (current.includes(FINALIZER) === add) return;
     const finalizers = add ? [...current, FINALIZER] : current.filter((f) => f !== FINALIZER);
     const updated = (await http.request("PATCH", `${rrPath}/${name}`, {
       body: { metadata: { resourceVersion: rr.metadata.resourceVersion, finalizers } },
@@ -87,18 +88,29 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
         ? latest.get(request)
         : ((await http.request("GET", `${rrPath}/${request}`)) as ResizeRequest);
       if (!recordsScale(record?.status, replicas)) return "conflict";
-      if (!(await deps.scale.scale(namespace, obs.group.spec.targetRef, from, replicas))) return "conflict";
+      // Under the resourceVersion of the Scale observed at the start of this pass: a change since
+      // (ours or anyone's) is a conflict, and the pass is decided again from fresh state.
+      const observed = obs.target?.found ? obs.target.scale : undefined;
+      const applied = await deps.scale.scale(namespace, obs.group.spec.targetRef, from, replicas, observed);
+      if (!applied) return "conflict";
     }
-    for (const change of plan.requests)
-      if (change.finalizer === "remove") await setFinalizers(change.name, false);
-    if (plan.groupStatus && obs.group) {
-      const group: InstanceGroupManager = { ...obs.group, status: plan.groupStatus };
-      await http.request(
-        "PUT",
-        `${collection(namespace, INSTANCE_GROUP_MANAGER.plural)}/${obs.snapshot.groupName}/status`,
-        { body: group },
-      );
-    }
+    // Independent of each other: finalizer removals (of finished requests) and the group's summary.
+    const { groupStatus } = plan;
+    const group = obs.group && groupStatus && { ...obs.group, status: groupStatus };
+    await Promise.all([
+      ...plan.requests
+        .filter((change) => change.finalizer === "remove")
+        .map((change) => setFinalizers(change.name, false)),
+      ...(group
+        ? [
+            http.request(
+              "PUT",
+              `${collection(namespace, INSTANCE_GROUP_MANAGER.plural)}/${obs.snapshot.groupName}/status`,
+              { body: group satisfies InstanceGroupManager },
+            ),
+          ]
+        : []),
+    ]);
   } catch (err) {
     if (isConflict(err)) return "conflict";
     throw err;

@@ -9,8 +9,11 @@ interface ApiResource {
   namespaced: boolean;
 }
 
-interface Scale {
-  metadata: { resourceVersion?: string };
+/** An autoscaling/v1 Scale as the API server returns it (kept whole, to be written back). */
+export interface Scale {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name?: string; namespace?: string; resourceVersion?: string };
   spec?: { replicas?: number };
   status?: { replicas?: number; selector?: string };
 }
@@ -27,7 +30,8 @@ export type TargetRead =
       readonly replicas: number;
       readonly readyReplicas: number;
       readonly selector: string | undefined;
-      readonly scaleResourceVersion: string | undefined;
+      /** The Scale read, so that a change can be written under its resourceVersion without reading again. */
+      readonly scale: Scale;
     }
   | { readonly found: false; readonly reason: "NotFound" | "NotScalable"; readonly message: string };
 
@@ -99,7 +103,7 @@ export class ScaleClient {
         replicas: scale.spec?.replicas ?? 0,
         readyReplicas: readCount(object, readyField),
         selector: scale.status?.selector,
-        scaleResourceVersion: scale.metadata.resourceVersion,
+        scale,
       };
     } catch (err) {
       if (isNotFound(err)) return { found: false, reason: "NotFound", message: `${label} does not exist` };
@@ -108,23 +112,34 @@ export class ScaleClient {
   }
 
   /**
-   * Sets the replicas, but only if the target still has `from` (read and written under the scale's
-   * resourceVersion). Returns false, changing nothing, when the target moved in the meantime.
+   * Sets the replicas, but only if the target still has `from`, written under the resourceVersion of
+   * the Scale it was read in. `observed` (the Scale read earlier in this pass) saves the read; when the
+   * object changed since (often only its status), it is read once more and checked again. Returns
+   * false, changing nothing, when the target's replicas moved in the meantime.
    */
-  async scale(namespace: string, ref: TargetRef, from: number, replicas: number): Promise<boolean> {
+  async scale(
+    namespace: string,
+    ref: TargetRef,
+    from: number,
+    replicas: number,
+    observed?: Scale,
+  ): Promise<boolean> {
     const where = await this.locate(namespace, ref);
     if ("missing" in where || !where.scalable) return false;
     const path = `${where.path}/${ref.name}/scale`;
-    const current = (await this.http.request("GET", path)) as Scale & { apiVersion?: string; kind?: string };
-    if ((current.spec?.replicas ?? 0) !== from) return false;
-    try {
-      await this.http.request("PUT", path, {
-        body: { ...current, spec: { ...current.spec, replicas } },
-      });
-      return true;
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 409) return false;
-      throw err;
-    }
+    const attempt = async (current: Scale): Promise<"done" | "moved" | "conflict"> => {
+      if ((current.spec?.replicas ?? 0) !== from) return "moved";
+      try {
+        await this.http.request("PUT", path, { body: { ...current, spec: { ...current.spec, replicas } } });
+        return "done";
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 409) return "conflict";
+        throw err;
+      }
+    };
+    const fresh = async (): Promise<Scale> => (await this.http.request("GET", path)) as Scale;
+    let outcome = await attempt(observed ?? (await fresh()));
+    if (outcome === "conflict" && observed) outcome = await attempt(await fresh());
+    return outcome === "done";
   }
 }

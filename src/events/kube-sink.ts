@@ -1,14 +1,7 @@
-// The EventSink that talks to the API server through @kubernetes/client-node's EventsV1Api.
-import {
-  ApiException,
-  EventsV1Api,
-  Observable,
-  PatchStrategy,
-  setHeaderOptions,
-  type ConfigurationOptions,
-  type KubeConfig,
-  type ObservableMiddleware,
-} from "@kubernetes/client-node";
+// The EventSink that talks to the API server's events.k8s.io/v1 API through the operator's KubeHttp:
+// the same keep-alive TLS connections as every other call (a client that opened a connection per
+// Event cost a TLS handshake on both sides for each one).
+import { ApiError, type KubeHttp } from "../runtime/kube-http.js";
 import { SinkError, type EventSink } from "./sink.js";
 
 export interface KubeSinkOptions {
@@ -16,49 +9,31 @@ export interface KubeSinkOptions {
   requestTimeoutMs?: number;
 }
 
-/** Aborts each request after `ms`, so a hung connection cannot stall the recorder's worker. */
-function timeoutMiddleware(ms: number): ObservableMiddleware {
-  return {
-    pre: (request) => {
-      request.setSignal(AbortSignal.timeout(ms));
-      return new Observable(Promise.resolve(request));
-    },
-    post: (response) => new Observable(Promise.resolve(response)),
-  };
-}
-
 function toSinkError(err: unknown): SinkError {
-  if (err instanceof ApiException) {
-    const status: unknown = err.code;
-    const body: unknown = err.body;
-    const message =
-      typeof body === "object" && body !== null && "message" in body && typeof body.message === "string"
-        ? body.message
-        : `HTTP ${String(status)}`;
-    return new SinkError(message, typeof status === "number" ? status : undefined);
-  }
+  if (err instanceof ApiError) return new SinkError(err.message, err.status);
   return new SinkError(err instanceof Error ? err.message : String(err), undefined);
 }
 
-export function kubeEventSink(kc: KubeConfig, options: KubeSinkOptions = {}): EventSink {
-  const api = kc.makeApiClient(EventsV1Api);
-  const timeout: ConfigurationOptions = {
-    middleware: [timeoutMiddleware(options.requestTimeoutMs ?? 10_000)],
-    middlewareMergeStrategy: "append",
-  };
-  const mergePatch = setHeaderOptions("Content-Type", PatchStrategy.MergePatch, timeout);
+const eventsPath = (namespace: string): string =>
+  `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`;
+
+export function kubeEventSink(http: KubeHttp, options: KubeSinkOptions = {}): EventSink {
+  const timeoutMs = options.requestTimeoutMs ?? 10_000;
   return {
     async create(event) {
-      const namespace = event.metadata?.namespace ?? "";
       try {
-        await api.createNamespacedEvent({ namespace, body: event }, timeout);
+        await http.request("POST", eventsPath(event.metadata?.namespace ?? ""), { body: event, timeoutMs });
       } catch (err) {
         throw toSinkError(err);
       }
     },
     async patchSeries({ namespace, name }, series) {
       try {
-        await api.patchNamespacedEvent({ name, namespace, body: { series } }, mergePatch);
+        await http.request("PATCH", `${eventsPath(namespace)}/${encodeURIComponent(name)}`, {
+          body: { series },
+          contentType: "application/merge-patch+json",
+          timeoutMs,
+        });
       } catch (err) {
         throw toSinkError(err);
       }

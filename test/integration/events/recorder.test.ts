@@ -11,6 +11,7 @@ import {
   type ObjectRef,
 } from "../../../src/events/event.js";
 import { kubeEventSink } from "../../../src/events/kube-sink.js";
+import { KubeHttp } from "../../../src/runtime/kube-http.js";
 import { createEventRecorder, type EventRecorder } from "../../../src/events/recorder.js";
 import { SinkError } from "../../../src/events/sink.js";
 import { createTestNamespace, kubeConfig } from "../../support/kube.js";
@@ -26,7 +27,7 @@ let group: ObjectRef;
 beforeAll(async () => {
   ns = await createTestNamespace("events");
   group = await createRegarding(ns.name, "group");
-  sink = new CountingSink(kubeEventSink(kc));
+  sink = new CountingSink(kubeEventSink(new KubeHttp(kc)));
   recorder = createEventRecorder({ sink, logger, reportingInstance: "resize-operator-test-0" });
 });
 afterAll(async () => {
@@ -155,7 +156,7 @@ test("a series whose Event was deleted is created again with its count (NotFound
 
 describe("our limits are the API server's limits", () => {
   // Sent straight through the sink, bypassing the recorder's checks, to prove the server agrees.
-  const direct = kubeEventSink(kc);
+  const direct = kubeEventSink(new KubeHttp(kc));
   let regarding: ObjectRef;
   let n = 0;
   beforeAll(async () => {
