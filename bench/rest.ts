@@ -92,7 +92,7 @@ async function readerToken(http: KubeHttp, ns: string): Promise<string> {
   return reply.status.token;
 }
 
-export async function restBench(cli: string): Promise<void> {
+export async function restBench(cli: string, profileDir?: string): Promise<void> {
   const kc = kubeConfig();
   const http = new KubeHttp(kc);
   await installCrds(http);
@@ -105,6 +105,7 @@ export async function restBench(cli: string): Promise<void> {
     name: "rest",
     namespace: ns.name,
     args: [`--redis-url=${redis.url}`],
+    nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
   });
   const barePort = await freePort();
   const bare = spawn(

@@ -1,6 +1,6 @@
 // `npm run bench [-- NAME...]`: runs the benchmarks (all, or those named) one after another against the
 // local cluster from `npm run cluster:up`. Each prints one JSON line and writes bench/results/NAME.json.
-// BENCH_CPU_PROF=1 also writes a CPU profile of the operator during the throughput run to .local/bench/work.
+// BENCH_CPU_PROF=1 also writes CPU profiles of the operator (throughput and REST runs) to .local/bench/work.
 import path from "node:path";
 import { buildOperator, kubeconfigFile, log, workDir } from "./lib.js";
 import { eventSeries } from "./events.js";
@@ -8,10 +8,12 @@ import { memoryAndStartup } from "./memory.js";
 import { restBench } from "./rest.js";
 import { throughput } from "./throughput.js";
 
+const profileDir = (name: string): string | undefined =>
+  process.env.BENCH_CPU_PROF ? path.join(workDir, "profile", name) : undefined;
+
 const BENCHES: Record<string, (cli: string) => Promise<void>> = {
-  throughput: (cli) =>
-    throughput(cli, process.env.BENCH_CPU_PROF ? path.join(workDir, "profile") : undefined),
-  rest: restBench,
+  throughput: (cli) => throughput(cli, profileDir("throughput")),
+  rest: (cli) => restBench(cli, profileDir("rest")),
   memory: memoryAndStartup,
   events: () => eventSeries(),
 };

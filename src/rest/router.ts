@@ -105,9 +105,11 @@ export function restRouter(routes: readonly Route[], deps: RestDeps, log: Logger
         namespace: params.string("project"),
       });
       const body: unknown = route.request ? parseBody(route.request.validate, req.body) : undefined;
+      // Ends the handler's waits (operations.wait) when the client goes away; after a complete
+      // response there is nothing to abort (and an abort costs a DOMException per call).
       const aborted = new AbortController();
       res.on("close", () => {
-        aborted.abort();
+        if (!res.writableFinished) aborted.abort();
       });
       const reply = await route.handler({
         params,
