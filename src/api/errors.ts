@@ -174,7 +174,8 @@ export const Errors = z
   .object({
     errors: z.array(ErrorItem).min(1).max(32).meta({ description: "The errors that occurred." }),
   })
-  .meta({ schemaId: "Error", description: "The errors that occurred, as a list." });
+  // Inline, not a named schema: the compute API spells this object out at each use.
+  .meta({ description: "The errors that occurred, as a list." });
 
 export type ErrorInfo = z.infer<typeof ErrorInfo>;
 export type QuotaExceededInfo = z.infer<typeof QuotaExceededInfo>;

@@ -11,6 +11,7 @@ export {
   type WireFormat,
 } from "./meta.js";
 export * from "./primitives.js";
+export * from "./location.js";
 export * from "./duration.js";
 export * from "./errors.js";
 export * from "./conditions.js";

@@ -29,48 +29,74 @@ export const TargetRef = z
       "The workload whose replicas the group manages. It must be in the same namespace and have a /scale subresource.",
   });
 
-export const InstanceGroupManagerSpec = rule(
-  z
-    .object({
-      zone: Rfc1035Label.meta({
-        description:
-          "Zone of the group (RFC 1035 label). The REST API serves the group under /zones/{zone}/ and requires requests to name this zone.",
-      }),
-      targetRef: TargetRef,
-      maxSize: Count.meta({
-        description:
-          "Upper bound on the target's replicas. A resize request that could never fit under it fails with QUOTA_EXCEEDED; a queued one waits until it fits. Unbounded when omitted.",
-      }).optional(),
-      minSize: Count.meta({
-        description:
-          "Floor for scale-downs: releasing a request's instances never lowers the target below it.",
-      }).default(0),
-      provisioningTimeout: kubeDuration({ min: "1s", max: "24h" })
-        .meta({
+const SpecWithoutLocationRules = rule(
+  rule(
+    z
+      .object({
+        zone: Rfc1035Label.meta({
           description:
-            "How long one provisioning attempt may take for all new instances to become ready before it is rolled back and retried later. A duration such as 10m or 1h30m, from 1s to 24h.",
-        })
-        .default(DEFAULT_PROVISIONING_TIMEOUT),
-      readyReplicasField: z
-        .string()
-        .min(1)
-        .max(256)
-        .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, {
-          message: "must be a dotted field path such as status.readyReplicas",
-        })
-        .meta({
+            "Zone of a zonal group (RFC 1035 label). The REST API serves the group under /zones/{zone}/ (instanceGroupManagerResizeRequests, zoneOperations) and requires calls to name this zone. Exactly one of zone and region is set.",
+        }).optional(),
+        region: Rfc1035Label.meta({
           description:
-            "Dotted path of the field in the target object that counts its ready instances, for workloads that report readiness elsewhere (for example status.availableReplicas).",
-        })
-        .default(DEFAULT_READY_REPLICAS_FIELD),
-    })
-    .meta({ description: "Desired state of the group." }),
+            "Region of a regional group (RFC 1035 label). The REST API serves the group under /regions/{region}/ (regionInstanceGroupManagerResizeRequests, regionOperations) and requires calls to name this region. Exactly one of zone and region is set.",
+        }).optional(),
+        targetRef: TargetRef,
+        maxSize: Count.meta({
+          description:
+            "Upper bound on the target's replicas. A resize request that could never fit under it fails with QUOTA_EXCEEDED; a queued one waits until it fits. Unbounded when omitted.",
+        }).optional(),
+        minSize: Count.meta({
+          description:
+            "Floor for scale-downs: releasing a request's instances never lowers the target below it.",
+        }).default(0),
+        provisioningTimeout: kubeDuration({ min: "1s", max: "24h" })
+          .meta({
+            description:
+              "How long one provisioning attempt may take for all new instances to become ready before it is rolled back and retried later. A duration such as 10m or 1h30m, from 1s to 24h.",
+          })
+          .default(DEFAULT_PROVISIONING_TIMEOUT),
+        readyReplicasField: z
+          .string()
+          .min(1)
+          .max(256)
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, {
+            message: "must be a dotted field path such as status.readyReplicas",
+          })
+          .meta({
+            description:
+              "Dotted path of the field in the target object that counts its ready instances, for workloads that report readiness elsewhere (for example status.availableReplicas).",
+          })
+          .default(DEFAULT_READY_REPLICAS_FIELD),
+      })
+      .meta({ description: "Desired state of the group." }),
+    {
+      cel: "has(self.zone) != has(self.region)",
+      message: "exactly one of zone or region must be set",
+      fieldPath: ".zone",
+      test: (s) => (s.zone === undefined) !== (s.region === undefined),
+    },
+  ),
   {
     cel: "!has(self.maxSize) || !has(self.minSize) || self.minSize <= self.maxSize",
     message: "minSize must not be greater than maxSize",
     fieldPath: ".minSize",
     test: (s) => s.maxSize === undefined || s.minSize <= s.maxSize,
   },
+);
+
+/**
+ * A group does not move: zone and region keep their value and their presence (transition rules on
+ * spec, since the API server skips a field's own transition rules when the field is added or removed).
+ */
+export const InstanceGroupManagerSpec = (["zone", "region"] as const).reduce(
+  (spec, field) =>
+    rule(spec, {
+      cel: `has(self.${field}) == has(oldSelf.${field}) && (!has(self.${field}) || self.${field} == oldSelf.${field})`,
+      message: `${field} is immutable: a group cannot move to another zone or region`,
+      fieldPath: `.${field}`,
+    }),
+  SpecWithoutLocationRules,
 );
 
 export const InstanceGroupManagerStatus = z
@@ -120,7 +146,8 @@ export const instanceGroupManagerResource: CustomResourceModel = {
   names: INSTANCE_GROUP_MANAGER,
   schema: InstanceGroupManager,
   printerColumns: [
-    { name: "Zone", type: "string", jsonPath: ".spec.zone", description: "Zone of the group." },
+    { name: "Zone", type: "string", jsonPath: ".spec.zone", description: "Zone of a zonal group." },
+    { name: "Region", type: "string", jsonPath: ".spec.region", description: "Region of a regional group." },
     {
       name: "Target",
       type: "string",
@@ -161,5 +188,5 @@ export const instanceGroupManagerResource: CustomResourceModel = {
       description: "Time since creation.",
     },
   ],
-  selectableFields: [".spec.zone", ".spec.targetRef.name"],
+  selectableFields: [".spec.zone", ".spec.region", ".spec.targetRef.name"],
 };

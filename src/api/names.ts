@@ -44,6 +44,13 @@ export const REST_API = { name: "compute", version: "v1", id: "compute:v1" } as 
 export const REST_KIND = {
   resizeRequest: "compute#instanceGroupManagerResizeRequest",
   resizeRequestList: "compute#instanceGroupManagerResizeRequestList",
+  regionResizeRequestList: "compute#regionInstanceGroupManagerResizeRequestList",
   operation: "compute#operation",
   operationList: "compute#operationList",
+} as const;
+
+/** The REST collections (discovery resources) serving a zonal or a regional group. */
+export const REST_RESOURCES = {
+  zones: { requests: "instanceGroupManagerResizeRequests", operations: "zoneOperations" },
+  regions: { requests: "regionInstanceGroupManagerResizeRequests", operations: "regionOperations" },
 } as const;

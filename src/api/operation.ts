@@ -3,7 +3,8 @@
 import { z } from "zod";
 import { Errors } from "./errors.js";
 import { rule } from "./meta.js";
-import { REST_KIND } from "./names.js";
+import type { LocationScope } from "./location.js";
+import { REST_KIND, REST_RESOURCES } from "./names.js";
 import { Timestamp, Uint64String } from "./primitives.js";
 
 export const OperationType = z
@@ -11,6 +12,9 @@ export const OperationType = z
     "compute.instanceGroupManagerResizeRequests.insert",
     "compute.instanceGroupManagerResizeRequests.cancel",
     "compute.instanceGroupManagerResizeRequests.delete",
+    "compute.regionInstanceGroupManagerResizeRequests.insert",
+    "compute.regionInstanceGroupManagerResizeRequests.cancel",
+    "compute.regionInstanceGroupManagerResizeRequests.delete",
   ])
   .meta({
     description: "The mutation the operation performs.",
@@ -18,9 +22,26 @@ export const OperationType = z
       "compute.instanceGroupManagerResizeRequests.insert": "Creation of a resize request.",
       "compute.instanceGroupManagerResizeRequests.cancel": "Cancellation of a resize request.",
       "compute.instanceGroupManagerResizeRequests.delete": "Deletion of a resize request.",
+      "compute.regionInstanceGroupManagerResizeRequests.insert": "Creation of a regional resize request.",
+      "compute.regionInstanceGroupManagerResizeRequests.cancel": "Cancellation of a regional resize request.",
+      "compute.regionInstanceGroupManagerResizeRequests.delete": "Deletion of a regional resize request.",
     },
   });
 export type OperationType = z.infer<typeof OperationType>;
+
+export type OperationVerb = "insert" | "cancel" | "delete";
+
+/** The operation type of a mutation of a zonal or regional resize request. */
+export function operationTypeOf(scope: LocationScope, verb: OperationVerb): OperationType {
+  return OperationType.parse(`compute.${REST_RESOURCES[scope].requests}.${verb}`);
+}
+
+/** The mutation an operation type stands for, wherever the request lives. */
+export function operationVerb(type: OperationType): OperationVerb {
+  const verb = type.slice(type.lastIndexOf(".") + 1);
+  if (verb !== "insert" && verb !== "cancel" && verb !== "delete") throw new Error(`unknown ${type}`);
+  return verb;
+}
 
 export const OperationStatus = z.enum(["PENDING", "RUNNING", "DONE"]).meta({
   description: "Progress of the operation.",
@@ -77,7 +98,7 @@ const RpcStatus = z
     code: z.int32().meta({ description: "Status code (google.rpc.Code)." }).optional(),
     message: z.string().meta({ description: "Developer-facing error message in English." }).optional(),
     details: z
-      .array(z.record(z.string(), z.unknown()))
+      .array(z.record(z.string(), z.unknown()).meta({ format: "google.protobuf.Any" }))
       .meta({ description: "Typed detail messages, each carrying its type in an @type field." })
       .optional(),
   })
@@ -171,9 +192,58 @@ export const InstancesBulkInsertOperationMetadata = z
     description: "Metadata of an operation that creates instances; resize requests report provisioning here.",
   });
 
+/**
+ * The compute API's metadata for health and version queries of other resources. Never set here (no
+ * method of this API reports them); modelled so the Operation schema is the compute API's, field for
+ * field.
+ */
+export const GetHealthOperationMetadata = z
+  .object({
+    healthInfo: z
+      .object({
+        healthStatus: z.string().meta({ description: "Health status." }).optional(),
+        availabilitySloStatus: z.string().meta({ description: "Availability SLO status." }).optional(),
+        repairCategory: z.string().meta({ description: "Repair category." }).optional(),
+        unhealthyReason: z.string().meta({ description: "Why the resource is unhealthy." }).optional(),
+        updateTime: z
+          .string()
+          .meta({ format: "google-datetime", description: "When the health was last updated." })
+          .optional(),
+      })
+      .meta({ schemaId: "GetHealthOperationMetadataHealthInfo", description: "Health information." })
+      .optional(),
+  })
+  .meta({
+    schemaId: "GetHealthOperationMetadata",
+    description: "Metadata of a health query. Not used by this server.",
+  });
+
+const componentVersions = (what: string) =>
+  z
+    .record(z.string(), z.string())
+    .meta({ description: `${what} component versions, by name.` })
+    .optional();
+
+export const GetVersionOperationMetadata = z
+  .object({
+    inlineSbomInfo: z
+      .object({
+        currentComponentVersions: componentVersions("Current"),
+        targetComponentVersions: componentVersions("Target"),
+      })
+      .meta({ schemaId: "GetVersionOperationMetadataSbomInfo", description: "Software bill of materials." })
+      .optional(),
+  })
+  .meta({
+    schemaId: "GetVersionOperationMetadata",
+    description: "Metadata of a version query. Not used by this server.",
+  });
+
 const METADATA_MEMBERS = [
   "setCommonInstanceMetadataOperationMetadata",
   "instancesBulkInsertOperationMetadata",
+  "getHealthOperationMetadata",
+  "getVersionOperationMetadata",
 ] as const;
 
 export const Operation = rule(
@@ -279,6 +349,8 @@ export const Operation = rule(
       instancesBulkInsertOperationMetadata: InstancesBulkInsertOperationMetadata.meta({
         outputOnly: true,
       }).optional(),
+      getHealthOperationMetadata: GetHealthOperationMetadata.meta({ outputOnly: true }).optional(),
+      getVersionOperationMetadata: GetVersionOperationMetadata.meta({ outputOnly: true }).optional(),
     })
     .meta({
       schemaId: "Operation",

@@ -5,7 +5,7 @@ import { Conditions } from "./conditions.js";
 import { customResource, type CustomResourceModel } from "./custom-resource.js";
 import { Duration } from "./duration.js";
 import { Errors } from "./errors.js";
-import { rule, uniqueList, type RuleSpec } from "./meta.js";
+import { rule, type RuleSpec } from "./meta.js";
 import { REST_KIND, RESIZE_REQUEST } from "./names.js";
 import { OperationType } from "./operation.js";
 import { Count, Generation, Rfc1035Label, Timestamp, Uint64String } from "./primitives.js";
@@ -21,15 +21,69 @@ const resizeBy = z.int32().min(1).meta({
   description:
     "Number of instances the request creates: the target's replicas grow by this number, all at once. Exactly one of resizeBy and instances is set.",
 });
-const instances = uniqueList(
-  z
-    .array(Rfc1035Label.meta({ description: "Name of one instance." }))
-    .min(1)
-    .max(1000),
-  "instances must be unique",
-).meta({
-  description:
-    "Names of the instances the request creates (unique RFC 1035 labels); the request creates as many instances as it names. Exactly one of resizeBy and instances is set.",
+const instanceName = Rfc1035Label.meta({
+  description: "Name of the instance (an RFC 1035 label), unique within the request.",
+});
+
+/** Instance lists are keyed by name: the API server rejects duplicates (list-map), zod too. */
+function uniqueNames<S extends z.ZodArray<z.ZodObject<{ name: typeof instanceName }>>>(list: S): S {
+  return list
+    .refine((items) => new Set(items.map((i) => i.name)).size === items.length, {
+      message: "instance names must be unique",
+    })
+    .meta({ listType: "map", listMapKeys: ["name"] });
+}
+
+const INSTANCES_DESCRIPTION =
+  "The instances the request creates, one entry per instance, named (unique RFC 1035 labels); the request creates as many instances as it names. Exactly one of resizeBy and instances is set.";
+
+/** spec.instances items: of the compute API's PerInstanceConfig only the name has a meaning here. */
+const InstanceConfig = z.object({ name: instanceName }).meta({ description: "One named instance." });
+const specInstances = uniqueNames(z.array(InstanceConfig).min(1).max(1000)).meta({
+  description: INSTANCES_DESCRIPTION,
+});
+
+/**
+ * PerInstanceConfig as the compute API has it. `fingerprint` and `status` are output-only there and
+ * ignored on input; `preservedState` (stateful disks, IPs, metadata) has no meaning for a Kubernetes
+ * workload, so the strict object refuses it with an error naming the field.
+ */
+export const PerInstanceConfig = z
+  .object({
+    name: instanceName,
+    fingerprint: z
+      .string()
+      .meta({
+        format: "byte",
+        description: "Fingerprint of the configuration. Ignored on input; never set by this server.",
+      })
+      .optional(),
+    status: z
+      .enum(["APPLYING", "DELETING", "EFFECTIVE", "NONE", "UNAPPLIED", "UNAPPLIED_DELETION"])
+      .meta({
+        outputOnly: true,
+        description: "Status of the per-instance configuration. Ignored on input; never set by this server.",
+        enumDescriptions: {
+          APPLYING: "Being applied.",
+          DELETING: "Being deleted.",
+          EFFECTIVE: "Effective on the instance.",
+          NONE: "No per-instance configuration exists.",
+          UNAPPLIED: "Set but not applied yet.",
+          UNAPPLIED_DELETION: "Deleted but the deletion is not applied yet.",
+        },
+      })
+      .optional(),
+  })
+  .strict()
+  .meta({
+    schemaId: "PerInstanceConfig",
+    description:
+      "One instance a resize request creates. Only name has a meaning here; preservedState is refused.",
+  });
+export type PerInstanceConfig = z.infer<typeof PerInstanceConfig>;
+
+const instances = uniqueNames(z.array(PerInstanceConfig).min(1).max(1000)).meta({
+  description: INSTANCES_DESCRIPTION,
 });
 const requestedRunDuration = Duration.meta({
   description:
@@ -65,7 +119,13 @@ const creationTimestamp = Timestamp.meta({
   outputOnly: true,
   description: "When the request was created (RFC 3339).",
 });
-const zone = z.string().meta({ outputOnly: true, description: "URL of the zone of the request's group." });
+const zone = z
+  .string()
+  .meta({ outputOnly: true, description: "URL of the zone of the request's group, for zonal requests." });
+const region = z.string().meta({
+  outputOnly: true,
+  description: "URL of the region of the request's group, for regional requests.",
+});
 const selfLink = z
   .string()
   .meta({ outputOnly: true, description: "URL of the request, defined by the server." });
@@ -92,7 +152,7 @@ const lastAttempt = z
       "The last attempt to fulfil the request. Temporary: replaced as retries happen, possibly stale because retries are infrequent, and cleared once the request reaches a final state (a FAILED request keeps its error in error only).",
   });
 
-const EXACTLY_ONE_SIZE: RuleSpec<{ readonly resizeBy?: number; readonly instances?: readonly string[] }> = {
+const EXACTLY_ONE_SIZE: RuleSpec<{ readonly resizeBy?: number; readonly instances?: readonly unknown[] }> = {
   cel: "has(self.resizeBy) != has(self.instances)",
   message: "exactly one of resizeBy or instances must be set",
   test: (r) => (r.resizeBy === undefined) !== (r.instances === undefined),
@@ -105,7 +165,7 @@ const specFields = {
     description: "Name of the InstanceGroupManager, in the same namespace, whose target the request grows.",
   }),
   resizeBy: resizeBy.optional(),
-  instances: instances.optional(),
+  instances: specInstances.optional(),
   requestedRunDuration: requestedRunDuration.optional(),
   description: description.optional(),
   cancel: z
@@ -224,6 +284,7 @@ export const ResizeRequestStatus = rule(
         id: id.optional(),
         creationTimestamp: creationTimestamp.optional(),
         zone: zone.optional(),
+        region: region.optional(),
         state: ResizeRequestState.optional(),
         reason: z
           .string()
@@ -363,6 +424,7 @@ export const InstanceGroupManagerResizeRequest = rule(
       name: restInputFields.name,
       description: restInputFields.description,
       zone: zone.optional(),
+      region: region.optional(),
       resizeBy: restInputFields.resizeBy,
       instances: restInputFields.instances,
       requestedRunDuration: restInputFields.requestedRunDuration,

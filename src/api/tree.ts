@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { CelRule, WireFormat } from "./meta.js";
 
 export type FieldType = "object" | "array" | "map" | "string" | "integer" | "number" | "boolean" | "any";
-export type FieldFormat = WireFormat | "int32" | "double" | "date-time";
+export type FieldFormat = WireFormat | "int32" | "uint32" | "double" | "date-time";
 
 export interface FieldNode {
   readonly type: FieldType;
@@ -114,6 +114,7 @@ function walk(schema: z.core.$ZodType, outer: Meta): FieldNode {
     return {
       ...base,
       type: "map",
+      ...(meta.format !== undefined && { format: meta.format }),
       keys: walk(schema._zod.def.keyType, {}),
       values: walk(schema._zod.def.valueType, {}),
       ...(meta.maxProperties !== undefined && { maxProperties: meta.maxProperties }),
@@ -195,6 +196,7 @@ function numberConstraints(schema: z.core.$ZodNumber) {
   }
   const bounds = { ...(minimum !== undefined && { minimum }), ...(maximum !== undefined && { maximum }) };
   if (format === "int32") return { type: "integer" as const, format: "int32" as const, ...bounds };
+  if (format === "uint32") return { type: "integer" as const, format: "uint32" as const, ...bounds };
   if (format === "safeint") return { type: "integer" as const, format: "int64" as const, ...bounds };
   if (format === undefined) return { type: "number" as const, format: "double" as const, ...bounds };
   throw new Error(`the API model does not support number format ${format}`);

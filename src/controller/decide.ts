@@ -13,6 +13,7 @@ import { ResizeRequestCondition as RC, InstanceGroupManagerCondition as GC } fro
 import { durationToMillis } from "../api/duration.js";
 import type { Errors } from "../api/errors.js";
 import type { InstanceGroupManagerStatus } from "../api/instance-group-manager.js";
+import { locationField } from "../api/location.js";
 import { REST_KIND } from "../api/names.js";
 import type { Provisioning, ResizeRequestStatus } from "../api/resize-request.js";
 import type { EventDefinition } from "../events/catalog.js";
@@ -236,13 +237,19 @@ function wantsCancel(r: RequestView): boolean {
 /** Fields every status carries, derived from identity: kind, id, links, creation time. */
 function identity(d: RequestDraft, ctx: Ctx): void {
   const id = d.status.id ?? numericId(d.view.uid);
-  const zone = ctx.s.group?.zone;
+  const location = ctx.s.group?.location;
+  const links =
+    location && resizeRequestLinks(ctx.cfg.publicUrl, ctx.s.namespace, location, ctx.s.groupName, d.name, id);
   d.patch({
     kind: REST_KIND.resizeRequest,
     id,
     creationTimestamp: d.view.creationTimestamp,
-    ...(zone !== undefined &&
-      resizeRequestLinks(ctx.cfg.publicUrl, ctx.s.namespace, zone, ctx.s.groupName, d.name, id)),
+    ...(location &&
+      links && {
+        [locationField(location)]: links.location,
+        selfLink: links.selfLink,
+        selfLinkWithId: links.selfLinkWithId,
+      }),
     observedGeneration: d.view.generation,
   });
 }
@@ -507,7 +514,7 @@ function admit(d: RequestDraft, ctx: Ctx): "admitted" | "waiting" | "failed" {
   if (group.maxSize !== undefined && k > group.maxSize) {
     d.fail(
       "QuotaExceeded",
-      quotaExceeded({ requested: k, maxSize: group.maxSize, zone: group.zone, group: group.name }),
+      quotaExceeded({ requested: k, maxSize: group.maxSize, location: group.location, group: group.name }),
     );
     return "failed";
   }

@@ -1,6 +1,7 @@
 // The errors the controller records on requests (seed 002 error structure), built in one place so
 // status.error, status.lastAttempt.error, events and conditions say the same thing.
 import { ErrorCode, type Errors } from "../api/errors.js";
+import { locationField, type Location } from "../api/location.js";
 import { GROUP } from "../api/names.js";
 
 /** Error codes beyond the model's admission codes; `code` is an open string in the compute API. */
@@ -32,7 +33,7 @@ function single(
 export function quotaExceeded(args: {
   requested: number;
   maxSize: number;
-  zone: string;
+  location: Location;
   group: string;
 }): Errors {
   return {
@@ -46,7 +47,10 @@ export function quotaExceeded(args: {
             quotaInfo: {
               metricName: `${GROUP}/instances`,
               limitName: "maxSize",
-              dimensions: { zone: args.zone, instanceGroupManager: args.group },
+              dimensions: {
+                [locationField(args.location)]: args.location.name,
+                instanceGroupManager: args.group,
+              },
               limit: args.maxSize,
             },
           },

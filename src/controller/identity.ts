@@ -1,6 +1,7 @@
 // Numeric ids and URLs the compute API exposes for Kubernetes objects. Ids are derived from the uid,
 // so they are stable across restarts and replicas without being stored anywhere else.
 import { createHash } from "node:crypto";
+import { locationPath, type Location } from "../api/location.js";
 
 /** A uint64 (decimal string) derived from a Kubernetes uid: the first 8 bytes of its SHA-256. */
 export function numericId(uid: string): string {
@@ -8,26 +9,33 @@ export function numericId(uid: string): string {
 }
 
 export interface ResourceLinks {
-  readonly zone: string;
+  /** URL of the zone or region. */
+  readonly location: string;
   readonly selfLink: string;
   readonly selfLinkWithId: string;
 }
 
-export function zoneUrl(publicUrl: string, project: string, zone: string): string {
-  return `${publicUrl}/compute/v1/projects/${project}/zones/${zone}`;
+/** URL of a zone or region of a project: `…/compute/v1/projects/{project}/zones/{zone}`. */
+export function locationUrl(publicUrl: string, project: string, location: Location): string {
+  return `${publicUrl}/compute/v1/projects/${project}/${locationPath(location)}`;
+}
+
+/** URL of the resize-request collection of a group. */
+export function resizeRequestsUrl(publicUrl: string, project: string, location: Location, group: string) {
+  return `${locationUrl(publicUrl, project, location)}/instanceGroupManagers/${group}/resizeRequests`;
 }
 
 export function resizeRequestLinks(
   publicUrl: string,
   project: string,
-  zone: string,
+  location: Location,
   group: string,
   name: string,
   id: string,
 ): ResourceLinks {
-  const base = `${zoneUrl(publicUrl, project, zone)}/instanceGroupManagers/${group}/resizeRequests`;
+  const base = resizeRequestsUrl(publicUrl, project, location, group);
   return {
-    zone: zoneUrl(publicUrl, project, zone),
+    location: locationUrl(publicUrl, project, location),
     selfLink: `${base}/${name}`,
     selfLinkWithId: `${base}/${id}`,
   };

@@ -3,6 +3,7 @@
 // and, only when an attempt's deadline has passed, why new pods are not running.
 import { parseKubeDuration } from "../api/duration.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { groupLocation } from "../api/location.js";
 import { FINALIZER } from "../api/names.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import type { KubeHttp } from "../runtime/kube-http.js";
@@ -107,7 +108,7 @@ export async function observeGroup(
       name: groupName,
       uid: group.metadata.uid ?? "",
       generation: group.metadata.generation ?? 0,
-      zone: group.spec.zone,
+      location: groupLocation(group.spec),
       maxSize: group.spec.maxSize,
       minSize: group.spec.minSize,
       provisioningTimeoutMs: parseKubeDuration(group.spec.provisioningTimeout) ?? 600_000,

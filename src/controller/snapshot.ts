@@ -1,12 +1,13 @@
 // What the reconcile decision sees of one group: plain data gathered by the observer (observe.ts) from
 // the informer caches and the target's /scale subresource. No I/O happens past this point.
+import type { Location } from "../api/location.js";
 import type { ResizeRequestSpec, ResizeRequestStatus } from "../api/resize-request.js";
 
 export interface GroupView {
   readonly name: string;
   readonly uid: string;
   readonly generation: number;
-  readonly zone: string;
+  readonly location: Location;
   readonly maxSize: number | undefined;
   readonly minSize: number;
   readonly provisioningTimeoutMs: number;

@@ -4,7 +4,8 @@
 // (route table, RBAC checks, body validation, Operations), so the two paths cannot drift apart.
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
-import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
+import { groupLocation, locationField, locationPath, type Location } from "../api/location.js";
+import { INSTANCE_GROUP_MANAGER, REST_RESOURCES, RESIZE_REQUEST } from "../api/names.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import type { Operation } from "../api/index.js";
@@ -94,8 +95,17 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
     if (!found) throw new Error(`REST route ${id} is missing`);
     return found;
   };
-  const insertRoute = route("compute.instanceGroupManagerResizeRequests.insert");
-  const cancelRoute = route("compute.instanceGroupManagerResizeRequests.cancel");
+  /** The REST route of `verb` for a group's location (zonal or regional collection). */
+  const routeFor = (location: Location, verb: "insert" | "cancel"): Route =>
+    route(`compute.${REST_RESOURCES[location.scope].requests}.${verb}`);
+  const locationOfGroup = (namespace: string, group: string): Location | undefined => {
+    const g = groups.lister.get(`${namespace}/${group}`);
+    return g && groupLocation(g.spec);
+  };
+  /** REST path values naming a location: `zone` or `region`. */
+  const locationValues = (location: Location): Record<string, string> => ({
+    [locationField(location)]: location.name,
+  });
 
   const user = (res: Response): UserInfo => {
     const u = userOf(res, deps.identity);
@@ -192,11 +202,11 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
       const rr = requests.lister.get(`${namespace}/${name}`);
       if (!rr) throw new NotFoundError(`Resize request ${namespace}/${name} not found.`);
       const store = deps.rest?.store;
-      const zone = groups.lister.get(`${namespace}/${rr.spec.instanceGroupManager}`)?.spec.zone;
+      const location = locationOfGroup(namespace, rr.spec.instanceGroupManager);
       // Every Operation whose target is this request (insert, cancel, delete), oldest first.
       const operations: Operation[] =
-        store && zone
-          ? (await store.list(namespace, zone)).filter((op) =>
+        store && location
+          ? (await store.list(namespace, location)).filter((op) =>
               op.targetLink.endsWith(`/resizeRequests/${name}`),
             )
           : [];
@@ -224,17 +234,16 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
       const store = deps.rest?.store;
       if (!store) return { items: [] };
       const visible = await authz.visible(user(res), namespacesOf(requests, groups), RR);
-      const zones = new Set(
-        groups.lister
-          .list()
-          .filter((g) => visible.has(g.metadata.namespace ?? ""))
-          .map((g) => `${g.metadata.namespace ?? ""}/${g.spec.zone}`),
-      );
+      // One listing per project and location, however many groups share it.
+      const locations = new Map<string, { project: string; location: Location }>();
+      for (const g of groups.lister.list()) {
+        const project = g.metadata.namespace ?? "";
+        if (!visible.has(project)) continue;
+        const location = groupLocation(g.spec);
+        locations.set(`${project}/${locationPath(location)}`, { project, location });
+      }
       const lists = await Promise.all(
-        [...zones].map((key) => {
-          const [project = "", zone = ""] = key.split("/");
-          return store.list(project, zone);
-        }),
+        [...locations.values()].map(({ project, location }) => store.list(project, location)),
       );
       return {
         items: lists.flat().sort((a, b) => b.insertTime.localeCompare(a.insertTime)),
@@ -300,13 +309,13 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
           [{ code: "custom", path: ["group"], message: "required", input: group }],
           "body",
         );
-      const g = groups.lister.get(`${namespace}/${group}`);
-      if (!g || !(await authz.can(user(res), { verb: "list", resource: RR, namespace })))
+      const location = locationOfGroup(namespace, group);
+      if (!location || !(await authz.can(user(res), { verb: "list", resource: RR, namespace })))
         throw new NotFoundError(`Group ${namespace}/${group} not found.`);
       return restCall(
         res,
-        insertRoute,
-        { project: namespace, zone: g.spec.zone, instanceGroupManager: group },
+        routeFor(location, "insert"),
+        { project: namespace, ...locationValues(location), instanceGroupManager: group },
         body,
       );
     }),
@@ -318,12 +327,17 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
       const namespace = pathParam(req, "namespace");
       const name = pathParam(req, "name");
       const rr = requests.lister.get(`${namespace}/${name}`);
-      const zone = rr && groups.lister.get(`${namespace}/${rr.spec.instanceGroupManager}`)?.spec.zone;
-      if (!rr || !zone) throw new NotFoundError(`Resize request ${namespace}/${name} not found.`);
+      const location = rr && locationOfGroup(namespace, rr.spec.instanceGroupManager);
+      if (!rr || !location) throw new NotFoundError(`Resize request ${namespace}/${name} not found.`);
       return restCall(
         res,
-        cancelRoute,
-        { project: namespace, zone, instanceGroupManager: rr.spec.instanceGroupManager, resizeRequest: name },
+        routeFor(location, "cancel"),
+        {
+          project: namespace,
+          ...locationValues(location),
+          instanceGroupManager: rr.spec.instanceGroupManager,
+          resizeRequest: name,
+        },
         undefined,
       );
     }),

@@ -7,7 +7,9 @@ import type { KubeObject } from "../runtime/object.js";
 export interface GroupSummary {
   readonly namespace: string;
   readonly name: string;
-  readonly zone: string;
+  /** Exactly one of zone and region is set. */
+  readonly zone: string | null;
+  readonly region: string | null;
   readonly target: string;
   readonly targetSize: number | null;
   readonly ready: number | null;
@@ -24,7 +26,8 @@ export function groupSummary(g: InstanceGroupManager): GroupSummary {
   return {
     namespace: g.metadata.namespace ?? "",
     name: g.metadata.name ?? "",
-    zone: g.spec.zone,
+    zone: g.spec.zone ?? null,
+    region: g.spec.region ?? null,
     target: `${g.spec.targetRef.kind}/${g.spec.targetRef.name}`,
     targetSize: g.status?.targetSize ?? null,
     ready: g.status?.readyInstances ?? null,

@@ -196,7 +196,12 @@ class SchemaSet {
         };
       case "map":
         if (!node.values) throw new Error("a map without a value schema");
-        return { type: "object", ...common, additionalProperties: this.ref(node.values) };
+        return {
+          type: "object",
+          ...(node.format !== undefined && { format: node.format }),
+          ...common,
+          additionalProperties: this.ref(node.values),
+        };
       case "array":
         if (!node.items) throw new Error("an array without an element schema");
         return { type: "array", ...common, items: this.ref(node.items) };
@@ -222,15 +227,17 @@ function scalar(node: FieldNode): DiscoverySchema {
     case "string":
       return {
         type: "string",
-        ...(node.format !== undefined && { format: node.format }),
+        // Google's documents state RFC 3339 timestamps as plain strings (`google-datetime` is a
+        // different, explicitly modelled format).
+        ...(node.format !== undefined && node.format !== "date-time" && { format: node.format }),
         ...(node.pattern !== undefined && { pattern: node.pattern }),
         ...enumeration,
       };
     case "integer":
       // 64-bit integers travel as strings in Google JSON; the REST model declares them as strings.
-      if (node.format !== "int32")
+      if (node.format !== "int32" && node.format !== "uint32")
         throw new Error(`integer format ${node.format ?? "none"} in a REST schema`);
-      return { type: "integer", format: "int32", ...bounds };
+      return { type: "integer", format: node.format, ...bounds };
     case "number":
       return { type: "number", format: "double", ...bounds };
     case "boolean":
@@ -250,6 +257,7 @@ function methodOf(route: Route, schemas: SchemaSet): DiscoveryMethod {
       const schema: DiscoverySchema = {
         ...converted,
         description: p.description,
+        ...(p.pattern !== undefined && { pattern: p.pattern }),
         location: p.location,
         ...(p.required && { required: true }),
         ...(p.default !== undefined && { default: p.default }),

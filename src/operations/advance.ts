@@ -1,6 +1,6 @@
 // Pure: what a ResizeRequest's current state means for one of its Operations. The operations
 // controller feeds every change of a request through this and stores the result.
-import type { Errors, Operation, ResizeRequest } from "../api/index.js";
+import { operationVerb, type Errors, type Operation, type ResizeRequest } from "../api/index.js";
 import { ErrorCode } from "../api/errors.js";
 import { FINAL_STATES } from "../api/resize-request.js";
 import { numericId } from "../controller/identity.js";
@@ -33,13 +33,13 @@ export function cancelTooLate(state: string): OperationPatch {
   );
 }
 
-function insertProgress(rr: ResizeRequest, zone: string): OperationPatch {
+function insertProgress(rr: ResizeRequest, location: string): OperationPatch {
   const size = rr.spec.resizeBy ?? rr.spec.instances?.length ?? 0;
   const state = rr.status?.state ?? "CREATING";
   const counts = (created: number, done: boolean, failedCount = 0): OperationPatch => ({
     instancesBulkInsertOperationMetadata: {
       perLocationStatus: {
-        [zone]: {
+        [location]: {
           status: done ? "DONE" : "CREATING",
           targetVmCount: size,
           createdVmCount: created,
@@ -74,27 +74,27 @@ function insertProgress(rr: ResizeRequest, zone: string): OperationPatch {
 
 /**
  * The change `rr` (undefined: the request no longer exists) brings to `op`, an operation on it in
- * `zone`; undefined when there is none. A request whose id differs from the operation's target is
+ * the zone or region named `location`; undefined when there is none. A request whose id differs from the operation's target is
  * another incarnation under the same name and counts as gone.
  */
 export function advance(
   op: Operation,
   rr: ResizeRequest | undefined,
-  zone: string,
+  location: string,
 ): OperationPatch | undefined {
   if (op.status === "DONE") return undefined;
   const current =
     rr && op.targetId !== undefined && numericId(rr.metadata.uid ?? "") !== op.targetId ? undefined : rr;
   const gone: OperationPatch = { status: "DONE", statusMessage: "The resize request no longer exists." };
   const state = current?.status?.state;
-  switch (op.operationType) {
-    case "compute.instanceGroupManagerResizeRequests.insert":
-      return current ? insertProgress(current, zone) : gone;
-    case "compute.instanceGroupManagerResizeRequests.cancel":
+  switch (operationVerb(op.operationType)) {
+    case "insert":
+      return current ? insertProgress(current, location) : gone;
+    case "cancel":
       if (!current || state === "CANCELLED") return { status: "DONE" };
       if (state !== undefined && FINAL_STATES.includes(state)) return cancelTooLate(state);
       return { status: "RUNNING", progress: 50 };
-    case "compute.instanceGroupManagerResizeRequests.delete":
+    case "delete":
       return current ? { status: "RUNNING", progress: 50 } : { status: "DONE" };
   }
 }

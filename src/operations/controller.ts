@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { numericId, resizeRequestLinks, zoneUrl } from "../controller/identity.js";
+import { groupLocation, operationTypeOf, type Location } from "../api/index.js";
+import { locationUrl, numericId, resizeRequestLinks } from "../controller/identity.js";
 import { groupKeyOf } from "../controller/observe.js";
 import { resizeInformers } from "../controller/setup.js";
 import { Controller, type ReconcileResult, type Request } from "../runtime/controller.js";
@@ -29,11 +30,14 @@ export interface OperationsControllerOptions {
   readonly retryMs?: number;
 }
 
-/** The zone of a request: its group's, or the one the controller recorded on status. */
-function zoneOf(rr: ResizeRequest, groups: Lister<InstanceGroupManager>): string | undefined {
+/** The location of a request: its group's, or the one the controller recorded on status. */
+function locationOf(rr: ResizeRequest, groups: Lister<InstanceGroupManager>): Location | undefined {
   const group = groups.get(groupKeyOf(rr));
-  if (group) return group.spec.zone;
-  return rr.status?.zone?.split("/").pop();
+  if (group) return groupLocation(group.spec);
+  const { zone, region } = rr.status ?? {};
+  if (zone !== undefined) return { scope: "zones", name: zone.split("/").pop() ?? "" };
+  if (region !== undefined) return { scope: "regions", name: region.split("/").pop() ?? "" };
+  return undefined;
 }
 
 /** The insert Operation of a request created with kubectl is named after the request, so it is made once. */
@@ -53,17 +57,21 @@ export function operationsReconciler(
 ) {
   const { store } = options;
   const now = options.now ?? Date.now;
-  const ensureInsertOperation = async (rr: ResizeRequest, project: string, zone: string): Promise<void> => {
+  const ensureInsertOperation = async (
+    rr: ResizeRequest,
+    project: string,
+    location: Location,
+  ): Promise<void> => {
     const created = Date.parse(rr.metadata.creationTimestamp ?? "");
     if (rr.metadata.annotations?.[INSERT_OPERATION_ANNOTATION] !== undefined) return;
     if (!(now() - created < options.retentionMs)) return;
     const name = rr.metadata.name ?? "";
     const id = numericId(rr.metadata.uid ?? "");
-    const ref: OperationRef = { project, zone, name: kubectlInsertName(rr) };
+    const ref: OperationRef = { project, location, name: kubectlInsertName(rr) };
     const links = resizeRequestLinks(
       options.publicUrl,
       project,
-      zone,
+      location,
       rr.spec.instanceGroupManager,
       name,
       id,
@@ -71,8 +79,8 @@ export function operationsReconciler(
     const op = newOperation({
       ref,
       id: numericId(`${rr.metadata.uid ?? ""}/insert`),
-      operationType: "compute.instanceGroupManagerResizeRequests.insert",
-      zoneUrl: zoneUrl(options.publicUrl, project, zone),
+      operationType: operationTypeOf(location.scope, "insert"),
+      locationUrl: locationUrl(options.publicUrl, project, location),
       targetLink: links.selfLink,
       targetId: id,
       // Who ran kubectl is not recorded on the object; the API server's audit log has it.
@@ -90,12 +98,12 @@ export function operationsReconciler(
     const rr = requests.get(`${project}/${request.name}`);
     try {
       if (rr) {
-        const zone = zoneOf(rr, groups);
-        if (zone !== undefined) await ensureInsertOperation(rr, project, zone);
+        const location = locationOf(rr, groups);
+        if (location !== undefined) await ensureInsertOperation(rr, project, location);
       }
       for (const ref of await store.pending(project, request.name)) {
         const op = await store.get(ref);
-        const patch = op && advance(op, rr, ref.zone);
+        const patch = op && advance(op, rr, ref.location.name);
         const updated = patch ? await store.update(ref, patch) : op;
         if (updated?.status !== "DONE" && updated !== undefined) continue;
         await store.settle(project, request.name, ref);

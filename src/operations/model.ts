@@ -2,6 +2,7 @@
 // `mergeOperation` inside a compare-and-set, so these rules hold whichever replica writes.
 import { randomBytes } from "node:crypto";
 import type { Errors, Operation, OperationStatus, OperationType } from "../api/index.js";
+import { locationField, type Location } from "../api/location.js";
 import { GROUP, REST_KIND } from "../api/names.js";
 
 /**
@@ -10,10 +11,10 @@ import { GROUP, REST_KIND } from "../api/names.js";
  */
 export const INSERT_OPERATION_ANNOTATION = `${GROUP}/insert-operation`;
 
-/** Where an operation lives: zone operations are addressed by project, zone and name. */
+/** Where an operation lives: zone and region operations are addressed by project, location and name. */
 export interface OperationRef {
   readonly project: string;
-  readonly zone: string;
+  readonly location: Location;
   readonly name: string;
 }
 
@@ -80,7 +81,8 @@ export interface NewOperation {
   readonly ref: OperationRef;
   readonly id: string;
   readonly operationType: OperationType;
-  readonly zoneUrl: string;
+  /** URL of the operation's zone or region. */
+  readonly locationUrl: string;
   readonly targetLink: string;
   readonly targetId?: string;
   readonly user: string;
@@ -94,7 +96,7 @@ export function newOperation(o: NewOperation): Operation {
     kind: REST_KIND.operation,
     id: o.id,
     name: o.ref.name,
-    zone: o.zoneUrl,
+    [locationField(o.ref.location)]: o.locationUrl,
     ...(o.requestId !== undefined && { clientOperationId: o.requestId }),
     operationType: o.operationType,
     targetLink: o.targetLink,
@@ -103,7 +105,7 @@ export function newOperation(o: NewOperation): Operation {
     user: o.user,
     progress: 0,
     insertTime: o.insertTime,
-    selfLink: `${o.zoneUrl}/operations/${o.ref.name}`,
+    selfLink: `${o.locationUrl}/operations/${o.ref.name}`,
     ...(o.description !== undefined && { description: o.description }),
   };
 }

@@ -1,16 +1,40 @@
 // Operations in Redis. Every write is one server-side script, so replicas never interleave:
-//   op:<project>:<zone>:<name>      the Operation as JSON; DONE operations expire after the retention
-//   index:<project>:<zone>          sorted set of operation names by insert time (list and paging)
-//   request-id:<project>:<uuid>     requestId → "<zone>/<name>", expiring after the retention
-//   pending:<project>:<request>     "<zone>/<name>" of operations the operations controller still advances
-//   channel op:<project>:<zone>:<name>   every change is published there (the new JSON, "" when deleted),
-//                                        which is what `wait` listens to on any replica.
+//   op:<project>:<loc>:<name>      the Operation as JSON; DONE operations expire after the retention
+//   index:<project>:<loc>          sorted set of operation names by insert time (list and paging)
+//   request-id:<project>:<uuid>    requestId → "<loc>/<name>", expiring after the retention
+//   pending:<project>:<request>    "<loc>/<name>" of operations the operations controller still advances
+//   channel op:<project>:<loc>:<name>   every change is published there (the new JSON, "" when deleted),
+//                                       which is what `wait` listens to on any replica.
+// <loc> is the zone's name for zone operations (the layout of the zonal-only releases, so their data
+// stays readable) and `regions/<region>` for region operations; names never contain '/', so the two
+// cannot collide and the operation name is what follows the last '/'.
 // Changes are compare-and-set: read, merge with the pure rules of model.ts, write only if the stored
 // JSON is still what was read. Redis errors other than script bugs become StoreUnavailableError, which
 // the REST edge answers with 503.
 import type { Redis } from "ioredis";
 import { Operation } from "../api/operation.js";
+import type { Location } from "../api/location.js";
 import { mergeOperation, type OperationPatch, type OperationRef } from "./model.js";
+
+function locationKey(location: Location): string {
+  return location.scope === "zones" ? location.name : `regions/${location.name}`;
+}
+
+function parseLocationKey(key: string): Location {
+  return key.startsWith("regions/")
+    ? { scope: "regions", name: key.slice("regions/".length) }
+    : { scope: "zones", name: key };
+}
+
+/** `<loc>/<name>`, the member form of a reference in the pending sets and requestId keys. */
+function member(ref: OperationRef): string {
+  return `${locationKey(ref.location)}/${ref.name}`;
+}
+
+function parseMember(project: string, text: string): OperationRef {
+  const slash = text.lastIndexOf("/");
+  return { project, location: parseLocationKey(text.slice(0, slash)), name: text.slice(slash + 1) };
+}
 
 /** Redis cannot be reached (or did not answer in time): the caller should answer 503 and retry later. */
 export class StoreUnavailableError extends Error {
@@ -102,10 +126,10 @@ export class OperationStore {
   }
 
   private opKey(ref: OperationRef): string {
-    return `${this.prefix}op:${ref.project}:${ref.zone}:${ref.name}`;
+    return `${this.prefix}op:${ref.project}:${locationKey(ref.location)}:${ref.name}`;
   }
-  private indexKey(project: string, zone: string): string {
-    return `${this.prefix}index:${project}:${zone}`;
+  private indexKey(project: string, location: Location): string {
+    return `${this.prefix}index:${project}:${locationKey(location)}`;
   }
   private requestIdKey(project: string, requestId: string): string {
     return `${this.prefix}request-id:${project}:${requestId}`;
@@ -129,19 +153,18 @@ export class OperationStore {
   }
 
   async create(operation: Operation, ref: OperationRef, options: CreateOptions = {}): Promise<CreateResult> {
-    const member = `${ref.zone}/${ref.name}`;
     const reply = await this.call(() =>
       this.redis.eval(
         CREATE,
         4,
         this.opKey(ref),
-        this.indexKey(ref.project, ref.zone),
+        this.indexKey(ref.project, ref.location),
         this.requestIdKey(ref.project, options.requestId ?? ""),
         this.pendingKey(ref.project, options.request ?? ""),
         JSON.stringify(operation),
         Date.parse(operation.insertTime),
         ref.name,
-        member,
+        member(ref),
         this.ttl(operation),
         options.requestId === undefined ? "0" : "1",
         this.options.retentionMs,
@@ -152,8 +175,7 @@ export class OperationStore {
     if (code === 1) return { operation, created: true };
     if (code === 2 && value) return { operation: decode(value), created: false };
     // The requestId is known: return its operation.
-    const [zone = "", name = ""] = (value ?? "").split("/");
-    const existing = await this.get({ project: ref.project, zone, name });
+    const existing = await this.get(parseMember(ref.project, value ?? ""));
     if (!existing)
       throw new StoreUnavailableError(`operation of requestId ${options.requestId ?? ""} expired`);
     return { operation: existing, created: false };
@@ -193,7 +215,7 @@ export class OperationStore {
         DELETE,
         3,
         this.opKey(ref),
-        this.indexKey(ref.project, ref.zone),
+        this.indexKey(ref.project, ref.location),
         this.requestIdKey(ref.project, requestId ?? ""),
         ref.name,
         requestId ?? "",
@@ -202,30 +224,38 @@ export class OperationStore {
     return reply === 1;
   }
 
-  /** The project's operations in one zone, oldest first; expired entries are dropped from the index. */
-  async list(project: string, zone: string): Promise<Operation[]> {
-    const index = this.indexKey(project, zone);
+  /** The project's operations in one location, oldest first; expired entries are dropped from the index. */
+  async list(project: string, location: Location): Promise<Operation[]> {
+    const index = this.indexKey(project, location);
     const names = await this.call(() => this.redis.zrange(index, "0", "-1"));
     if (names.length === 0) return [];
     const raws = await this.call(() =>
-      this.redis.mget(names.map((name) => this.opKey({ project, zone, name }))),
+      this.redis.mget(names.map((name) => this.opKey({ project, location, name }))),
     );
     const gone = names.filter((_, i) => raws[i] === null);
     if (gone.length > 0) await this.call(() => this.redis.zrem(index, ...gone));
     return raws.flatMap((raw) => (raw === null ? [] : [decode(raw)]));
   }
 
+  /** The operation a requestId created, while the requestId is remembered. */
+  async getByRequestId(project: string, requestId: string): Promise<Operation | undefined> {
+    const value = await this.call(() => this.redis.get(this.requestIdKey(project, requestId)));
+    return value === null ? undefined : this.get(parseMember(project, value));
+  }
+
+  /** The operation whose numeric id is `id` (operation paths accept the id as well as the name). */
+  async getById(project: string, location: Location, id: string): Promise<Operation | undefined> {
+    return (await this.list(project, location)).find((op) => op.id === id);
+  }
+
   /** Operations the controller still has to advance for a request. */
   async pending(project: string, request: string): Promise<OperationRef[]> {
     const members = await this.call(() => this.redis.smembers(this.pendingKey(project, request)));
-    return members.map((m) => {
-      const [zone = "", name = ""] = m.split("/");
-      return { project, zone, name };
-    });
+    return members.map((m) => parseMember(project, m));
   }
 
   async settle(project: string, request: string, ref: OperationRef): Promise<void> {
-    await this.call(() => this.redis.srem(this.pendingKey(project, request), `${ref.zone}/${ref.name}`));
+    await this.call(() => this.redis.srem(this.pendingKey(project, request), member(ref)));
   }
 
   /**

@@ -1,7 +1,8 @@
 // Kubernetes reads and writes behind the REST methods, as the operator's identity (callers are
 // authorized before any of this runs). Groups and requests are addressed by name or numeric id, and a
-// group is only visible in its own zone.
+// group is only visible in its own zone or region (a zonal path naming a regional group is a 404).
 import { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { groupLocation, locationPath, sameLocation, type Location } from "../api/location.js";
 import { API_VERSION, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
 import { ResizeRequest } from "../api/resize-request.js";
 import { numericId } from "../controller/identity.js";
@@ -24,11 +25,11 @@ async function getOrUndefined(kube: KubeHttp, path: string): Promise<unknown> {
   }
 }
 
-/** The group `nameOrId` of namespace `project` in `zone`; NotFoundError otherwise. */
+/** The group `nameOrId` of namespace `project` in `location`; NotFoundError otherwise. */
 export async function findGroup(
   kube: KubeHttp,
   project: string,
-  zone: string,
+  location: Location,
   nameOrId: string,
 ): Promise<InstanceGroupManager> {
   const path = collection(project, INSTANCE_GROUP_MANAGER.plural);
@@ -42,9 +43,9 @@ export async function findGroup(
     const raw = await getOrUndefined(kube, `${path}/${nameOrId}`);
     group = raw === undefined ? undefined : InstanceGroupManager.parse(raw);
   }
-  if (!group || group.spec.zone !== zone)
+  if (!group || !sameLocation(groupLocation(group.spec), location))
     throw new NotFoundError(
-      `The resource 'projects/${project}/zones/${zone}/instanceGroupManagers/${nameOrId}' was not found`,
+      `The resource 'projects/${project}/${locationPath(location)}/instanceGroupManagers/${nameOrId}' was not found`,
     );
   return group;
 }
@@ -61,7 +62,7 @@ export async function listRequests(kube: KubeHttp, project: string, group: strin
 export async function findRequest(
   kube: KubeHttp,
   project: string,
-  zone: string,
+  location: Location,
   group: string,
   nameOrId: string,
 ): Promise<ResizeRequest> {
@@ -76,7 +77,7 @@ export async function findRequest(
   }
   if (!rr || rr.spec.instanceGroupManager !== group)
     throw new NotFoundError(
-      `The resource 'projects/${project}/zones/${zone}/instanceGroupManagers/${group}/resizeRequests/${nameOrId}' was not found`,
+      `The resource 'projects/${project}/${locationPath(location)}/instanceGroupManagers/${group}/resizeRequests/${nameOrId}' was not found`,
     );
   return rr;
 }

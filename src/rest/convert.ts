@@ -1,7 +1,13 @@
 // Kubernetes ResizeRequest → REST `InstanceGroupManagerResizeRequest`. The controller keeps the
 // output-only fields on status; a request it has not seen yet gets them derived on the fly here, the
 // same way the controller derives them (ids from the uid, links from the public URL).
-import type { InstanceGroupManagerResizeRequest, ResizeRequest, ResizeRequestInsert } from "../api/index.js";
+import {
+  locationField,
+  type InstanceGroupManagerResizeRequest,
+  type Location,
+  type ResizeRequest,
+  type ResizeRequestInsert,
+} from "../api/index.js";
 import { API_VERSION, REST_KIND, RESIZE_REQUEST } from "../api/names.js";
 import { numericId, resizeRequestLinks } from "../controller/identity.js";
 
@@ -9,7 +15,7 @@ export interface RestContext {
   /** Public base URL of the operator, without a trailing slash. */
   readonly publicUrl: string;
   readonly project: string;
-  readonly zone: string;
+  readonly location: Location;
 }
 
 export function toRestResizeRequest(rr: ResizeRequest, ctx: RestContext): InstanceGroupManagerResizeRequest {
@@ -17,7 +23,15 @@ export function toRestResizeRequest(rr: ResizeRequest, ctx: RestContext): Instan
   const status = rr.status ?? {};
   const name = metadata.name ?? "";
   const id = status.id ?? numericId(metadata.uid ?? "");
-  const links = resizeRequestLinks(ctx.publicUrl, ctx.project, ctx.zone, spec.instanceGroupManager, name, id);
+  const links = resizeRequestLinks(
+    ctx.publicUrl,
+    ctx.project,
+    ctx.location,
+    spec.instanceGroupManager,
+    name,
+    id,
+  );
+  const where = locationField(ctx.location);
   const restStatus = {
     ...(status.error && { error: status.error }),
     ...(status.lastAttempt && { lastAttempt: status.lastAttempt }),
@@ -30,7 +44,7 @@ export function toRestResizeRequest(rr: ResizeRequest, ctx: RestContext): Instan
     }),
     name,
     ...(spec.description !== undefined && { description: spec.description }),
-    zone: status.zone ?? links.zone,
+    [where]: status[where] ?? links.location,
     ...(spec.resizeBy !== undefined && { resizeBy: spec.resizeBy }),
     ...(spec.instances !== undefined && { instances: spec.instances }),
     ...(spec.requestedRunDuration !== undefined && { requestedRunDuration: spec.requestedRunDuration }),
@@ -55,7 +69,8 @@ export function fromRestInsert(
     spec: {
       instanceGroupManager: group,
       ...(body.resizeBy !== undefined && { resizeBy: body.resizeBy }),
-      ...(body.instances !== undefined && { instances: body.instances }),
+      // Of a PerInstanceConfig only the name means something here; output-only fields are dropped.
+      ...(body.instances !== undefined && { instances: body.instances.map(({ name }) => ({ name })) }),
       ...(body.requestedRunDuration !== undefined && { requestedRunDuration: body.requestedRunDuration }),
       ...(body.description !== undefined && { description: body.description }),
       cancel: false,

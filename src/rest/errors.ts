@@ -81,6 +81,12 @@ export class ConditionNotMetError extends RestError {
     super(412, "conditionNotMet", message);
   }
 }
+/** The resource exists but its state does not allow the method (GCE's 400 for a wrong-state call). */
+export class InvalidResourceUsageError extends RestError {
+  constructor(message: string) {
+    super(400, "invalidResourceUsage", message);
+  }
+}
 export class BackendError extends RestError {
   constructor(message: string) {
     super(503, "backendError", message);

@@ -1,18 +1,24 @@
-// Handlers of `instanceGroupManagerResizeRequests`: insert, list, get, cancel, delete. Every mutation
-// records an Operation before it touches the cluster (so the operations controller can follow it),
-// and removes it again if the cluster refuses the change, so that a retry starts afresh.
+// Handlers of `instanceGroupManagerResizeRequests` and `regionInstanceGroupManagerResizeRequests`:
+// insert, list, get, cancel, delete, the same for zonal and regional groups. Every mutation records an
+// Operation before it touches the cluster (so the operations controller can follow it), and removes
+// it again if the cluster refuses the change, so that a retry starts afresh. Cancel and delete follow
+// GCE's rules: cancel only an active request, delete only a finished one.
 import { FINAL_STATES, type ResizeRequestInsert } from "../api/resize-request.js";
 import { INSTANCE_GROUP_MANAGER, REST_KIND, USE_VERB } from "../api/names.js";
-import type { Operation, OperationType } from "../api/index.js";
-import { numericId, resizeRequestLinks, zoneUrl } from "../controller/identity.js";
-import { cancelTooLate } from "../operations/advance.js";
+import {
+  locationPath,
+  operationTypeOf,
+  operationVerb,
+  type Location,
+  type Operation,
+  type OperationVerb,
+} from "../api/index.js";
+import { locationUrl, numericId, resizeRequestLinks, resizeRequestsUrl } from "../controller/identity.js";
 import {
   INSERT_OPERATION_ANNOTATION,
-  mergeOperation,
   newOperation,
   newOperationId,
   newOperationName,
-  type OperationPatch,
   type OperationRef,
 } from "../operations/model.js";
 import {
@@ -24,12 +30,14 @@ import {
   listRequests,
 } from "./cluster.js";
 import { fromRestInsert, toRestResizeRequest } from "./convert.js";
+import { InvalidResourceUsageError } from "./errors.js";
+import { locationParam } from "./location.js";
 import { page } from "./query.js";
 import type { CallContext, Reply } from "./route.js";
 
 interface Target {
   readonly project: string;
-  readonly zone: string;
+  readonly location: Location;
   readonly group: string;
   readonly name: string;
   readonly id?: string;
@@ -38,42 +46,42 @@ interface Target {
 /** Records a new operation on `target` (or finds the one of the same requestId). */
 async function startOperation(
   call: CallContext,
-  type: OperationType,
+  verb: OperationVerb,
   target: Target,
-  initial?: OperationPatch,
 ): Promise<{ operation: Operation; ref: OperationRef; created: boolean; requestId?: string }> {
   const { deps, params, user } = call;
   const now = deps.now();
-  const ref: OperationRef = { project: target.project, zone: target.zone, name: newOperationName(now) };
+  const { project, location } = target;
+  const ref: OperationRef = { project, location, name: newOperationName(now) };
   const requestId = params.optionalString("requestId");
   const links = resizeRequestLinks(
     deps.publicUrl,
-    target.project,
-    target.zone,
+    project,
+    location,
     target.group,
     target.name,
     target.id ?? "0",
   );
-  const fresh = newOperation({
+  const operationType = operationTypeOf(location.scope, verb);
+  const operation = newOperation({
     ref,
     id: newOperationId(),
-    operationType: type,
-    zoneUrl: zoneUrl(deps.publicUrl, target.project, target.zone),
+    operationType,
+    locationUrl: locationUrl(deps.publicUrl, project, location),
     targetLink: links.selfLink,
     ...(target.id !== undefined && { targetId: target.id }),
     user: user.username,
     insertTime: new Date(now).toISOString(),
     ...(requestId !== undefined && { requestId }),
   });
-  const operation = (initial && mergeOperation(fresh, initial, fresh.insertTime)) ?? fresh;
   const result = await deps.store.create(operation, ref, {
     ...(requestId !== undefined && { requestId }),
     request: target.name,
   });
   const stored = result.operation;
-  const storedRef = { project: target.project, zone: target.zone, name: stored.name };
+  const storedRef = { project, location, name: stored.name };
   call.log.info(
-    { operation: stored.name, operationType: type, created: result.created, requestId },
+    { operation: stored.name, operationType, created: result.created, requestId },
     result.created ? "operation started" : "operation of requestId reused",
   );
   return { operation: stored, ref: storedRef, created: result.created, ...(requestId && { requestId }) };
@@ -94,20 +102,19 @@ async function mutate<T>(
   }
 }
 
-function path(call: CallContext) {
-  const { params } = call;
-  return {
-    project: params.string("project"),
-    zone: params.string("zone"),
-    groupParam: params.string("instanceGroupManager"),
-  };
+/** The group a call names, resolved in the call's zone or region. */
+async function resolveGroup(call: CallContext) {
+  const { deps, params } = call;
+  const project = params.string("project");
+  const location = locationParam(params);
+  const groupParam = params.string("instanceGroupManager");
+  const group = await findGroup(deps.kube, project, location, groupParam);
+  return { project, location, groupName: group.metadata.name ?? groupParam };
 }
 
 export async function insert(call: CallContext): Promise<Reply> {
   const { deps } = call;
-  const { project, zone, groupParam } = path(call);
-  const group = await findGroup(deps.kube, project, zone, groupParam);
-  const groupName = group.metadata.name ?? groupParam;
+  const { project, location, groupName } = await resolveGroup(call);
   // The seed's "access permission on the named instance group", checked on the resolved name.
   await deps.authorizer.authorize(call.user, {
     verb: USE_VERB,
@@ -116,9 +123,9 @@ export async function insert(call: CallContext): Promise<Reply> {
     name: groupName,
   });
   const body = call.body as ResizeRequestInsert;
-  const started = await startOperation(call, "compute.instanceGroupManagerResizeRequests.insert", {
+  const started = await startOperation(call, "insert", {
     project,
-    zone,
+    location,
     group: groupName,
     name: body.name,
   });
@@ -138,13 +145,11 @@ export async function insert(call: CallContext): Promise<Reply> {
 
 export async function list(call: CallContext): Promise<Reply> {
   const { deps, params } = call;
-  const { project, zone, groupParam } = path(call);
-  const group = await findGroup(deps.kube, project, zone, groupParam);
-  const groupName = group.metadata.name ?? groupParam;
+  const { project, location, groupName } = await resolveGroup(call);
   const all = (await listRequests(deps.kube, project, groupName)).map((rr) =>
-    toRestResizeRequest(rr, { publicUrl: deps.publicUrl, project, zone }),
+    toRestResizeRequest(rr, { publicUrl: deps.publicUrl, project, location }),
   );
-  const selfLink = `${zoneUrl(deps.publicUrl, project, zone)}/instanceGroupManagers/${groupName}/resizeRequests`;
+  const selfLink = resizeRequestsUrl(deps.publicUrl, project, location, groupName);
   const filter = params.optionalString("filter");
   const orderBy = params.optionalString("orderBy");
   const pageToken = params.optionalString("pageToken");
@@ -157,8 +162,8 @@ export async function list(call: CallContext): Promise<Reply> {
   });
   return {
     body: {
-      kind: REST_KIND.resizeRequestList,
-      id: `projects/${project}/zones/${zone}/instanceGroupManagers/${groupName}/resizeRequests`,
+      kind: location.scope === "zones" ? REST_KIND.resizeRequestList : REST_KIND.regionResizeRequestList,
+      id: `projects/${project}/${locationPath(location)}/instanceGroupManagers/${groupName}/resizeRequests`,
       items: result.items,
       ...(result.nextPageToken !== undefined && { nextPageToken: result.nextPageToken }),
       selfLink,
@@ -168,13 +173,11 @@ export async function list(call: CallContext): Promise<Reply> {
 
 async function resolve(call: CallContext) {
   const { deps, params } = call;
-  const { project, zone, groupParam } = path(call);
-  const group = await findGroup(deps.kube, project, zone, groupParam);
-  const groupName = group.metadata.name ?? groupParam;
-  const rr = await findRequest(deps.kube, project, zone, groupName, params.string("resizeRequest"));
+  const { project, location, groupName } = await resolveGroup(call);
+  const rr = await findRequest(deps.kube, project, location, groupName, params.string("resizeRequest"));
   const target: Target = {
     project,
-    zone,
+    location,
     group: groupName,
     name: rr.metadata.name ?? "",
     id: rr.status?.id ?? numericId(rr.metadata.uid ?? ""),
@@ -187,24 +190,34 @@ export async function get(call: CallContext): Promise<Reply> {
   return { body: toRestResizeRequest(rr, { publicUrl: call.deps.publicUrl, ...target }) };
 }
 
+function isFinal(state: string | undefined): boolean {
+  return state !== undefined && (FINAL_STATES as readonly string[]).includes(state);
+}
+
+/**
+ * The operation of a repeated call: a cancel or delete replayed with its requestId answers with the
+ * first call's operation even though the request is now final or gone.
+ */
+async function replay(call: CallContext, verb: OperationVerb): Promise<Operation | undefined> {
+  const requestId = call.params.optionalString("requestId");
+  if (requestId === undefined) return undefined;
+  const op = await call.deps.store.getByRequestId(call.params.string("project"), requestId);
+  return op && operationVerb(op.operationType) === verb ? op : undefined;
+}
+
 export async function cancel(call: CallContext): Promise<Reply> {
   const { deps } = call;
+  const replayed = await replay(call, "cancel");
+  if (replayed) return { body: replayed };
   const { rr, target } = await resolve(call);
   const state = rr.status?.state;
-  if (state !== undefined && FINAL_STATES.includes(state)) {
-    // Too late to cancel: the operation is born DONE with the error, as in the compute API.
-    return {
-      body: (
-        await startOperation(
-          call,
-          "compute.instanceGroupManagerResizeRequests.cancel",
-          target,
-          cancelTooLate(state),
-        )
-      ).operation,
-    };
-  }
-  const started = await startOperation(call, "compute.instanceGroupManagerResizeRequests.cancel", target);
+  // GCE cancels only active requests. A request that turns final after this check gets a DONE
+  // operation with CONDITION_NOT_MET from the operations controller (operations/advance.ts).
+  if (isFinal(state))
+    throw new InvalidResourceUsageError(
+      `The resize request '${target.name}' is ${state ?? ""} and can no longer be cancelled: only an active request (CREATING or ACCEPTED) can be cancelled.`,
+    );
+  const started = await startOperation(call, "cancel", target);
   if (!started.created) return { body: started.operation };
   await mutate(call, started.ref, started.requestId, () => cancelRequest(deps.kube, rr));
   return {
@@ -214,8 +227,15 @@ export async function cancel(call: CallContext): Promise<Reply> {
 
 export async function remove(call: CallContext): Promise<Reply> {
   const { deps } = call;
+  const replayed = await replay(call, "delete");
+  if (replayed) return { body: replayed };
   const { rr, target } = await resolve(call);
-  const started = await startOperation(call, "compute.instanceGroupManagerResizeRequests.delete", target);
+  const state = rr.status?.state;
+  if (!isFinal(state))
+    throw new InvalidResourceUsageError(
+      `The resize request '${target.name}' is ${state ?? "CREATING"} and cannot be deleted while active: cancel it first, then delete it once it is CANCELLED. (Deleting it with kubectl cancels it first.)`,
+    );
+  const started = await startOperation(call, "delete", target);
   if (!started.created) return { body: started.operation };
   const gone = await mutate(call, started.ref, started.requestId, () => deleteRequest(deps.kube, rr));
   const updated = await deps.store.update(

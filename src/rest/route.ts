@@ -19,6 +19,11 @@ export interface RouteParameter {
   readonly required: boolean;
   readonly description: string;
   readonly default?: string;
+  /**
+   * The pattern the discovery document states, as the compute API writes it (unanchored: the whole
+   * value must match). `schema` enforces it; it is stated here because a refinement has no pattern.
+   */
+  readonly pattern?: string;
 }
 
 /** An RBAC check every call of a method makes, in the namespace named by `project`. */

@@ -9,7 +9,7 @@ import { checkScopes } from "./auth.js";
 import type { RestDeps } from "./deps.js";
 import { InvalidError, NotFoundError, validationError } from "./errors.js";
 import { checkRoute, type Params, type Route, type RouteParameter } from "./route.js";
-import { checkFields, sendJson, SYSTEM_PARAMETER_NAMES } from "./system-parameters.js";
+import { checkFields, sendJson, SYSTEM_PARAMETER_NAMES, TOKEN_PARAMETERS } from "./system-parameters.js";
 
 /** `projects/{project}/…` → `/projects/:project/…`. */
 export function expressPath(template: string): string {
@@ -81,6 +81,22 @@ export function parseBody(schema: z.ZodType, body: unknown): unknown {
   return parsed.data;
 }
 
+/**
+ * The call's bearer credentials: the Authorization header, else Google's `access_token` or
+ * `oauth_token` query parameter (as the header would carry it). Neither reaches a log: access logs
+ * record the path without the query.
+ */
+function credentials(req: Request): string | undefined {
+  if (req.headers.authorization !== undefined) return req.headers.authorization;
+  for (const name of TOKEN_PARAMETERS) {
+    const value: unknown = req.query[name];
+    if (value === undefined || value === "") continue;
+    if (typeof value !== "string") throw invalidParameter(name, "given more than once");
+    return `Bearer ${value}`;
+  }
+  return undefined;
+}
+
 function callLog(res: Response, fallback: Logger): Logger {
   const log: unknown = res.locals.log;
   return (log as Logger | undefined) ?? fallback;
@@ -93,7 +109,7 @@ export function restRouter(routes: readonly Route[], deps: RestDeps, log: Logger
     const response = route.response && fieldTree(route.response);
     const method = route.httpMethod === "GET" ? "get" : route.httpMethod === "POST" ? "post" : "delete";
     router[method](expressPath(route.path), async (req: Request, res: Response) => {
-      const user = await deps.authenticator.authenticate(req.headers.authorization);
+      const user = await deps.authenticator.authenticate(credentials(req));
       res.locals.user = user.username;
       const params = parseParameters(route, req.params, req.query);
       checkScopes(user, route.scopes);

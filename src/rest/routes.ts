@@ -1,19 +1,23 @@
-// The REST API as one table: every method of `instanceGroupManagerResizeRequests` and
-// `zoneOperations` with its HTTP method, path, parameters, schemas, scopes, RBAC check and handler.
-// The Express router is built from it (router.ts) and so is the discovery document.
+// The REST API as one table: every method of `instanceGroupManagerResizeRequests` + `zoneOperations`
+// (zonal groups) and `regionInstanceGroupManagerResizeRequests` + `regionOperations` (regional groups),
+// with its HTTP method, path, parameters, schemas, scopes, RBAC check and handler. The Express router
+// is built from it (router.ts) and so is the discovery document. Paths, parameters and schemas are the
+// compute API's (test/conformance checks them against Google's own discovery document).
 import { z } from "zod";
 import {
   InstanceGroupManagerResizeRequest,
-  InstanceGroupManagerResizeRequestList,
+  InstanceGroupManagerResizeRequestsListResponse,
   Operation,
   OperationList,
+  RegionInstanceGroupManagerResizeRequestsListResponse,
   ResizeRequestInsert,
+  type LocationScope,
 } from "../api/index.js";
-import { RESIZE_REQUEST } from "../api/names.js";
-import { Rfc1035Label } from "../api/primitives.js";
+import { REST_RESOURCES, RESIZE_REQUEST } from "../api/names.js";
+import { RFC1035_LABEL, RFC1035_MESSAGE } from "../api/primitives.js";
+import * as operations from "./operations.js";
 import * as requests from "./resize-requests.js";
 import type { Route, RouteParameter } from "./route.js";
-import * as operations from "./zone-operations.js";
 
 const SCOPE = "https://www.googleapis.com/auth/";
 export const SCOPES = {
@@ -31,46 +35,76 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
 const WRITE_SCOPES = [SCOPES.cloudPlatform, SCOPES.compute];
 const READ_SCOPES = [SCOPES.cloudPlatform, SCOPES.compute, SCOPES.computeReadonly];
 
-const NAME_OR_ID = "^([a-z]([-a-z0-9]*[a-z0-9])?|[1-9][0-9]{0,19})$";
+/** A string that must fully match `pattern`, which the discovery document states as written. */
+function matching(pattern: string, message: string, maxLength: number): z.ZodString {
+  const full = new RegExp(`^(?:${pattern})$`);
+  return z
+    .string()
+    .min(1)
+    .max(maxLength)
+    .refine((v) => full.test(v), { message });
+}
+
+// The compute API's own patterns where it states one; names of locations and operations.
+const LOCATION_PATTERN = "[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?";
+const OPERATION_PATTERN = "[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?|[1-9][0-9]{0,19}";
+/** The compute API's project ids: an optional `domain:` prefix, then a numeric id or a label. */
+const PROJECT_PATTERN =
+  "(?:(?:[-a-z0-9]{1,63}\\.)*(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?):)?(?:[0-9]{1,19}|(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?))";
+/** Projects are Kubernetes namespaces (DNS-1123 labels): of the compute API's forms, those without a domain. */
+const NAMESPACE = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
+const NAME_OR_ID = `${RFC1035_LABEL.slice(1, -1)}|[1-9][0-9]{0,19}`;
 const ZERO_UUID = "00000000-0000-0000-0000-000000000000";
 
-const path = (name: string, schema: z.ZodType, description: string): RouteParameter => ({
+const path = (name: string, schema: z.ZodType, description: string, pattern?: string): RouteParameter => ({
   name,
   location: "path",
   type: "string",
   schema,
   required: true,
   description,
+  ...(pattern !== undefined && { pattern }),
 });
 
 const project = path(
   "project",
-  z
-    .string()
-    .min(1)
-    .max(63)
-    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/),
-  "Project ID: the Kubernetes namespace of the group.",
+  matching(PROJECT_PATTERN, "must be a project id", 319).refine((v) => NAMESPACE.test(v), {
+    message: "must be a Kubernetes namespace name (domain-scoped project ids are not supported)",
+  }),
+  "Project ID: the Kubernetes namespace of the group. Domain-scoped project ids (example.com:project) are refused with 400.",
+  PROJECT_PATTERN,
 );
-const zone = path("zone", Rfc1035Label, "The zone of the group (its spec.zone).");
+const SCOPE_PARAMETER = { zones: "zone", regions: "region" } as const;
+/** zone or region, as the resize-request methods take it (the compute API states no pattern there). */
+const locationOfGroup = (scope: LocationScope) =>
+  path(
+    SCOPE_PARAMETER[scope],
+    matching(RFC1035_LABEL.slice(1, -1), RFC1035_MESSAGE, 63),
+    `The ${SCOPE_PARAMETER[scope]} of the group (its spec.${SCOPE_PARAMETER[scope]}).`,
+  );
+/** zone or region, as the operation methods take it. */
+const locationOfOperation = (scope: LocationScope) =>
+  path(
+    SCOPE_PARAMETER[scope],
+    matching(LOCATION_PATTERN, RFC1035_MESSAGE, 63),
+    `The ${SCOPE_PARAMETER[scope]} of the operation.`,
+    LOCATION_PATTERN,
+  );
 const group = path(
   "instanceGroupManager",
-  z.string().max(63).regex(new RegExp(NAME_OR_ID)),
+  matching(NAME_OR_ID, "must be an RFC 1035 name or a numeric id", 63),
   "Name or numeric id of the managed instance group.",
 );
 const resizeRequest = path(
   "resizeRequest",
-  z.string().max(63).regex(new RegExp(NAME_OR_ID)),
+  matching(NAME_OR_ID, "must be an RFC 1035 name or a numeric id", 63),
   "Name or numeric id of the resize request.",
 );
 const operation = path(
   "operation",
-  z
-    .string()
-    .min(1)
-    .max(128)
-    .regex(/^[a-z]([-a-z0-9]*[a-z0-9])?$/),
-  "Name of the operation.",
+  matching(OPERATION_PATTERN, "must be an operation name or a numeric id", 63),
+  "Name or numeric id of the operation.",
+  OPERATION_PATTERN,
 );
 
 const requestId: RouteParameter = {
@@ -114,7 +148,7 @@ const listParameters: readonly RouteParameter[] = [
   query(
     "maxResults",
     "integer",
-    z.int32().min(0).max(500),
+    z.uint32().max(500),
     "Maximum number of results per page (0 to 500; 0 means the default, 500).",
     "500",
   ),
@@ -125,152 +159,171 @@ const listParameters: readonly RouteParameter[] = [
     "Sort order: one field, optionally followed by asc or desc (default: name asc).",
   ),
   query("pageToken", "string", z.string().max(1024), "The nextPageToken of the previous page."),
-  query(
-    "returnPartialSuccess",
-    "boolean",
-    z.boolean(),
-    "Accepted for compatibility; a listing here never fails partially.",
-  ),
 ];
 
-const RR = "instanceGroupManagerResizeRequests";
-const OPS = "zoneOperations";
-const RR_PATH = "projects/{project}/zones/{zone}/instanceGroupManagers/{instanceGroupManager}/resizeRequests";
-const OPS_PATH = "projects/{project}/zones/{zone}/operations";
-const ONE_RR = [project, zone, group, resizeRequest];
-const ONE_OP = [project, zone, operation];
 const names = (params: readonly RouteParameter[]) => params.filter((p) => p.required).map((p) => p.name);
 
+const LIST_RESPONSE = {
+  zones: InstanceGroupManagerResizeRequestsListResponse,
+  regions: RegionInstanceGroupManagerResizeRequestsListResponse,
+} as const;
+
+/** The resize-request methods of a zonal or regional group. */
+function resizeRequestRoutes(scope: LocationScope): Route[] {
+  const resource = REST_RESOURCES[scope].requests;
+  const collection = `projects/{project}/${scope}/{${SCOPE_PARAMETER[scope]}}/instanceGroupManagers/{instanceGroupManager}/resizeRequests`;
+  const location = locationOfGroup(scope);
+  const ofGroup = [project, location, group];
+  const one = [...ofGroup, resizeRequest];
+  const where = scope === "zones" ? "zonal" : "regional";
+  return [
+    {
+      resource,
+      method: "insert",
+      id: `compute.${resource}.insert`,
+      httpMethod: "POST",
+      path: collection,
+      parameters: [...ofGroup, requestId],
+      parameterOrder: names(ofGroup),
+      // Strict: a field the insert body does not define is an error, not silently dropped.
+      request: { schema: InstanceGroupManagerResizeRequest, validate: ResizeRequestInsert.strict() },
+      response: Operation,
+      scopes: WRITE_SCOPES,
+      description: `Creates a resize request of a ${where} group that starts provisioning instances as soon as the group has room, or queues it. Requires permission to create resizerequests and to use the named instancegroupmanager.`,
+      access: { verb: "create", resource: RESIZE_REQUEST.plural },
+      handler: requests.insert,
+    },
+    {
+      resource,
+      method: "list",
+      id: `compute.${resource}.list`,
+      httpMethod: "GET",
+      path: collection,
+      parameters: [...ofGroup, ...listParameters],
+      parameterOrder: names(ofGroup),
+      response: LIST_RESPONSE[scope],
+      scopes: READ_SCOPES,
+      description: `Retrieves the resize requests of a ${where} managed instance group.`,
+      access: { verb: "list", resource: RESIZE_REQUEST.plural },
+      handler: requests.list,
+    },
+    {
+      resource,
+      method: "get",
+      id: `compute.${resource}.get`,
+      httpMethod: "GET",
+      path: `${collection}/{resizeRequest}`,
+      parameters: one,
+      parameterOrder: names(one),
+      response: InstanceGroupManagerResizeRequest,
+      scopes: READ_SCOPES,
+      description: "Returns a resize request.",
+      access: { verb: "get", resource: RESIZE_REQUEST.plural },
+      handler: requests.get,
+    },
+    {
+      resource,
+      method: "cancel",
+      id: `compute.${resource}.cancel`,
+      httpMethod: "POST",
+      path: `${collection}/{resizeRequest}/cancel`,
+      parameters: [...one, requestId],
+      parameterOrder: names(one),
+      response: Operation,
+      scopes: WRITE_SCOPES,
+      description:
+        "Cancels a resize request that is still active (CREATING or ACCEPTED: queued or provisioning); instances it created are removed. A request in a final state cannot be cancelled (400).",
+      access: { verb: "update", resource: RESIZE_REQUEST.plural },
+      handler: requests.cancel,
+    },
+    {
+      resource,
+      method: "delete",
+      id: `compute.${resource}.delete`,
+      httpMethod: "DELETE",
+      path: `${collection}/{resizeRequest}`,
+      parameters: [...one, requestId],
+      parameterOrder: names(one),
+      response: Operation,
+      scopes: WRITE_SCOPES,
+      description:
+        "Deletes a resize request in a final state (SUCCEEDED, FAILED or CANCELLED). An active request cannot be deleted (400): cancel it first. Deleting does not remove the instances it created.",
+      access: { verb: "delete", resource: RESIZE_REQUEST.plural },
+      handler: requests.remove,
+    },
+  ];
+}
+
+/** The operation methods of a zone or region. */
+function operationRoutes(scope: LocationScope): Route[] {
+  const resource = REST_RESOURCES[scope].operations;
+  const collection = `projects/{project}/${scope}/{${SCOPE_PARAMETER[scope]}}/operations`;
+  const ofLocation = [project, locationOfOperation(scope)];
+  const one = [...ofLocation, operation];
+  const where = scope === "zones" ? "zone" : "region";
+  return [
+    {
+      resource,
+      method: "get",
+      id: `compute.${resource}.get`,
+      httpMethod: "GET",
+      path: `${collection}/{operation}`,
+      parameters: one,
+      parameterOrder: names(one),
+      response: Operation,
+      scopes: READ_SCOPES,
+      description: `Retrieves a ${where} operation by name or numeric id.`,
+      access: { verb: "get", resource: RESIZE_REQUEST.plural },
+      handler: operations.get,
+    },
+    {
+      resource,
+      method: "list",
+      id: `compute.${resource}.list`,
+      httpMethod: "GET",
+      path: collection,
+      parameters: [...ofLocation, ...listParameters],
+      parameterOrder: names(ofLocation),
+      response: OperationList,
+      scopes: READ_SCOPES,
+      description: `Retrieves the operations of a project in a ${where} (completed ones are kept for the retention period).`,
+      access: { verb: "list", resource: RESIZE_REQUEST.plural },
+      handler: operations.list,
+    },
+    {
+      resource,
+      method: "delete",
+      id: `compute.${resource}.delete`,
+      httpMethod: "DELETE",
+      path: `${collection}/{operation}`,
+      parameters: one,
+      parameterOrder: names(one),
+      scopes: WRITE_SCOPES,
+      description: `Deletes a ${where} operation record (not the change it made). Answers with an empty body.`,
+      access: { verb: "delete", resource: RESIZE_REQUEST.plural },
+      handler: operations.remove,
+    },
+    {
+      resource,
+      method: "wait",
+      id: `compute.${resource}.wait`,
+      httpMethod: "POST",
+      path: `${collection}/{operation}/wait`,
+      parameters: one,
+      parameterOrder: names(one),
+      response: Operation,
+      scopes: READ_SCOPES,
+      description:
+        "Waits until the operation is DONE or at most 2 minutes, then returns it (possibly not yet DONE: call again). Woken by the change itself, not by polling.",
+      access: { verb: "get", resource: RESIZE_REQUEST.plural },
+      handler: operations.wait,
+    },
+  ];
+}
+
 export const ROUTES: readonly Route[] = [
-  {
-    resource: RR,
-    method: "insert",
-    id: `compute.${RR}.insert`,
-    httpMethod: "POST",
-    path: RR_PATH,
-    parameters: [project, zone, group, requestId],
-    parameterOrder: ["project", "zone", "instanceGroupManager"],
-    // Strict: a field the insert body does not define is an error, not silently dropped.
-    request: { schema: InstanceGroupManagerResizeRequest, validate: ResizeRequestInsert.strict() },
-    response: Operation,
-    scopes: WRITE_SCOPES,
-    description:
-      "Creates a resize request that starts provisioning instances as soon as the group has room, or queues it. Requires permission to create resizerequests and to use the named instancegroupmanager.",
-    access: { verb: "create", resource: RESIZE_REQUEST.plural },
-    handler: requests.insert,
-  },
-  {
-    resource: RR,
-    method: "list",
-    id: `compute.${RR}.list`,
-    httpMethod: "GET",
-    path: RR_PATH,
-    parameters: [project, zone, group, ...listParameters],
-    parameterOrder: ["project", "zone", "instanceGroupManager"],
-    response: InstanceGroupManagerResizeRequestList,
-    scopes: READ_SCOPES,
-    description: "Retrieves the resize requests of a managed instance group.",
-    access: { verb: "list", resource: RESIZE_REQUEST.plural },
-    handler: requests.list,
-  },
-  {
-    resource: RR,
-    method: "get",
-    id: `compute.${RR}.get`,
-    httpMethod: "GET",
-    path: `${RR_PATH}/{resizeRequest}`,
-    parameters: ONE_RR,
-    parameterOrder: names(ONE_RR),
-    response: InstanceGroupManagerResizeRequest,
-    scopes: READ_SCOPES,
-    description: "Returns a resize request.",
-    access: { verb: "get", resource: RESIZE_REQUEST.plural },
-    handler: requests.get,
-  },
-  {
-    resource: RR,
-    method: "cancel",
-    id: `compute.${RR}.cancel`,
-    httpMethod: "POST",
-    path: `${RR_PATH}/{resizeRequest}/cancel`,
-    parameters: [...ONE_RR, requestId],
-    parameterOrder: names(ONE_RR),
-    response: Operation,
-    scopes: WRITE_SCOPES,
-    description:
-      "Cancels a resize request that is still queued or provisioning; instances it created are removed. Cancelling a request in a final state yields a DONE operation with error CONDITION_NOT_MET.",
-    access: { verb: "update", resource: RESIZE_REQUEST.plural },
-    handler: requests.cancel,
-  },
-  {
-    resource: RR,
-    method: "delete",
-    id: `compute.${RR}.delete`,
-    httpMethod: "DELETE",
-    path: `${RR_PATH}/{resizeRequest}`,
-    parameters: [...ONE_RR, requestId],
-    parameterOrder: names(ONE_RR),
-    response: Operation,
-    scopes: WRITE_SCOPES,
-    description: "Deletes a resize request; an active request is cancelled first.",
-    access: { verb: "delete", resource: RESIZE_REQUEST.plural },
-    handler: requests.remove,
-  },
-  {
-    resource: OPS,
-    method: "get",
-    id: `compute.${OPS}.get`,
-    httpMethod: "GET",
-    path: `${OPS_PATH}/{operation}`,
-    parameters: ONE_OP,
-    parameterOrder: names(ONE_OP),
-    response: Operation,
-    scopes: READ_SCOPES,
-    description: "Retrieves a zone operation.",
-    access: { verb: "get", resource: RESIZE_REQUEST.plural },
-    handler: operations.get,
-  },
-  {
-    resource: OPS,
-    method: "list",
-    id: `compute.${OPS}.list`,
-    httpMethod: "GET",
-    path: OPS_PATH,
-    parameters: [project, zone, ...listParameters],
-    parameterOrder: ["project", "zone"],
-    response: OperationList,
-    scopes: READ_SCOPES,
-    description:
-      "Retrieves the operations of a project in a zone (completed ones are kept for the retention period).",
-    access: { verb: "list", resource: RESIZE_REQUEST.plural },
-    handler: operations.list,
-  },
-  {
-    resource: OPS,
-    method: "delete",
-    id: `compute.${OPS}.delete`,
-    httpMethod: "DELETE",
-    path: `${OPS_PATH}/{operation}`,
-    parameters: ONE_OP,
-    parameterOrder: names(ONE_OP),
-    scopes: WRITE_SCOPES,
-    description: "Deletes a zone operation record (not the change it made). Answers with an empty body.",
-    access: { verb: "delete", resource: RESIZE_REQUEST.plural },
-    handler: operations.remove,
-  },
-  {
-    resource: OPS,
-    method: "wait",
-    id: `compute.${OPS}.wait`,
-    httpMethod: "POST",
-    path: `${OPS_PATH}/{operation}/wait`,
-    parameters: ONE_OP,
-    parameterOrder: names(ONE_OP),
-    response: Operation,
-    scopes: READ_SCOPES,
-    description:
-      "Waits until the operation is DONE or at most 2 minutes, then returns it (possibly not yet DONE: call again). Woken by the change itself, not by polling.",
-    access: { verb: "get", resource: RESIZE_REQUEST.plural },
-    handler: operations.wait,
-  },
+  ...resizeRequestRoutes("zones"),
+  ...operationRoutes("zones"),
+  ...resizeRequestRoutes("regions"),
+  ...operationRoutes("regions"),
 ];

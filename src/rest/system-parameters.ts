@@ -1,7 +1,9 @@
-// The system parameters of Google APIs that apply to every method. `COMMON_PARAMETERS` is both what
+// The standard parameters of Google APIs, which apply to every method. `COMMON_PARAMETERS` is both what
 // the discovery document advertises and what this module honours, so the two cannot drift apart:
-// `alt` (json only), `prettyPrint` (indented or compact JSON), `fields` (partial responses) and
-// `quotaUser` (accepted; quotas here are not per user). Every JSON answer of the API goes through
+// `alt` (json only), `prettyPrint` (indented or compact JSON), `fields` (partial responses);
+// `access_token`/`oauth_token` are bearer tokens (read by the router, never logged); `callback`
+// (JSONP) is refused with a 400; `quotaUser`, `userIp`, `key`, `$.xgafv`, `uploadType` and
+// `upload_protocol` are accepted and change nothing here. Every JSON answer of the API goes through
 // `sendJson`/`renderJson`, which apply the caller's choices.
 import type { NextFunction, Request, Response } from "express";
 import type { FieldNode } from "../api/index.js";
@@ -44,19 +46,56 @@ export const COMMON_PARAMETERS: readonly CommonParameter[] = [
     description:
       "An arbitrary string identifying a user for quota purposes. Accepted and ignored: this server has no per-user quotas.",
   },
+  {
+    name: "access_token",
+    type: "string",
+    description:
+      "OAuth access token: the caller's Kubernetes bearer token, when it is not sent in the Authorization header (which wins). Never logged.",
+  },
+  {
+    name: "oauth_token",
+    type: "string",
+    description: "OAuth 2.0 token for the current user: the same as access_token. Never logged.",
+  },
+  {
+    name: "callback",
+    type: "string",
+    description: "JSONP. Not supported: a call with callback is refused with 400.",
+  },
+  {
+    name: "key",
+    type: "string",
+    description: "API key. Accepted and ignored: every call is authenticated with a bearer token.",
+  },
+  {
+    name: "userIp",
+    type: "string",
+    description: "Legacy name for quotaUser. Accepted and ignored.",
+  },
+  {
+    name: "$.xgafv",
+    type: "string",
+    description: "Error format. Accepted and ignored: errors always use the v1 error format.",
+    enum: ["1", "2"],
+    enumDescriptions: ["v1 error format", "v2 error format"],
+  },
+  {
+    name: "uploadType",
+    type: "string",
+    description: "Legacy upload protocol for media. Accepted and ignored: no method here takes media.",
+  },
+  {
+    name: "upload_protocol",
+    type: "string",
+    description: "Upload protocol for media. Accepted and ignored: no method here takes media.",
+  },
 ];
 
-/**
- * Parameters some Google clients send out of habit. They are accepted so those clients work, change
- * nothing, and are not advertised (the document only lists what the server honours).
- */
-const TOLERATED = ["userIp", "key", "callback", "$.xgafv", "upload_protocol", "uploadType"];
-
 /** Query parameters a method does not declare but must accept. */
-export const SYSTEM_PARAMETER_NAMES: ReadonlySet<string> = new Set([
-  ...COMMON_PARAMETERS.map((p) => p.name),
-  ...TOLERATED,
-]);
+export const SYSTEM_PARAMETER_NAMES: ReadonlySet<string> = new Set(COMMON_PARAMETERS.map((p) => p.name));
+
+/** The query parameters that carry a bearer token, in the order they are looked at. */
+export const TOKEN_PARAMETERS = ["access_token", "oauth_token"] as const;
 
 export interface OutputOptions {
   readonly pretty: boolean;
@@ -86,6 +125,11 @@ export function parseOutputOptions(query: Readonly<Record<string, unknown>>): Ou
   const prettyPrint = single(query, "prettyPrint");
   if (prettyPrint !== undefined && prettyPrint !== "true" && prettyPrint !== "false")
     throw invalidParameter("prettyPrint", "expected true or false");
+  if (single(query, "callback") !== undefined)
+    throw invalidParameter("callback", "JSONP is not supported; call without callback");
+  const xgafv = single(query, "$.xgafv");
+  if (xgafv !== undefined && xgafv !== "1" && xgafv !== "2")
+    throw invalidParameter("$.xgafv", "expected 1 or 2");
   const mask = parseFieldMask(single(query, "fields"));
   return { pretty: prettyPrint !== "false", ...(mask && { mask }) };
 }

@@ -75,7 +75,7 @@ export const invalidCreates: readonly InvalidCreate[] = [
   {
     title: "both resizeBy and instances",
     plural: "resizerequests",
-    object: rr({ resizeBy: 2, instances: ["a", "b"] }),
+    object: rr({ resizeBy: 2, instances: [{ name: "a" }, { name: "b" }] }),
     apiServer: "spec.resizeBy: Invalid value: exactly one of resizeBy or instances must be set",
     zod: "exactly one of resizeBy or instances must be set",
   },
@@ -95,15 +95,15 @@ export const invalidCreates: readonly InvalidCreate[] = [
   {
     title: "duplicate instance names",
     plural: "resizerequests",
-    object: rr({ instances: ["runner-a", "runner-a"] }),
-    apiServer: 'spec.instances[1]: Duplicate value: "runner-a"',
-    zod: "instances must be unique",
+    object: rr({ instances: [{ name: "runner-a" }, { name: "runner-a" }] }),
+    apiServer: 'spec.instances[1]: Duplicate value: map[string]interface {}{"name":"runner-a"}',
+    zod: "instance names must be unique",
   },
   {
     title: "an instance name that is not an RFC 1035 label",
     plural: "resizerequests",
-    object: rr({ instances: ["Runner_A"] }),
-    apiServer: "spec.instances[0] in body should match '^[a-z]([-a-z0-9]*[a-z0-9])?$'",
+    object: rr({ instances: [{ name: "Runner_A" }] }),
+    apiServer: "spec.instances[0].name in body should match '^[a-z]([-a-z0-9]*[a-z0-9])?$'",
     zod: RFC1035,
   },
   {

@@ -81,7 +81,7 @@ function groupCard(g) {
     "article",
     { class: "card", "data-group": key(g) },
     h("h2", null, h("a", { href: `#/groups/${g.namespace}/${g.name}` }, g.name)),
-    h("div", { class: "muted" }, `${g.namespace} · ${g.zone} · ${g.target}`),
+    h("div", { class: "muted" }, `${g.namespace} · ${g.zone ?? `region ${g.region}`} · ${g.target}`),
     h(
       "div",
       { class: "stats" },

@@ -85,7 +85,8 @@ test("the ResizeRequest CRD carries the spec rules and the state enum", () => {
   const rules = spec?.["x-kubernetes-validations"]?.map((r) => r.rule) ?? [];
   expect(rules).toContain("has(self.resizeBy) != has(self.instances)");
   expect(rules.filter((r) => r.includes("oldSelf"))).toHaveLength(6);
-  expect(spec?.properties?.instances?.["x-kubernetes-list-type"]).toBe("set");
+  expect(spec?.properties?.instances?.["x-kubernetes-list-type"]).toBe("map");
+  expect(spec?.properties?.instances?.["x-kubernetes-list-map-keys"]).toEqual(["name"]);
   expect(spec?.properties?.cancel?.default).toBe(false);
   expect(schema?.properties?.status?.properties?.state?.enum).toEqual([
     "CREATING",
@@ -184,7 +185,7 @@ test("the API reference documents every field of every kind and REST resource", 
     "status.provisioning.baseReplicas",
     "spec.provisioningTimeout",
     "instancesBulkInsertOperationMetadata",
-    "errors[].errorDetails",
+    "error.errors[].errorDetails",
   ]) {
     expect(doc).toContain(`| \`${path}\``);
   }

@@ -90,7 +90,29 @@ describe("REST bodies", () => {
       "exactly one of resizeBy or instances must be set",
     );
     expect(ResizeRequestInsert.safeParse({ name: "Train", resizeBy: 1 }).success).toBe(false);
-    expect(ResizeRequestInsert.safeParse({ name: "train", instances: ["a", "a"] }).success).toBe(false);
+    expect(
+      ResizeRequestInsert.safeParse({ name: "train", instances: [{ name: "a" }, { name: "a" }] }).success,
+    ).toBe(false);
+  });
+
+  test("instances are PerInstanceConfig objects: output-only fields are accepted, preservedState is refused by name", () => {
+    expect(
+      ResizeRequestInsert.parse({
+        name: "train",
+        instances: [{ name: "a", status: "NONE", fingerprint: "YWJj" }, { name: "b" }],
+      }).instances?.map((i) => i.name),
+    ).toEqual(["a", "b"]);
+    // The string form of earlier releases is gone.
+    expect(ResizeRequestInsert.safeParse({ name: "train", instances: ["a"] }).success).toBe(false);
+    const refused = ResizeRequestInsert.safeParse({
+      name: "train",
+      instances: [{ name: "a", preservedState: { metadata: { k: "v" } } }],
+    });
+    expect(refused.error?.issues[0]).toMatchObject({
+      code: "unrecognized_keys",
+      keys: ["preservedState"],
+      path: ["instances", 0],
+    });
   });
 
   test("the REST resource has the seed's fields, status.error and status.lastAttempt.error", () => {
@@ -173,7 +195,7 @@ describe("Operation", () => {
   test("at most one metadata union member", () => {
     const both = { ...operation, setCommonInstanceMetadataOperationMetadata: { clientOperationId: "x" } };
     expect(Operation.safeParse(both).error?.issues[0]?.message).toBe(
-      "at most one of setCommonInstanceMetadataOperationMetadata, instancesBulkInsertOperationMetadata may be set",
+      "at most one of setCommonInstanceMetadataOperationMetadata, instancesBulkInsertOperationMetadata, getHealthOperationMetadata, getVersionOperationMetadata may be set",
     );
   });
 

@@ -43,7 +43,7 @@ export function group(overrides: Partial<GroupView> = {}): GroupView {
     name: GROUP_NAME,
     uid: "uid-group-pool",
     generation: 3,
-    zone: ZONE,
+    location: { scope: "zones", name: ZONE },
     maxSize: 10,
     minSize: 0,
     provisioningTimeoutMs: 10 * MIN,
@@ -86,7 +86,9 @@ export function req(name: string, o: RequestOptions = {}): RequestView {
   const spec: RequestView["spec"] = {
     instanceGroupManager: GROUP_NAME,
     cancel: o.cancel ?? false,
-    ...(o.instances !== undefined ? { instances: [...o.instances] } : { resizeBy: o.resizeBy ?? 2 }),
+    ...(o.instances !== undefined
+      ? { instances: o.instances.map((name) => ({ name })) }
+      : { resizeBy: o.resizeBy ?? 2 }),
     ...(o.run !== undefined && { requestedRunDuration: o.run }),
   };
   return {
@@ -101,6 +103,18 @@ export function req(name: string, o: RequestOptions = {}): RequestView {
   };
 }
 
+function zonalLinks(name: string, id: string) {
+  const links = resizeRequestLinks(
+    CFG.publicUrl,
+    NAMESPACE,
+    { scope: "zones", name: ZONE },
+    GROUP_NAME,
+    name,
+    id,
+  );
+  return { zone: links.location, selfLink: links.selfLink, selfLinkWithId: links.selfLinkWithId };
+}
+
 /** The identity fields decide writes on every request of a group in ZONE (kind, id, links...). */
 export function identityOf(
   name: string,
@@ -112,7 +126,7 @@ export function identityOf(
     kind: REST_KIND.resizeRequest,
     id,
     creationTimestamp: iso(created),
-    ...resizeRequestLinks(CFG.publicUrl, NAMESPACE, ZONE, GROUP_NAME, name, id),
+    ...zonalLinks(name, id),
     observedGeneration: generation,
   };
 }

@@ -1,6 +1,10 @@
 // The `fields` parameter: Google's field-mask syntax, its check against the response schema, and
 // partial responses; and the other system parameters (prettyPrint, alt, quotaUser).
-import { fieldTree, InstanceGroupManagerResizeRequestList, Operation } from "../../../src/api/index.js";
+import {
+  fieldTree,
+  InstanceGroupManagerResizeRequestsListResponse,
+  Operation,
+} from "../../../src/api/index.js";
 import { RestError } from "../../../src/rest/errors.js";
 import {
   applyFieldMask,
@@ -97,7 +101,7 @@ test("applies to objects, arrays and maps; absent fields stay absent; body order
 
 test("a selection is checked against the response schema", () => {
   const operation = fieldTree(Operation);
-  const list = fieldTree(InstanceGroupManagerResizeRequestList);
+  const list = fieldTree(InstanceGroupManagerResizeRequestsListResponse);
   for (const ok of [
     "name,status",
     "error/errors(code,errorDetails/quotaInfo/metricName)",

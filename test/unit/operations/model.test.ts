@@ -9,10 +9,10 @@ const T1 = "2026-01-01T00:00:05.000Z";
 
 function op(type: Operation["operationType"], targetId = numericId("uid-1")): Operation {
   return newOperation({
-    ref: { project: "p", zone: "z", name: "operation-1" },
+    ref: { project: "p", location: { scope: "zones", name: "z" }, name: "operation-1" },
     id: "7",
     operationType: type,
-    zoneUrl: "http://x/compute/v1/projects/p/zones/z",
+    locationUrl: "http://x/compute/v1/projects/p/zones/z",
     targetLink: "http://x/t",
     targetId,
     user: "alice",
@@ -105,7 +105,7 @@ describe("advance", () => {
 });
 
 describe("toRestResizeRequest", () => {
-  const ctx = { publicUrl: "http://x", project: "p", zone: "z" };
+  const ctx = { publicUrl: "http://x", project: "p", location: { scope: "zones", name: "z" } } as const;
   test("a request the controller has not seen yet gets CREATING, its id and links on the fly", () => {
     const id = numericId("uid-1");
     expect(toRestResizeRequest(rr(), ctx)).toEqual({

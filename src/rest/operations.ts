@@ -1,24 +1,37 @@
-// Handlers of `zoneOperations`: get, list, delete and wait, all served from the operations store.
+// Handlers of `zoneOperations` and `regionOperations`: get, list, delete and wait, all served from the
+// operations store. An operation is addressed by name or by numeric id, as in the compute API.
+import { locationPath } from "../api/location.js";
 import { REST_KIND } from "../api/names.js";
-import { zoneUrl } from "../controller/identity.js";
+import { locationUrl } from "../controller/identity.js";
 import type { OperationRef } from "../operations/model.js";
 import { NotFoundError } from "./errors.js";
+import { locationParam } from "./location.js";
 import { page } from "./query.js";
 import type { CallContext, Reply } from "./route.js";
 
-function refOf(call: CallContext): OperationRef {
-  const { params } = call;
-  return { project: params.string("project"), zone: params.string("zone"), name: params.string("operation") };
+/** Names start with a letter, ids are digits only (the route's pattern), so one string is never both. */
+const isId = (nameOrId: string): boolean => /^[0-9]+$/.test(nameOrId);
+
+/** The operation a call names; a numeric id is looked up among the location's operations. */
+async function refOf(call: CallContext): Promise<OperationRef> {
+  const { params, deps } = call;
+  const project = params.string("project");
+  const location = locationParam(params);
+  const nameOrId = params.string("operation");
+  if (!isId(nameOrId)) return { project, location, name: nameOrId };
+  const op = await deps.store.getById(project, location, nameOrId);
+  if (!op) throw notFound({ project, location, name: nameOrId });
+  return { project, location, name: op.name };
 }
 
 function notFound(ref: OperationRef): NotFoundError {
   return new NotFoundError(
-    `The resource 'projects/${ref.project}/zones/${ref.zone}/operations/${ref.name}' was not found`,
+    `The resource 'projects/${ref.project}/${locationPath(ref.location)}/operations/${ref.name}' was not found`,
   );
 }
 
 export async function get(call: CallContext): Promise<Reply> {
-  const ref = refOf(call);
+  const ref = await refOf(call);
   const op = await call.deps.store.get(ref);
   if (!op) throw notFound(ref);
   return { body: op };
@@ -27,12 +40,12 @@ export async function get(call: CallContext): Promise<Reply> {
 export async function list(call: CallContext): Promise<Reply> {
   const { deps, params } = call;
   const project = params.string("project");
-  const zone = params.string("zone");
-  const selfLink = `${zoneUrl(deps.publicUrl, project, zone)}/operations`;
+  const location = locationParam(params);
+  const selfLink = `${locationUrl(deps.publicUrl, project, location)}/operations`;
   const filter = params.optionalString("filter");
   const orderBy = params.optionalString("orderBy");
   const pageToken = params.optionalString("pageToken");
-  const result = page(await deps.store.list(project, zone), {
+  const result = page(await deps.store.list(project, location), {
     scope: selfLink,
     maxResults: params.integer("maxResults"),
     ...(filter !== undefined && { filter }),
@@ -42,7 +55,7 @@ export async function list(call: CallContext): Promise<Reply> {
   return {
     body: {
       kind: REST_KIND.operationList,
-      id: `projects/${project}/zones/${zone}/operations`,
+      id: `projects/${project}/${locationPath(location)}/operations`,
       items: result.items,
       ...(result.nextPageToken !== undefined && { nextPageToken: result.nextPageToken }),
       selfLink,
@@ -51,14 +64,14 @@ export async function list(call: CallContext): Promise<Reply> {
 }
 
 export async function remove(call: CallContext): Promise<Reply> {
-  const ref = refOf(call);
+  const ref = await refOf(call);
   if (!(await call.deps.store.delete(ref))) throw notFound(ref);
   return { status: 204 };
 }
 
 /** Returns when the operation is DONE or after at most the wait timeout (2 minutes), whichever first. */
 export async function wait(call: CallContext): Promise<Reply> {
-  const ref = refOf(call);
+  const ref = await refOf(call);
   const op = await call.deps.store.wait(ref, call.deps.waitTimeoutMs, call.signal);
   if (!op) throw notFound(ref);
   return { body: op };
