@@ -96,7 +96,7 @@ export const invalidCreates: readonly InvalidCreate[] = [
     title: "duplicate instance names",
     plural: "resizerequests",
     object: rr({ instances: [{ name: "runner-a" }, { name: "runner-a" }] }),
-    apiServer: 'spec.instances[1]: Duplicate value: map[string]interface {}{"name":"runner-a"}',
+    apiServer: 'spec.instances[1]: Duplicate value: {"name":"runner-a"}',
     zod: "instance names must be unique",
   },
   {

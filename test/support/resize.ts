@@ -52,7 +52,12 @@ export async function createGroup(namespace: string, name: string, spec: Json): 
       apiVersion: `${GROUP}/${VERSION}`,
       kind: INSTANCE_GROUP_MANAGER.kind,
       metadata: { name },
-      spec: { zone: "local-a", targetRef: { apiVersion: "apps/v1", kind: "StatefulSet", name }, ...spec },
+      // Zonal in local-a unless the test gives a region (a group has exactly one of the two).
+      spec: {
+        ...("region" in spec ? {} : { zone: "local-a" }),
+        targetRef: { apiVersion: "apps/v1", kind: "StatefulSet", name },
+        ...spec,
+      },
     },
   });
 }

@@ -183,6 +183,7 @@ describe("kubectl", () => {
     expect(igm.split("\n")[0]?.split(/\s+/).filter(Boolean)).toEqual([
       "NAME",
       "ZONE",
+      "REGION",
       "TARGET",
       "SIZE",
       "READY",

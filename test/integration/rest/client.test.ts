@@ -10,17 +10,19 @@ import { createGroup, createWorkers, getRequest, untilState } from "../../suppor
 import { fullAccess, serviceAccountToken, startRestOperator, type RestOperator } from "../../support/rest.js";
 
 const ZONE = "local-a";
+const REGION = "local";
 const GROUP_NAME = "workers";
 let ns: { name: string; remove: () => Promise<void> };
 let operator: RestOperator;
 let client: compute_v1.Compute;
+let token: string;
 
 beforeAll(async () => {
   await installApi();
   ns = await createTestNamespace("rest-client");
   await createWorkers(ns.name, GROUP_NAME);
   await createGroup(ns.name, GROUP_NAME, { maxSize: 5 });
-  const token = await serviceAccountToken(ns.name, "client", fullAccess());
+  token = await serviceAccountToken(ns.name, "client", fullAccess());
   operator = await startRestOperator(ns.name, process.env.REDIS_URL ?? "");
   const oauth = new auth.OAuth2();
   oauth.setCredentials({ access_token: token, expiry_date: Date.now() + 3_600_000 });
@@ -33,6 +35,14 @@ afterAll(async () => {
 });
 
 const target = () => ({ project: ns.name, zone: ZONE, instanceGroupManager: GROUP_NAME });
+
+/** A Google API error as the official client throws it: the HTTP status and the first error's reason. */
+function refused(status: number, reason: string) {
+  return {
+    status,
+    response: { data: { error: { code: status, errors: [expect.objectContaining({ reason })] } } },
+  };
+}
 
 async function waitDone(op: compute_v1.Schema$Operation): Promise<compute_v1.Schema$Operation> {
   let current = op;
@@ -128,6 +138,11 @@ test("insert, wait, get, list with paging, cancel and delete through the officia
     requestBody: { name: "queued", resizeBy: 4 },
   });
   await untilState(ns.name, "queued", ["ACCEPTED"]);
+  // GCE's rule: an active request cannot be deleted through REST; it must be cancelled first.
+  await expect(
+    client.instanceGroupManagerResizeRequests.delete({ ...target(), resizeRequest: "queued" }),
+  ).rejects.toMatchObject(refused(400, "invalidResourceUsage"));
+  expect((await getRequest(ns.name, "queued")).status?.state).toBe("ACCEPTED");
   const cancel = await client.instanceGroupManagerResizeRequests.cancel({
     ...target(),
     resizeRequest: "queued",
@@ -137,12 +152,10 @@ test("insert, wait, get, list with paging, cancel and delete through the officia
   expect(cancelled.error).toBeUndefined();
   expect((await getRequest(ns.name, "queued")).status?.state).toBe("CANCELLED");
 
-  // Too late: a finished request cannot be cancelled; the operation says so.
-  const late = await waitDone(
-    (await client.instanceGroupManagerResizeRequests.cancel({ ...target(), resizeRequest: "first" })).data,
-  );
-  expect(late).toMatchObject({ status: "DONE", httpErrorStatusCode: 400 });
-  expect(late.error?.errors?.[0]?.code).toBe("CONDITION_NOT_MET");
+  // Too late: a finished request cannot be cancelled (GCE cancels only active requests).
+  await expect(
+    client.instanceGroupManagerResizeRequests.cancel({ ...target(), resizeRequest: "first" }),
+  ).rejects.toMatchObject(refused(400, "invalidResourceUsage"));
 
   const deletion = await client.instanceGroupManagerResizeRequests.delete({
     ...target(),
@@ -158,12 +171,102 @@ test("insert, wait, get, list with paging, cancel and delete through the officia
   expect(ops.data.kind).toBe("compute#operationList");
   expect(ops.data.items).toHaveLength(2);
   expect(ops.data.nextPageToken).toBeTruthy();
+  // Operations are addressed by numeric id as well as by name.
+  const byNumericId = await client.zoneOperations.get({
+    project: ns.name,
+    zone: ZONE,
+    operation: cancelled.id ?? "",
+  });
+  expect(byNumericId.data.name).toBe(cancelled.name);
   const removed = await client.zoneOperations.delete({
     project: ns.name,
     zone: ZONE,
-    operation: late.name ?? "",
+    operation: cancelled.name ?? "",
   });
   expect(removed.status).toBe(204);
+});
+
+test("instances travel as PerInstanceConfig objects; a regional group is served under regions/", async () => {
+  const inserted = await client.instanceGroupManagerResizeRequests.insert({
+    ...target(),
+    requestBody: { name: "named", instances: [{ name: "runner-a" }, { name: "runner-b" }] },
+  });
+  const done = await waitDone(inserted.data);
+  expect(done.error).toBeUndefined();
+  const listed = await client.instanceGroupManagerResizeRequests.list({
+    ...target(),
+    filter: "name = named",
+  });
+  expect(listed.data.items?.[0]?.instances).toEqual([{ name: "runner-a" }, { name: "runner-b" }]);
+  await expect(
+    client.instanceGroupManagerResizeRequests.insert({
+      ...target(),
+      requestBody: { name: "stateful", instances: [{ name: "a", preservedState: { metadata: { k: "v" } } }] },
+    }),
+  ).rejects.toMatchObject({ status: 400, message: expect.stringContaining("preservedState") });
+
+  await createWorkers(ns.name, "regional");
+  await createGroup(ns.name, "regional", { maxSize: 2, region: REGION });
+  const regional = { project: ns.name, region: REGION, instanceGroupManager: "regional" };
+  // A zonal path naming a regional group is a 404, as in GCE.
+  await expect(
+    client.instanceGroupManagerResizeRequests.list({
+      project: ns.name,
+      zone: ZONE,
+      instanceGroupManager: "regional",
+    }),
+  ).rejects.toMatchObject({ status: 404 });
+  const op = (
+    await client.regionInstanceGroupManagerResizeRequests.insert({
+      ...regional,
+      requestBody: { name: "r1", resizeBy: 1 },
+    })
+  ).data;
+  expect(op).toMatchObject({
+    operationType: "compute.regionInstanceGroupManagerResizeRequests.insert",
+    region: `${operator.baseUrl}/compute/v1/projects/${ns.name}/regions/${REGION}`,
+  });
+  expect(op.zone).toBeUndefined();
+  let current = op;
+  while (current.status !== "DONE")
+    current = (
+      await client.regionOperations.wait({ project: ns.name, region: REGION, operation: current.name ?? "" })
+    ).data;
+  expect(current.error).toBeUndefined();
+  const rr = (await client.regionInstanceGroupManagerResizeRequests.get({ ...regional, resizeRequest: "r1" }))
+    .data;
+  expect(rr).toMatchObject({
+    name: "r1",
+    region: current.region,
+    state: expect.stringMatching(/ACCEPTED|SUCCEEDED/),
+  });
+  expect(rr.zone).toBeUndefined();
+  const page = (await client.regionInstanceGroupManagerResizeRequests.list(regional)).data;
+  expect(page.kind).toBe("compute#regionInstanceGroupManagerResizeRequestList");
+  expect(page.items?.map((i) => i.name)).toEqual(["r1"]);
+  const ops = (await client.regionOperations.list({ project: ns.name, region: REGION })).data;
+  expect(ops.items?.map((o) => o.name)).toContain(op.name);
+  const byId = (
+    await client.regionOperations.get({ project: ns.name, region: REGION, operation: op.id ?? "" })
+  ).data;
+  expect(byId.name).toBe(op.name);
+});
+
+test("Google's standard parameters: access_token is a bearer token, callback (JSONP) is refused", async () => {
+  const url = `${operator.baseUrl}/compute/v1/projects/${ns.name}/zones/${ZONE}/operations`;
+  const withToken = await fetch(
+    `${url}?access_token=${encodeURIComponent(token)}&key=ignored&userIp=1.2.3.4&%24.xgafv=2`,
+  );
+  expect(withToken.status).toBe(200);
+  const viaOauth = await fetch(`${url}?oauth_token=${encodeURIComponent(token)}`);
+  expect(viaOauth.status).toBe(200);
+  const jsonp = await fetch(`${url}?access_token=${encodeURIComponent(token)}&callback=steal`);
+  expect(jsonp.status).toBe(400);
+  expect(await jsonp.json()).toMatchObject({
+    error: { code: 400, errors: [{ reason: "invalidParameter" }] },
+  });
+  const none = await fetch(url);
+  expect(none.status).toBe(401);
 });
 
 test("wait returns within a second of the operation finishing, woken by the change", async () => {
