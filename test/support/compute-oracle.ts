@@ -38,9 +38,12 @@ function moduleDir(version: string): string {
       throw new Error(
         "the `go` command is not on PATH: it is needed to fetch the official compute discovery document " +
           `(${MODULE}@${version}, ${DOCUMENT})`,
+        { cause: error },
       );
     const stderr = (error as { stderr?: string }).stderr ?? "";
-    throw new Error(`go mod download ${MODULE}@${version} failed: ${stderr || String(error)}`);
+    throw new Error(`go mod download ${MODULE}@${version} failed: ${stderr || String(error)}`, {
+      cause: error,
+    });
   }
   const info = JSON.parse(out) as { Dir?: string; Error?: string };
   if (info.Error !== undefined) throw new Error(`go mod download ${MODULE}@${version}: ${info.Error}`);

@@ -140,8 +140,14 @@ class Comparison {
 
   body(path: string, ours: { $ref?: string } | undefined, official: { $ref?: string } | undefined): void {
     if (ours === undefined && official === undefined) return;
-    if (ours?.$ref === undefined) return this.add(path, "missing in ours");
-    if (official?.$ref === undefined) return this.add(path, "missing in official");
+    if (ours?.$ref === undefined) {
+      this.add(path, "missing in ours");
+      return;
+    }
+    if (official?.$ref === undefined) {
+      this.add(path, "missing in official");
+      return;
+    }
     this.value(`${path}.$ref`, ours.$ref, official.$ref);
     this.schemaPair(ours.$ref, official.$ref);
   }
