@@ -25,6 +25,8 @@ export default {
         "<rootDir>/test/security/**/*.test.ts",
       ],
       globalSetup: "<rootDir>/test/support/global-setup.js",
+      // REST tests: every /compute/v1/ response is checked against the official compute document.
+      setupFilesAfterEnv: ["<rootDir>/test/support/validate-responses.ts"],
       globalTeardown: "<rootDir>/test/support/global-teardown.js",
       slowTestThreshold: 60,
     },
