@@ -45,6 +45,8 @@ export interface RequestSummary {
   readonly name: string;
   readonly uid: string;
   readonly group: string;
+  /** `zone local-a` or `region local`, from the status the controller wrote (null before that). */
+  readonly location: string | null;
   readonly size: number;
   readonly state: string;
   readonly reason: string | null;
@@ -57,12 +59,21 @@ export interface RequestSummary {
   readonly description: string | null;
 }
 
+/** The last path segment of the request's zone or region URL, named as such. */
+function locationOf(rr: ResizeRequest): string | null {
+  const { zone, region } = rr.status ?? {};
+  if (zone !== undefined) return `zone ${zone.slice(zone.lastIndexOf("/") + 1)}`;
+  if (region !== undefined) return `region ${region.slice(region.lastIndexOf("/") + 1)}`;
+  return null;
+}
+
 export function requestSummary(rr: ResizeRequest): RequestSummary {
   return {
     namespace: rr.metadata.namespace ?? "",
     name: rr.metadata.name ?? "",
     uid: rr.metadata.uid ?? "",
     group: rr.spec.instanceGroupManager,
+    location: locationOf(rr),
     size: rr.spec.resizeBy ?? rr.spec.instances?.length ?? 0,
     state: rr.status?.state ?? "CREATING",
     reason: rr.status?.reason ?? null,

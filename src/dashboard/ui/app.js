@@ -216,6 +216,8 @@ async function viewRequest(namespace, name) {
           h("dd", null, r.reason ?? "—"),
           h("dt", null, "Group"),
           h("dd", null, h("a", { href: `#/groups/${r.namespace}/${r.group}` }, `${r.namespace}/${r.group}`)),
+          h("dt", null, "Location"),
+          h("dd", { "data-field": "location" }, r.location ?? "—"),
           h("dt", null, "Size"),
           h("dd", null, String(r.size)),
           h("dt", null, "Queue position"),

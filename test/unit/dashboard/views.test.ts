@@ -138,3 +138,11 @@ test("a request is shown as queued exactly while its Queued condition is True", 
   expect(requestSummary(withQueued("True")).queued).toBe(true);
   expect(requestSummary(withQueued("False")).queued).toBe(false);
 });
+
+test("the request summary names the zone or region the controller recorded", () => {
+  const at = (status: Record<string, string>) =>
+    requestSummary({ ...rr, status: { ...rr.status, ...status } } as ResizeRequest).location;
+  expect(at({ zone: "http://x/compute/v1/projects/ns/zones/local-a" })).toBe("zone local-a");
+  expect(at({ region: "http://x/compute/v1/projects/ns/regions/local" })).toBe("region local");
+  expect(requestSummary(rr).location).toBeNull();
+});
