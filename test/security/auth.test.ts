@@ -86,6 +86,7 @@ function routeUrls(base: string, project: string): { method: string; url: string
       route.path
         .replace("{project}", project)
         .replace("{zone}", ZONE)
+        .replace("{region}", "local")
         .replace("{instanceGroupManager}", "workers")
         .replace("{resizeRequest}", "some-request")
         .replace("{operation}", "some-operation"),
@@ -129,6 +130,26 @@ test(`every REST route (${ROUTES.length}): no token → 401, bad token → 401, 
   // The same token is let through in its own namespace (so the refusals above are about auth).
   const own = routeUrls(rest.baseUrl, ns.name).find((r) => r.id.endsWith("ResizeRequests.list"));
   expect((await restCall("GET", own?.url ?? "", secrets.full)).status).toBe(200);
+});
+
+test("a token in access_token or oauth_token authenticates like the header (and, like it, is never logged)", async () => {
+  const own = routeUrls(rest.baseUrl, ns.name).find((r) => r.id.endsWith("ResizeRequests.list"))?.url ?? "";
+  const token = encodeURIComponent(secrets.full ?? "");
+  for (const name of ["access_token", "oauth_token"]) {
+    expect((await restCall("GET", `${own}?${name}=${token}`)).status).toBe(200);
+    expectGoogle(await restCall("GET", `${own}?${name}=${token}x`), 401, "required");
+    expectGoogle(
+      await restCall("GET", `${own}?${name}=${encodeURIComponent(secrets.none ?? "")}`),
+      403,
+      "forbidden",
+    );
+  }
+  // Given twice, a token parameter is refused rather than guessed.
+  expectGoogle(
+    await restCall("GET", `${own}?access_token=${token}&access_token=${token}`),
+    400,
+    "invalidParameter",
+  );
 });
 
 const API_GETS = [

@@ -306,7 +306,24 @@ test(
       {
         name: label,
         resizeBy: fc.oneof(fc.integer({ min: -5, max: 10 }), fc.double(), fc.jsonValue()),
-        instances: fc.oneof(fc.array(label, { maxLength: 5 }), fc.jsonValue()),
+        // PerInstanceConfig objects (sometimes with preservedState, which is refused), the string form
+        // of earlier releases, or anything.
+        instances: fc.oneof(
+          fc.array(
+            fc.record(
+              {
+                name: label,
+                fingerprint: fc.jsonValue(),
+                status: fc.string(),
+                preservedState: fc.jsonValue(),
+              },
+              { requiredKeys: ["name"] },
+            ),
+            { maxLength: 5 },
+          ),
+          fc.array(label, { maxLength: 5 }),
+          fc.jsonValue(),
+        ),
         requestedRunDuration: fc.oneof(duration, fc.jsonValue()),
         description: fc.oneof(unicode, fc.jsonValue()),
         state: fc.constantFrom("SUCCEEDED", "FAILED"),
@@ -441,7 +458,13 @@ test(
           {
             instanceGroupManager: hostile,
             resizeBy: hostile,
-            instances: fc.oneof(fc.array(fc.string({ maxLength: 10 }), { maxLength: 3 }), hostile),
+            instances: fc.oneof(
+              fc.array(fc.record({ name: fc.oneof(fc.string({ maxLength: 10 }), hostile) }), {
+                maxLength: 3,
+              }),
+              fc.array(fc.string({ maxLength: 10 }), { maxLength: 3 }),
+              hostile,
+            ),
             extra: hostile,
           },
           { requiredKeys: [] },

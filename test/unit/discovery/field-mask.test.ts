@@ -129,11 +129,23 @@ test("prettyPrint, alt and quotaUser", () => {
     pretty: false,
   });
   expect(parseOutputOptions({ fields: "name" }).mask).toBeDefined();
+  // Google's other standard parameters change nothing here.
+  expect(
+    parseOutputOptions({
+      key: "k",
+      userIp: "1.2.3.4",
+      "$.xgafv": "2",
+      uploadType: "media",
+      upload_protocol: "raw",
+    }),
+  ).toEqual({ pretty: true });
   for (const query of [
     { prettyPrint: "no" },
     { alt: "proto" },
     { fields: "a(" },
     { prettyPrint: ["true", "false"] },
+    { callback: "steal" },
+    { "$.xgafv": "3" },
   ])
     expect(() => parseOutputOptions(query)).toThrow(RestError);
 });
