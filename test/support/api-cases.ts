@@ -215,6 +215,20 @@ export const invalidCreates: readonly InvalidCreate[] = [
     zod: RFC1035,
   },
   {
+    title: "an IGM with both zone and region",
+    plural: "instancegroupmanagers",
+    object: igm({ region: "local" }),
+    apiServer: "spec.zone: Invalid value: exactly one of zone or region must be set",
+    zod: "exactly one of zone or region must be set",
+  },
+  {
+    title: "an IGM with neither zone nor region",
+    plural: "instancegroupmanagers",
+    object: instanceGroupManager("igm-invalid", { targetRef: target }),
+    apiServer: "spec.zone: Invalid value: exactly one of zone or region must be set",
+    zod: "exactly one of zone or region must be set",
+  },
+  {
     title: "an IGM without targetRef",
     plural: "instancegroupmanagers",
     object: instanceGroupManager("igm-invalid", { zone: "local-a" }),

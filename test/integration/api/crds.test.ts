@@ -2,7 +2,7 @@
 // shared table is rejected with its message, transitions follow the rules, kubectl shows the model.
 import * as k8s from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
-import { readFileSync, readdirSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { InstanceGroupManager, ResizeRequest } from "../../../src/api/index.js";
 import { GROUP, VERSION } from "../../../src/api/names.js";
@@ -159,7 +159,46 @@ describe("allowed changes", () => {
   });
 });
 
+test("a group cannot move: zone and region are immutable, and a regional group is valid", async () => {
+  const body = (spec: Record<string, unknown>) => ({
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: "InstanceGroupManager",
+    metadata: { name: "mover" },
+    spec: { targetRef: { apiVersion: "apps/v1", kind: "StatefulSet", name: "x" }, ...spec },
+  });
+  await custom.createNamespacedCustomObject(
+    rrApi({ plural: "instancegroupmanagers", body: body({ region: "local" }) }),
+  );
+  for (const patch of [{ spec: { region: "other" } }, { spec: { region: null, zone: "local-a" } }]) {
+    const { code, message } = await rejection(
+      custom.patchNamespacedCustomObject(
+        rrApi({ plural: "instancegroupmanagers", name: "mover", body: patch }),
+        mergePatch,
+      ),
+    );
+    expect(code).toBe(422);
+    expect(message).toContain("is immutable: a group cannot move to another zone or region");
+  }
+});
+
 describe("kubectl", () => {
+  test("an instance with preservedState is refused by name (strict field validation)", async () => {
+    const file = path.join(repoRoot, ".local", `rr-stateful-${ns.name}.json`);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(
+      file,
+      JSON.stringify(
+        resizeRequest("stateful", {
+          instanceGroupManager: "gpu-workers",
+          instances: [{ name: "a", preservedState: { metadata: { k: "v" } } }],
+        }),
+      ),
+    );
+    await expect(kubectl("apply", "-n", ns.name, "-f", file)).rejects.toThrow(
+      /unknown field "spec\.instances\[0\]\.preservedState"/,
+    );
+  });
+
   test("explain rr.spec.requestedRunDuration prints the field descriptions", async () => {
     const out = await kubectl("explain", "rr.spec.requestedRunDuration");
     expect(out).toContain("KIND:       ResizeRequest");

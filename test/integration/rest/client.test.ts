@@ -203,7 +203,7 @@ test("instances travel as PerInstanceConfig objects; a regional group is served 
       ...target(),
       requestBody: { name: "stateful", instances: [{ name: "a", preservedState: { metadata: { k: "v" } } }] },
     }),
-  ).rejects.toMatchObject({ status: 400, message: expect.stringContaining("preservedState") });
+  ).rejects.toThrow(/preservedState/);
 
   await createWorkers(ns.name, "regional");
   await createGroup(ns.name, "regional", { maxSize: 2, region: REGION });
@@ -235,11 +235,8 @@ test("instances travel as PerInstanceConfig objects; a regional group is served 
   expect(current.error).toBeUndefined();
   const rr = (await client.regionInstanceGroupManagerResizeRequests.get({ ...regional, resizeRequest: "r1" }))
     .data;
-  expect(rr).toMatchObject({
-    name: "r1",
-    region: current.region,
-    state: expect.stringMatching(/ACCEPTED|SUCCEEDED/),
-  });
+  expect(rr).toMatchObject({ name: "r1", region: current.region });
+  expect(["ACCEPTED", "SUCCEEDED"]).toContain(rr.state);
   expect(rr.zone).toBeUndefined();
   const page = (await client.regionInstanceGroupManagerResizeRequests.list(regional)).data;
   expect(page.kind).toBe("compute#regionInstanceGroupManagerResizeRequestList");

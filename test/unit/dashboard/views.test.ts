@@ -141,7 +141,7 @@ test("a request is shown as queued exactly while its Queued condition is True", 
 
 test("the request summary names the zone or region the controller recorded", () => {
   const at = (status: Record<string, string>) =>
-    requestSummary({ ...rr, status: { ...rr.status, ...status } } as ResizeRequest).location;
+    requestSummary({ ...rr, status: { ...rr.status, ...status } }).location;
   expect(at({ zone: "http://x/compute/v1/projects/ns/zones/local-a" })).toBe("zone local-a");
   expect(at({ region: "http://x/compute/v1/projects/ns/regions/local" })).toBe("region local");
   expect(requestSummary(rr).location).toBeNull();
