@@ -109,7 +109,10 @@ func (d *discoveryZonal) list(ctx context.Context, maxResults int, filter string
 	var pages [][]rr
 	token := ""
 	for {
-		call := d.svc.InstanceGroupManagerResizeRequests.List(d.project, d.zone, d.group).Context(ctx).PageToken(token)
+		call := d.svc.InstanceGroupManagerResizeRequests.List(d.project, d.zone, d.group).Context(ctx)
+		if token != "" {
+			call = call.PageToken(token)
+		}
 		if maxResults > 0 {
 			call = call.MaxResults(int64(maxResults))
 		}
@@ -194,7 +197,10 @@ func (d *discoveryRegional) list(ctx context.Context, maxResults int, filter str
 	var pages [][]rr
 	token := ""
 	for {
-		call := d.svc.RegionInstanceGroupManagerResizeRequests.List(d.project, d.region, d.group).Context(ctx).PageToken(token)
+		call := d.svc.RegionInstanceGroupManagerResizeRequests.List(d.project, d.region, d.group).Context(ctx)
+		if token != "" {
+			call = call.PageToken(token)
+		}
 		if maxResults > 0 {
 			call = call.MaxResults(int64(maxResults))
 		}
