@@ -114,7 +114,11 @@ func gapicNotFound(err error) error {
 }
 
 // gapicPages walks a GAPIC list iterator page by page with the public Pager.
+// maxResults 0 means the server's default and largest page, 500 (the Pager needs a positive size).
 func gapicPages(it *gc.InstanceGroupManagerResizeRequestIterator, maxResults int) ([][]rr, error) {
+	if maxResults <= 0 {
+		maxResults = 500
+	}
 	var pages [][]rr
 	pager := iterator.NewPager(it, maxResults, "")
 	for {

@@ -347,7 +347,8 @@ func scenario(ctx context.Context, r *runner, c config, s scope) {
 		}
 		return nil
 	})
-	r.step(st("get-missing-404"), nil, func() error {
+	// After get-by-name, so the 404 is the missing request's, not that of a route the server lacks.
+	r.step(st("get-missing-404"), []string{st("get-by-name")}, func() error {
 		_, err := s.api.get(ctx, n("missing"))
 		return s.api.notFound(err)
 	})

@@ -5,7 +5,7 @@
 // every answer and prints PASS/FAIL per step, and this test fails listing every FAIL.
 import { spawn } from "node:child_process";
 import { ensureGoClients } from "../../../testbed/goclients.js";
-import { installApi } from "../api/install.js";
+import { installApi, statusMessage } from "../api/install.js";
 import { createTestNamespace } from "../../support/kube.js";
 import { stopAll } from "../../support/operator.js";
 import { createDeployment, createDeploymentGroup } from "../../support/regional.js";
@@ -63,9 +63,7 @@ beforeAll(async () => {
     if (spec.region !== REGION)
       setupProblems.push(`the regional group was stored without spec.region: ${JSON.stringify(stored.spec)}`);
   } catch (err) {
-    setupProblems.push(
-      `creating the regional group failed: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    setupProblems.push(`creating the regional group failed: ${statusMessage(err)}`);
   }
   token = await serviceAccountToken(ns.name, "client", fullAccess([ZONAL, REGIONAL]));
   operator = await startRestOperator(ns.name, process.env.REDIS_URL ?? "");
@@ -117,7 +115,7 @@ test("both official Go clients work unchanged, zonal and regional", async () => 
     ...["zonal", "regional"].flatMap((s) => STEPS.map((step) => `PASS ${c} ${s}/${step}`)),
   ]);
   const missing = expected.filter(
-    (l) => !lines.includes(l) && !failures.some((f) => f.startsWith(`F${l.slice(1)}:`)),
+    (l) => !lines.includes(l) && !failures.some((f) => f.startsWith(`FAIL ${l.slice("PASS ".length)}:`)),
   );
   expect({ setupProblems, failures, missing, exitCode: result.code, stderr: result.stderr }).toEqual({
     setupProblems: [],
