@@ -84,12 +84,12 @@ export function cacheRoot(): string {
   return path.join(base, "resize-operator", "tools");
 }
 
-function requireGo(): string {
+/** The Go toolchain's version; `what` names what needs it in the error when Go is missing. */
+export function requireGo(what = "the local cluster's binaries (kube-apiserver, etcd, kwok, helm)"): string {
   const go = spawnSync("go", ["env", "GOVERSION"], { encoding: "utf8" });
   if (go.error || go.status !== 0) {
     throw new Error(
-      "Go is required to build the local cluster's binaries (kube-apiserver, etcd, kwok, helm) but `go` was not " +
-        "found on PATH. Install Go 1.26 or newer and run again.",
+      `Go is required to build ${what} but \`go\` was not found on PATH. Install Go 1.26 or newer and run again.`,
     );
   }
   return go.stdout.trim();
@@ -125,12 +125,45 @@ function goIn(dir: string, args: string[]): string {
 
 /** Runs `go build -v` and turns its per-package lines into a progress line every few seconds. */
 async function buildWithProgress(tool: ToolModule, version: string, outDir: string): Promise<void> {
-  const cwd = path.join(modulesRoot, tool.dir);
   const pkgs = Object.values(tool.binaries);
+  await goBuildWithProgress({
+    label: `${tool.dir} ${version}`,
+    cwd: path.join(modulesRoot, tool.dir),
+    pkgs,
+    ldflags: tool.ldflags(version),
+    out: outDir + path.sep,
+  });
+  // `go build -o dir/` names a binary after its package, which for module roots such as
+  // go.etcd.io/etcd/server/v3 is not the tool's name.
+  for (const [name, pkg] of Object.entries(tool.binaries)) {
+    const parts = pkg.split("/");
+    const last = parts.at(-1) ?? "";
+    const built = /^v\d+$/.test(last) ? (parts.at(-2) ?? last) : last;
+    if (built !== name) renameSync(path.join(outDir, built), path.join(outDir, name));
+  }
+}
+
+export interface GoBuild {
+  /** Names the build in progress lines: `[tools] <label>: ...`. */
+  readonly label: string;
+  /** The folder holding the go.mod the packages are built with. */
+  readonly cwd: string;
+  readonly pkgs: readonly string[];
+  readonly ldflags: readonly string[];
+  /** `go build -o`: a file, or a folder when it ends with a path separator. */
+  readonly out: string;
+}
+
+/**
+ * `go build -v` (stripped) of `pkgs`, reporting `compiled/total` packages every 15 s on stderr and the
+ * build time at the end, so a cold build of minutes is visibly alive. Fails with go's own errors.
+ */
+export async function goBuildWithProgress(build: GoBuild): Promise<void> {
+  const { label, cwd, pkgs } = build;
   const total = goIn(cwd, ["list", "-deps", ...pkgs])
     .split("\n")
     .filter(Boolean).length;
-  const ldflags = ["-s", "-w", ...tool.ldflags(version)].join(" ");
+  const ldflags = ["-s", "-w", ...build.ldflags].join(" ");
   const started = Date.now();
   let compiled = 0;
   let lastReport = 0;
@@ -138,14 +171,14 @@ async function buildWithProgress(tool: ToolModule, version: string, outDir: stri
     const secs = Math.round((Date.now() - started) / 1000);
     process.stderr.write(
       final
-        ? `[tools] ${tool.dir} ${version}: built in ${secs}s (${compiled} packages compiled, the other ${total - compiled} from Go's build cache)\n`
-        : `[tools] ${tool.dir} ${version}: ${compiled}/${total} packages compiled (${Math.floor((100 * compiled) / total)}%), ${secs}s\n`,
+        ? `[tools] ${label}: built in ${secs}s (${compiled} packages compiled, the other ${total - compiled} from Go's build cache)\n`
+        : `[tools] ${label}: ${compiled}/${total} packages compiled (${Math.floor((100 * compiled) / total)}%), ${secs}s\n`,
     );
   };
   await new Promise<void>((resolve, reject) => {
     const child = spawn(
       "go",
-      ["build", "-v", "-buildvcs=false", "-ldflags", ldflags, "-o", outDir + path.sep, ...pkgs],
+      ["build", "-v", "-buildvcs=false", "-ldflags", ldflags, "-o", build.out, ...pkgs],
       {
         cwd,
         stdio: ["ignore", "inherit", "pipe"],
@@ -169,18 +202,10 @@ async function buildWithProgress(tool: ToolModule, version: string, outDir: stri
     child.on("error", reject);
     child.on("close", (code) => {
       if (code === 0) resolve();
-      else reject(new Error(`building ${tool.dir} ${version} failed (exit ${code}):\n${errors}`));
+      else reject(new Error(`building ${label} failed (exit ${code}):\n${errors}${pending}`));
     });
   });
   report(true);
-  // `go build -o dir/` names a binary after its package, which for module roots such as
-  // go.etcd.io/etcd/server/v3 is not the tool's name.
-  for (const [name, pkg] of Object.entries(tool.binaries)) {
-    const parts = pkg.split("/");
-    const last = parts.at(-1) ?? "";
-    const built = /^v\d+$/.test(last) ? (parts.at(-2) ?? last) : last;
-    if (built !== name) renameSync(path.join(outDir, built), path.join(outDir, name));
-  }
 }
 
 export interface Toolchain {
@@ -201,7 +226,7 @@ export async function ensureTools(): Promise<Toolchain> {
 }
 
 /** One builder per machine: concurrent callers (parallel test runs, scripts) wait for the first. */
-async function lock(dir: string): Promise<() => void> {
+export async function lock(dir: string): Promise<() => void> {
   let announced = false;
   for (;;) {
     try {
