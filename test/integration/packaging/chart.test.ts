@@ -1,5 +1,6 @@
 // The Helm chart on the real local cluster: lint, server-side dry run of the rendered objects, install
-// (pods on kwok nodes), `helm test`, RBAC sufficiency and minimality with a token of the chart's
+// with default values (pods on kwok nodes, the Redis claim provisioned by the testbed's default
+// StorageClass), `helm test`, RBAC sufficiency and minimality with a token of the chart's
 // ServiceAccount, upgrade and uninstall without orphans.
 //
 // What runs and what does not: kwok nodes never execute containers, so the chart's operator and Redis
@@ -27,6 +28,7 @@ import { createGroup, createRequest, createWorkers, replicasOf, untilState } fro
 import { call, fullAccess, serviceAccountToken, untilReady } from "../../support/rest.js";
 import { grant, Jar, writeUsersFile } from "../dashboard/support.js";
 import { freePort } from "../../../testbed/processes.js";
+import { DEFAULT_STORAGE_CLASS } from "../../../testbed/storage.js";
 import { CHART, helm, kubectl, spawnOperator, tokenKubeconfig } from "./helm.js";
 
 const run = promisify(execFile);
@@ -40,8 +42,9 @@ let workNs: { name: string; remove: () => Promise<void> };
 let release: string;
 let fullname: string;
 let dir: string;
-let pvName: string;
 let saKubeconfig: string;
+/** The PersistentVolume provisioned for the bundled Redis's claim. */
+let redisVolume: string;
 let operatorUrl: string;
 const processes: OperatorProcess[] = [];
 const INSTALL_SETTINGS = ["--set", "admissionPolicy.enabled=false"];
@@ -53,28 +56,11 @@ beforeAll(async () => {
   workNs = await createTestNamespace("chart-work");
   release = `ro-${releaseNs.name.slice(-5)}`;
   fullname = `${release}-resize-operator`;
-  // The bundled Redis asks for a 1Gi volume and the test cluster has no provisioner: a PV without a
-  // class for its claim to bind to (the test's own fixture, removed in afterAll).
-  pvName = `${release}-redis-data`;
-  await core.createPersistentVolume({
-    body: {
-      metadata: { name: pvName },
-      spec: {
-        capacity: { storage: "1Gi" },
-        accessModes: ["ReadWriteOnce"],
-        persistentVolumeReclaimPolicy: "Retain",
-        storageClassName: "",
-        claimRef: { namespace: releaseNs.name, name: `data-${fullname}-redis-0` },
-        hostPath: { path: path.join(dir, "redis-data") },
-      },
-    },
-  });
 });
 
 afterAll(async () => {
   await stopAll(processes);
   await helm("uninstall", release, "-n", releaseNs.name, "--ignore-not-found").catch(() => undefined);
-  await core.deletePersistentVolume({ name: pvName }).catch(() => undefined);
   await apiext.deleteCustomResourceDefinition({ name: SERVICE_MONITOR_CRD }).catch(() => undefined);
   await workNs.remove();
   await releaseNs.remove();
@@ -196,7 +182,12 @@ test("helm install: the operator and Redis pods run on kwok nodes", async () => 
     namespace: releaseNs.name,
     name: `data-${fullname}-redis-0`,
   });
+  // No volume made by hand: the testbed's default StorageClass provisioned one for the claim.
   expect(pvc.status?.phase).toBe("Bound");
+  expect(pvc.spec?.storageClassName).toBe(DEFAULT_STORAGE_CLASS);
+  redisVolume = pvc.spec?.volumeName ?? "";
+  const pv = await core.readPersistentVolume({ name: redisVolume });
+  expect(pv.metadata?.annotations?.["pv.kubernetes.io/provisioned-by"]).toBe("kubernetes.io/host-path");
 }, 240_000);
 
 test("helm test passes (kwok completes the Job's pod) and cleans up after itself", async () => {
@@ -520,6 +511,11 @@ test("helm upgrade removes what the new values no longer render", async () => {
     },
     120_000,
   );
+  // The claim went with the StatefulSet, and its volume with it (the StorageClass's reclaim policy).
+  await eventually("the Redis volume is deleted", async () => {
+    const pvs = await kubectl("get", "persistentvolumes", "-o", "name");
+    return pvs.includes(redisVolume) ? undefined : true;
+  });
 }, 240_000);
 
 test("helm uninstall leaves nothing behind but the CRDs", async () => {
