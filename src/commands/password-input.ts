@@ -30,6 +30,12 @@ const CTRL_C = "\u0003";
 const CTRL_D = "\u0004";
 const BACKSPACES = new Set(["\u007f", "\b"]);
 
+/** Backspace removes what the user sees as one character (an emoji with modifiers, an accented letter). */
+function withoutLastCharacter(text: string): string {
+  const graphemes = Array.from(new Intl.Segmenter().segment(text), (s) => s.segment);
+  return graphemes.slice(0, -1).join("");
+}
+
 /** One line typed without echo; Ctrl-C or Ctrl-D abandons it. */
 function promptHidden(input: TtyInput, output: Writable, prompt: string): Promise<string> {
   output.write(prompt);
@@ -49,9 +55,15 @@ function promptHidden(input: TtyInput, output: Writable, prompt: string): Promis
     // Pasted text arrives as one chunk: handled a character at a time, so a pasted line break ends it.
     const onData = (chunk: string): void => {
       for (const ch of chunk) {
-        if (ch === "\r" || ch === "\n") return finish();
-        if (ch === CTRL_C || ch === CTRL_D) return finish(new PasswordInputError("cancelled"));
-        if (BACKSPACES.has(ch)) typed = [...typed].slice(0, -1).join("");
+        if (ch === "\r" || ch === "\n") {
+          finish();
+          return;
+        }
+        if (ch === CTRL_C || ch === CTRL_D) {
+          finish(new PasswordInputError("cancelled"));
+          return;
+        }
+        if (BACKSPACES.has(ch)) typed = withoutLastCharacter(typed);
         else typed += ch;
       }
     };

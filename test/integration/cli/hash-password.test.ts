@@ -25,7 +25,11 @@ function run(command: readonly string[], input: string): Promise<Result> {
   child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
   child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
   child.stdin.end(input);
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+  return new Promise((resolve) => {
+    child.on("close", (code) => {
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
 
 /**

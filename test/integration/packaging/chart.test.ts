@@ -22,6 +22,7 @@ import { parse, parseAllDocuments } from "yaml";
 import { GROUP } from "../../../src/api/names.js";
 import { ALL_PERMISSIONS } from "../../../src/rbac/index.js";
 import { ruleOf } from "../../../src/rbac/permissions.js";
+import { USER_ROLES } from "../../../src/rbac/user-roles.js";
 import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { createGroup, createRequest, createWorkers, replicasOf, untilState } from "../../support/resize.js";
@@ -379,16 +380,65 @@ describe("RBAC: the operator as the chart's ServiceAccount", () => {
       "-o",
       "json",
     );
-    const items = (JSON.parse(roles) as { items: { kind: string; rules: unknown[] }[] }).items;
-    const strip = (rules: unknown[]): unknown => JSON.parse(JSON.stringify(rules));
+    const items = (
+      JSON.parse(roles) as { items: { kind: string; metadata: { name: string }; rules: unknown[] }[] }
+    ).items;
+    const strip = (rules: readonly unknown[]): unknown => JSON.parse(JSON.stringify(rules));
     const rulesOf = (scope: string) =>
       ALL_PERMISSIONS.filter((p) => p.scope === scope).map((p) => strip([ruleOf(p)]));
-    expect(strip(items.find((i) => i.kind === "ClusterRole")?.rules ?? [])).toEqual(
-      rulesOf("cluster").flat(),
+    const named = (kind: string, name: string) =>
+      strip(items.find((i) => i.kind === kind && i.metadata.name === name)?.rules ?? []);
+    expect(named("ClusterRole", fullname)).toEqual(rulesOf("cluster").flat());
+    expect(named("Role", fullname)).toEqual(rulesOf("operator-namespace").flat());
+    // ... and the user roles are exactly theirs.
+    for (const role of USER_ROLES)
+      expect(named("ClusterRole", `${fullname}-${role.suffix}`)).toEqual(strip(role.permissions.map(ruleOf)));
+    expect(items).toHaveLength(2 + USER_ROLES.length);
+  });
+
+  test("the user roles are aggregated: view reads, edit requests, admin also uses every group", async () => {
+    const sas = ["viewer", "editor", "admin"] as const;
+    const builtin = { viewer: "view", editor: "edit", admin: "admin" } as const;
+    for (const sa of sas) {
+      await kubectl("create", "serviceaccount", `user-${sa}`, "-n", workNs.name);
+      await kubectl(
+        "create",
+        "rolebinding",
+        `user-${sa}`,
+        "-n",
+        workNs.name,
+        `--clusterrole=${builtin[sa]}`,
+        `--serviceaccount=${workNs.name}:user-${sa}`,
+      );
+    }
+    /** kubectl auth can-i as the account: "yes", or "no" (it exits 1 for no). */
+    const can = async (sa: string, verb: string, resource: string): Promise<string> => {
+      const as = `--as=system:serviceaccount:${workNs.name}:user-${sa}`;
+      return (await kubectl("auth", "can-i", verb, resource, "-n", workNs.name, as).catch(() => "no")).trim();
+    };
+    const rr = `resizerequests.${GROUP}`;
+    const igm = `instancegroupmanagers.${GROUP}`;
+    // The clusterrole-aggregation controller copies the rules into view/edit/admin asynchronously.
+    await eventually("the rules are aggregated into admin", async () =>
+      (await can("admin", "use", `${igm}/workers`)) === "yes" ? true : undefined,
     );
-    expect(strip(items.find((i) => i.kind === "Role")?.rules ?? [])).toEqual(
-      rulesOf("operator-namespace").flat(),
-    );
+    expect({
+      viewer: [
+        await can("viewer", "list", rr),
+        await can("viewer", "create", rr),
+        await can("viewer", "use", igm),
+      ],
+      editor: [
+        await can("editor", "list", rr),
+        await can("editor", "create", rr),
+        await can("editor", "use", igm),
+      ],
+      admin: [
+        await can("admin", "list", rr),
+        await can("admin", "create", igm),
+        await can("admin", "use", igm),
+      ],
+    }).toEqual({ viewer: ["yes", "no", "no"], editor: ["yes", "yes", "no"], admin: ["yes", "yes", "yes"] });
   });
 });
 
@@ -489,6 +539,7 @@ test("helm upgrade removes what the new values no longer render", async () => {
     `service/${fullname}`,
     `serviceaccount/${fullname}`,
     `clusterrole.rbac.authorization.k8s.io/${fullname}`,
+    ...USER_ROLES.map((r) => `clusterrole.rbac.authorization.k8s.io/${fullname}-${r.suffix}`),
     `clusterrolebinding.rbac.authorization.k8s.io/${fullname}`,
     // Helm's own records of the two revisions.
     `secret/sh.helm.release.v1.${release}.v1`,
