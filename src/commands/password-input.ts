@@ -38,8 +38,9 @@ function withoutLastCharacter(text: string): string {
 
 /** One line typed without echo; Ctrl-C or Ctrl-D abandons it. */
 function promptHidden(input: TtyInput, output: Writable, prompt: string): Promise<string> {
-  output.write(prompt);
+  // Echo off before the prompt shows: a user (or a script) may type as soon as they see it.
   input.setRawMode?.(true);
+  output.write(prompt);
   input.setEncoding("utf8");
   input.resume();
   return new Promise((resolve, reject) => {
