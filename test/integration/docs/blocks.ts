@@ -13,19 +13,27 @@ export interface DocBlock {
   readonly code: string;
 }
 
-const SHELL_FENCE = /^```(sh|bash|shell)\s*$/;
+/** A shell fence, also indented (a block inside a list item); its code is de-indented by as much. */
+const SHELL_FENCE = /^( *)```(sh|bash|shell)\s*$/;
 
 export function shellBlocks(repoRoot: string, file: string): DocBlock[] {
   const lines = readFileSync(path.join(repoRoot, file), "utf8").split("\n");
   const blocks: DocBlock[] = [];
   let heading = "";
+  // Inside another language's block a `# comment` is not a heading.
+  let otherBlock = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? "";
-    if (/^#{1,6} /.test(line)) heading = line.replace(/^#+ /, "");
-    if (!SHELL_FENCE.test(line)) continue;
-    const end = lines.indexOf("```", i + 1);
+    const indent = SHELL_FENCE.exec(line)?.[1];
+    if (indent === undefined) {
+      if (/^ *```/.test(line)) otherBlock = !otherBlock;
+      else if (!otherBlock && /^#{1,6} /.test(line)) heading = line.replace(/^#+ /, "");
+      continue;
+    }
+    const end = lines.indexOf(`${indent}\`\`\``, i + 1);
     if (end < 0) throw new Error(`${file}:${i + 1}: unterminated code block`);
-    blocks.push({ file, line: i + 1, heading, code: lines.slice(i + 1, end).join("\n") });
+    const code = lines.slice(i + 1, end).map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l));
+    blocks.push({ file, line: i + 1, heading, code: code.join("\n") });
     i = end;
   }
   return blocks;

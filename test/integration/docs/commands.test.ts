@@ -53,7 +53,7 @@ function substitutions(): Substitution[] {
     },
     {
       from: /^kubectl -n resize-operator-system port-forward service\/resize-operator 8080:80 &$/m,
-      to: ": the operator runs locally as the chart's ServiceAccount instead",
+      to: ": port-forward replaced, the operator runs locally as the ServiceAccount of the chart",
       why: "kwok nodes run no containers, so there is no pod to forward to; the test runs the operator as a local process with a token of the chart's ServiceAccount (as chart.test.ts does)",
     },
     { from: /localhost:8080/g, to: `127.0.0.1:${operatorPort}`, why: "the local operator's port" },
@@ -134,6 +134,12 @@ afterAll(async () => {
   await kubectl("delete", "namespace", "team-a", NAMESPACE, "--ignore-not-found", "--wait=false").catch(
     () => undefined,
   );
+  // What the plain-manifests block left outside the namespaces (the CRDs stay, as other files use them).
+  const clusterScoped = ["rbac.yaml", "user-roles.yaml", "admission-policy.yaml"].flatMap((f) => [
+    "-f",
+    `manifests/install/${f}`,
+  ]);
+  await kubectl("delete", ...clusterScoped, "--ignore-not-found").catch(() => undefined);
   if (admissionWasInstalled) await kubectl("apply", "--server-side", "-f", ADMISSION);
   rmSync(work, { recursive: true, force: true });
 }, 300_000);
