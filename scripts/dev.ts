@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { hashPassword } from "../src/dashboard/passwords.js";
+import { restClientManifest, restExample, type RestClientTarget } from "./dev-rest-client.js";
 import { localClusterUp, localDir, localKubeconfig, repoRoot } from "../testbed/local.js";
 import { startRedis, stopRedis } from "../testbed/redis.js";
 import { ensureTools } from "../testbed/tools.js";
@@ -90,6 +91,37 @@ const operator = spawn(
 say("[dev] applying the samples (namespace default)");
 kubectl("apply", "-f", "manifests/samples/");
 
+// A REST client for the sample group, with the user roles the chart ships (manifests/install/ is the
+// chart rendered with default values, so the names are the chart's).
+const restClient: RestClientTarget = {
+  namespace: "default",
+  zone: "local-a",
+  group: "gpu-workers",
+  account: "rest-client",
+  requesterRole: "resize-operator-requester",
+};
+say("[dev] applying the user roles and a REST client ServiceAccount (requester, use on gpu-workers)");
+kubectl("apply", "-f", "manifests/install/user-roles.yaml");
+const restClientFile = path.join(devDir, "rest-client.yaml");
+writeFileSync(restClientFile, restClientManifest(restClient));
+kubectl("apply", "-f", restClientFile);
+const tokenRun = spawnSync(
+  tools.paths.kubectl,
+  [
+    "--kubeconfig",
+    localKubeconfig,
+    "-n",
+    restClient.namespace,
+    "create",
+    "token",
+    restClient.account,
+    "--duration=8h",
+  ],
+  { cwd: repoRoot, encoding: "utf8" },
+);
+if (tokenRun.status !== 0) throw new Error(`kubectl create token failed: ${tokenRun.stderr}`);
+const restToken = tokenRun.stdout.trim();
+
 say(
   [
     "",
@@ -106,6 +138,7 @@ say(
     "  npm run kubectl -- get rr -w",
     "  npm run kubectl -- events --for resizerequest/train-8x4h",
     "",
+    restExample(restClient, `http://localhost:${HTTP_PORT}`, restToken),
     "Ctrl-C stops the operator and Redis; the cluster keeps running until `npm run cluster:down`.",
     "",
   ].join("\n"),

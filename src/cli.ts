@@ -1,16 +1,18 @@
 #!/usr/bin/env node
-// The `resize-operator` command. Sub-commands are added as the operator grows (`run` arrives with the
-// reconcile loop); unknown input gets a usage message and exit code 2.
+// The `resize-operator` command: `run` (the operator), `hash-password` (the dashboard's users file),
+// `version`; unknown input gets a usage message and exit code 2.
 import { readFileSync } from "node:fs";
+import { hashPasswordCommand } from "./commands/hash-password.js";
 import { ConfigError, configHelp, loadConfig } from "./config.js";
 import { runOperator } from "./operator.js";
 
 const USAGE = `Usage: resize-operator <command> [flags]
 
 Commands:
-  run          run the operator (controller, REST API, dashboard)
-  version      print the version
-  help         show this help
+  run            run the operator (controller, REST API, dashboard)
+  hash-password  hash a password for the dashboard's users file (--help for details)
+  version        print the version
+  help           show this help
 
 Flags of run (each also read from the environment variable named):
 ${configHelp()}
@@ -33,6 +35,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`resize-operator ${version()}\n`);
     return 0;
   }
+  if (command === "hash-password")
+    return hashPasswordCommand(argv.slice(1), {
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
   if (command === "run") {
     const rest = argv.slice(1);
     if (rest.includes("--help") || rest.includes("-h")) {

@@ -1,5 +1,5 @@
 // The local control plane: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok, on
-// free loopback ports, with kwok fake nodes. Used by `npm run cluster:up`, `npm run dev` and jest's
+// free loopback ports, with kwok fake nodes and a default StorageClass (storage.ts). Used by `npm run cluster:up`, `npm run dev` and jest's
 // global setup. Everything it starts is recorded in `<dir>/cluster.json`, and `stopCluster` stops
 // exactly those processes.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -16,6 +16,7 @@ import {
   waitFor,
   type ManagedProcess,
 } from "./processes.js";
+import { defaultStorageClass, HOSTPATH_PROVISIONER_FLAG } from "./storage.js";
 import type { Toolchain } from "./tools.js";
 
 export const NODE_COUNT = 4;
@@ -265,6 +266,7 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
           `--root-ca-file=${pki.caCert}`,
           `--cluster-signing-cert-file=${pki.caCert}`,
           `--cluster-signing-key-file=${pki.caKey}`,
+          HOSTPATH_PROVISIONER_FLAG,
           "--v=1",
         ],
         logDir,
@@ -309,6 +311,10 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
       async () => (await admin.call("GET", "/api/v1/namespaces/default")).status === 200,
       30_000,
     );
+    log("creating the default StorageClass (host-path provisioner)");
+    const sc = await admin.call("POST", "/apis/storage.k8s.io/v1/storageclasses", defaultStorageClass());
+    if (sc.status !== 201 && sc.status !== 409)
+      throw new Error(`creating the default StorageClass: ${sc.status} ${JSON.stringify(sc.json)}`);
     log(`creating ${nodes} kwok nodes (${GPUS_PER_NODE} nvidia.com/gpu each)`);
     for (let i = 0; i < nodes; i++) {
       const res = await admin.call("POST", "/api/v1/nodes", fakeNode(i));

@@ -26,6 +26,7 @@ import {
   type DashboardSession,
 } from "./auth-config.js";
 import { DashboardAuthz, identityOf } from "./authz.js";
+import { callbackUrlGuard, cleanCookieHeader } from "./callback-url.js";
 import { usersFromFile } from "./credentials.js";
 import { guard } from "./guard.js";
 import { redisAdapter, type RedisAdapter } from "./redis-adapter.js";
@@ -121,6 +122,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       res.status(400).json({ error: { code: 400, message, status: "INVALID_ARGUMENT" } });
     else res.status(400).type("text/plain").send(message);
   };
+  const callbackUrls = callbackUrlGuard(settings.cookies?.callbackUrl?.name);
   const auth: RequestHandler = (req, res, next) => {
     if (untrustedHost(req) !== undefined) {
       hostChecked(req, res, next);
@@ -133,7 +135,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       delete req.headers["x-forwarded-host"];
       req.headers["x-forwarded-proto"] = pinned.protocol.replace(/:$/, "");
     }
-    void ExpressAuth(configFor(req))(req, res, next);
+    callbackUrls(req, res, () => void ExpressAuth(configFor(req))(req, res, next));
   };
 
   /** The seed's `auth`: reads the session and keeps it alive (refreshed cookies are passed on). */
@@ -142,7 +144,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const config = configFor(req);
     setEnvDefaults(env, config);
     const url = createActionURL("session", req.protocol, requestHeaders(req), env, config);
-    const response = await Auth(new Request(url, { headers: { cookie: req.headers.cookie } }), config);
+    // A foreign callback-url cookie would make Auth.js refuse the session read (InvalidCallbackUrl).
+    const cookie =
+      cleanCookieHeader(req.headers.cookie, url.origin, settings.cookies?.callbackUrl?.name) ??
+      req.headers.cookie;
+    const response = await Auth(new Request(url, { headers: { cookie } }), config);
     for (const cookie of response.headers.getSetCookie()) res.append("Set-Cookie", cookie);
     const data = (await response.json()) as Partial<DashboardSession> | null;
     if (response.status !== 200 || !data?.user) return null;

@@ -8,7 +8,7 @@ import { GROUP } from "../names.js";
 import { useInstanceGroupManagerPolicy, useInstanceGroupManagerPolicyBinding } from "./admission.js";
 import { crdFor } from "./crd.js";
 import { apiReference } from "./markdown.js";
-import { rbacFiles } from "../../rbac/generate.js";
+import { rbacFiles, userRoleFiles } from "../../rbac/generate.js";
 
 export interface GeneratedFile {
   /** Path relative to the repository root, with forward slashes. */
@@ -46,6 +46,8 @@ export function generatedFiles(): GeneratedFile[] {
     yamlFile("charts/resize-operator/files/admission/binding.yaml", [useInstanceGroupManagerPolicyBinding()]),
     // The chart's ClusterRole and Role rules, from the permission declarations beside the code.
     ...rbacFiles(),
+    // The user-facing ClusterRoles (viewer, requester, admin), aggregated into view/edit/admin.
+    ...userRoleFiles(),
     {
       path: "docs/api-reference.md",
       content: apiReference({ kinds, restResources: [InstanceGroupManagerResizeRequest, Operation] }),

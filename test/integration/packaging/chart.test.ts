@@ -1,5 +1,6 @@
 // The Helm chart on the real local cluster: lint, server-side dry run of the rendered objects, install
-// (pods on kwok nodes), `helm test`, RBAC sufficiency and minimality with a token of the chart's
+// with default values (pods on kwok nodes, the Redis claim provisioned by the testbed's default
+// StorageClass), `helm test`, RBAC sufficiency and minimality with a token of the chart's
 // ServiceAccount, upgrade and uninstall without orphans.
 //
 // What runs and what does not: kwok nodes never execute containers, so the chart's operator and Redis
@@ -21,12 +22,14 @@ import { parse, parseAllDocuments } from "yaml";
 import { GROUP } from "../../../src/api/names.js";
 import { ALL_PERMISSIONS } from "../../../src/rbac/index.js";
 import { ruleOf } from "../../../src/rbac/permissions.js";
+import { USER_ROLES } from "../../../src/rbac/user-roles.js";
 import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { createGroup, createRequest, createWorkers, replicasOf, untilState } from "../../support/resize.js";
 import { call, fullAccess, serviceAccountToken, untilReady } from "../../support/rest.js";
 import { grant, Jar, writeUsersFile } from "../dashboard/support.js";
 import { freePort } from "../../../testbed/processes.js";
+import { DEFAULT_STORAGE_CLASS } from "../../../testbed/storage.js";
 import { CHART, helm, kubectl, spawnOperator, tokenKubeconfig } from "./helm.js";
 
 const run = promisify(execFile);
@@ -40,8 +43,9 @@ let workNs: { name: string; remove: () => Promise<void> };
 let release: string;
 let fullname: string;
 let dir: string;
-let pvName: string;
 let saKubeconfig: string;
+/** The PersistentVolume provisioned for the bundled Redis's claim. */
+let redisVolume: string;
 let operatorUrl: string;
 const processes: OperatorProcess[] = [];
 const INSTALL_SETTINGS = ["--set", "admissionPolicy.enabled=false"];
@@ -53,28 +57,11 @@ beforeAll(async () => {
   workNs = await createTestNamespace("chart-work");
   release = `ro-${releaseNs.name.slice(-5)}`;
   fullname = `${release}-resize-operator`;
-  // The bundled Redis asks for a 1Gi volume and the test cluster has no provisioner: a PV without a
-  // class for its claim to bind to (the test's own fixture, removed in afterAll).
-  pvName = `${release}-redis-data`;
-  await core.createPersistentVolume({
-    body: {
-      metadata: { name: pvName },
-      spec: {
-        capacity: { storage: "1Gi" },
-        accessModes: ["ReadWriteOnce"],
-        persistentVolumeReclaimPolicy: "Retain",
-        storageClassName: "",
-        claimRef: { namespace: releaseNs.name, name: `data-${fullname}-redis-0` },
-        hostPath: { path: path.join(dir, "redis-data") },
-      },
-    },
-  });
 });
 
 afterAll(async () => {
   await stopAll(processes);
   await helm("uninstall", release, "-n", releaseNs.name, "--ignore-not-found").catch(() => undefined);
-  await core.deletePersistentVolume({ name: pvName }).catch(() => undefined);
   await apiext.deleteCustomResourceDefinition({ name: SERVICE_MONITOR_CRD }).catch(() => undefined);
   await workNs.remove();
   await releaseNs.remove();
@@ -196,7 +183,12 @@ test("helm install: the operator and Redis pods run on kwok nodes", async () => 
     namespace: releaseNs.name,
     name: `data-${fullname}-redis-0`,
   });
+  // No volume made by hand: the testbed's default StorageClass provisioned one for the claim.
   expect(pvc.status?.phase).toBe("Bound");
+  expect(pvc.spec?.storageClassName).toBe(DEFAULT_STORAGE_CLASS);
+  redisVolume = pvc.spec?.volumeName ?? "";
+  const pv = await core.readPersistentVolume({ name: redisVolume });
+  expect(pv.metadata?.annotations?.["pv.kubernetes.io/provisioned-by"]).toBe("kubernetes.io/host-path");
 }, 240_000);
 
 test("helm test passes (kwok completes the Job's pod) and cleans up after itself", async () => {
@@ -388,16 +380,65 @@ describe("RBAC: the operator as the chart's ServiceAccount", () => {
       "-o",
       "json",
     );
-    const items = (JSON.parse(roles) as { items: { kind: string; rules: unknown[] }[] }).items;
-    const strip = (rules: unknown[]): unknown => JSON.parse(JSON.stringify(rules));
+    const items = (
+      JSON.parse(roles) as { items: { kind: string; metadata: { name: string }; rules: unknown[] }[] }
+    ).items;
+    const strip = (rules: readonly unknown[]): unknown => JSON.parse(JSON.stringify(rules));
     const rulesOf = (scope: string) =>
       ALL_PERMISSIONS.filter((p) => p.scope === scope).map((p) => strip([ruleOf(p)]));
-    expect(strip(items.find((i) => i.kind === "ClusterRole")?.rules ?? [])).toEqual(
-      rulesOf("cluster").flat(),
+    const named = (kind: string, name: string) =>
+      strip(items.find((i) => i.kind === kind && i.metadata.name === name)?.rules ?? []);
+    expect(named("ClusterRole", fullname)).toEqual(rulesOf("cluster").flat());
+    expect(named("Role", fullname)).toEqual(rulesOf("operator-namespace").flat());
+    // ... and the user roles are exactly theirs.
+    for (const role of USER_ROLES)
+      expect(named("ClusterRole", `${fullname}-${role.suffix}`)).toEqual(strip(role.permissions.map(ruleOf)));
+    expect(items).toHaveLength(2 + USER_ROLES.length);
+  });
+
+  test("the user roles are aggregated: view reads, edit requests, admin also uses every group", async () => {
+    const sas = ["viewer", "editor", "admin"] as const;
+    const builtin = { viewer: "view", editor: "edit", admin: "admin" } as const;
+    for (const sa of sas) {
+      await kubectl("create", "serviceaccount", `user-${sa}`, "-n", workNs.name);
+      await kubectl(
+        "create",
+        "rolebinding",
+        `user-${sa}`,
+        "-n",
+        workNs.name,
+        `--clusterrole=${builtin[sa]}`,
+        `--serviceaccount=${workNs.name}:user-${sa}`,
+      );
+    }
+    /** kubectl auth can-i as the account: "yes", or "no" (it exits 1 for no). */
+    const can = async (sa: string, verb: string, resource: string): Promise<string> => {
+      const as = `--as=system:serviceaccount:${workNs.name}:user-${sa}`;
+      return (await kubectl("auth", "can-i", verb, resource, "-n", workNs.name, as).catch(() => "no")).trim();
+    };
+    const rr = `resizerequests.${GROUP}`;
+    const igm = `instancegroupmanagers.${GROUP}`;
+    // The clusterrole-aggregation controller copies the rules into view/edit/admin asynchronously.
+    await eventually("the rules are aggregated into admin", async () =>
+      (await can("admin", "use", `${igm}/workers`)) === "yes" ? true : undefined,
     );
-    expect(strip(items.find((i) => i.kind === "Role")?.rules ?? [])).toEqual(
-      rulesOf("operator-namespace").flat(),
-    );
+    expect({
+      viewer: [
+        await can("viewer", "list", rr),
+        await can("viewer", "create", rr),
+        await can("viewer", "use", igm),
+      ],
+      editor: [
+        await can("editor", "list", rr),
+        await can("editor", "create", rr),
+        await can("editor", "use", igm),
+      ],
+      admin: [
+        await can("admin", "list", rr),
+        await can("admin", "create", igm),
+        await can("admin", "use", igm),
+      ],
+    }).toEqual({ viewer: ["yes", "no", "no"], editor: ["yes", "yes", "no"], admin: ["yes", "yes", "yes"] });
   });
 });
 
@@ -498,6 +539,7 @@ test("helm upgrade removes what the new values no longer render", async () => {
     `service/${fullname}`,
     `serviceaccount/${fullname}`,
     `clusterrole.rbac.authorization.k8s.io/${fullname}`,
+    ...USER_ROLES.map((r) => `clusterrole.rbac.authorization.k8s.io/${fullname}-${r.suffix}`),
     `clusterrolebinding.rbac.authorization.k8s.io/${fullname}`,
     // Helm's own records of the two revisions.
     `secret/sh.helm.release.v1.${release}.v1`,
@@ -520,6 +562,11 @@ test("helm upgrade removes what the new values no longer render", async () => {
     },
     120_000,
   );
+  // The claim went with the StatefulSet, and its volume with it (the StorageClass's reclaim policy).
+  await eventually("the Redis volume is deleted", async () => {
+    const pvs = await kubectl("get", "persistentvolumes", "-o", "name");
+    return pvs.includes(redisVolume) ? undefined : true;
+  });
 }, 240_000);
 
 test("helm uninstall leaves nothing behind but the CRDs", async () => {
