@@ -207,6 +207,10 @@ test("generated files: CRDs in manifests and the chart, the admission policy, th
     "charts/resize-operator/files/admission/binding.yaml",
     "charts/resize-operator/files/rbac/cluster-rules.yaml",
     "charts/resize-operator/files/rbac/namespace-rules.yaml",
+    "charts/resize-operator/files/rbac/user-roles.yaml",
+    "charts/resize-operator/files/rbac/user-viewer-rules.yaml",
+    "charts/resize-operator/files/rbac/user-requester-rules.yaml",
+    "charts/resize-operator/files/rbac/user-admin-rules.yaml",
     "docs/api-reference.md",
   ]);
 });
