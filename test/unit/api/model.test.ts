@@ -27,7 +27,7 @@ const samples = readdirSync(samplesDir).flatMap((file) =>
   ),
 );
 
-test.each(samples.filter((s) => s.kind !== "StatefulSet"))(
+test.each(samples.filter((s) => s.kind === "ResizeRequest" || s.kind === "InstanceGroupManager"))(
   "sample $kind $metadata.name is valid",
   (sample) => {
     const schema = sample.kind === "ResizeRequest" ? ResizeRequest : InstanceGroupManager;
@@ -41,6 +41,15 @@ test("the samples include a GPU StatefulSet, its group with maxSize, and request
   const igm = InstanceGroupManager.parse(samples.find((s) => s.kind === "InstanceGroupManager"));
   expect(igm.spec.maxSize).toBeGreaterThan(0);
   const requests = samples.filter((s) => s.kind === "ResizeRequest").map((s) => ResizeRequest.parse(s));
+  expect(requests.some((r) => r.spec.instances !== undefined)).toBe(true);
+  const groups = samples
+    .filter((s) => s.kind === "InstanceGroupManager")
+    .map((s) => InstanceGroupManager.parse(s));
+  // A zonal and a regional group, so `npm run dev` serves both REST collections.
+  expect(groups.map((g) => (g.spec.zone !== undefined ? "zonal" : "regional")).sort()).toEqual([
+    "regional",
+    "zonal",
+  ]);
   expect(requests.some((r) => r.spec.requestedRunDuration !== undefined)).toBe(true);
   expect(requests.some((r) => r.spec.requestedRunDuration === undefined)).toBe(true);
 });
