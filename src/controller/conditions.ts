@@ -27,10 +27,3 @@ export function setCondition(
   else list.push(next);
   return list;
 }
-
-export function findCondition(
-  conditions: readonly Condition[] | undefined,
-  type: string,
-): Condition | undefined {
-  return conditions?.find((c) => c.type === type);
-}

@@ -15,8 +15,9 @@ import type { Errors } from "../api/errors.js";
 import type { InstanceGroupManagerStatus } from "../api/instance-group-manager.js";
 import { locationField } from "../api/location.js";
 import { REST_KIND } from "../api/names.js";
-import type { Provisioning, ResizeRequestStatus } from "../api/resize-request.js";
+import { FINAL_STATES, type Provisioning, type ResizeRequestStatus } from "../api/resize-request.js";
 import type { EventDefinition } from "../events/catalog.js";
+import { exponentialDelay } from "../runtime/backoff.js";
 import { setCondition, type ConditionInput } from "./conditions.js";
 import {
   attemptTimedOut,
@@ -62,9 +63,8 @@ export interface Plan {
   readonly requeueAfterMs: number | undefined;
 }
 
-const FINAL = new Set(["SUCCEEDED", "FAILED", "CANCELLED"]);
-
-export const isFinal = (status: ResizeRequestStatus): boolean => FINAL.has(status.state ?? "");
+export const isFinal = (status: ResizeRequestStatus): boolean =>
+  status.state !== undefined && FINAL_STATES.includes(status.state);
 
 /** Instances a request asks for. */
 export const sizeOf = (r: RequestView): number => r.spec.resizeBy ?? r.spec.instances?.length ?? 0;
@@ -82,8 +82,10 @@ export function fifo(a: RequestView, b: RequestView): number {
           : 0;
 }
 
+/** Delay before the attempt after attempt number `attempt` (1-based): the runtime's backoff, unjittered. */
 export function backoffMs(attempt: number, cfg: DecideConfig): number {
-  return Math.min(cfg.backoffMaxMs, cfg.backoffBaseMs * 2 ** Math.max(0, attempt - 1));
+  const policy = { initialMs: cfg.backoffBaseMs, maxMs: cfg.backoffMaxMs, factor: 2, jitter: 0 };
+  return exponentialDelay(policy, Math.max(0, attempt - 1));
 }
 
 /** Equal as JSON, whatever the key order (the API server returns keys sorted). */

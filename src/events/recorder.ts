@@ -3,9 +3,9 @@
 // never waits for, or fails because of, the API server. The worker performs the calls through an
 // EventSink, retrying only transient failures.
 import { hostname } from "node:os";
-import { setTimeout as sleepFor } from "node:timers/promises";
 import type { Logger } from "pino";
-import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from "./backoff.js";
+import { backoffDelay, type BackoffPolicy } from "../runtime/backoff.js";
+import { isAborted, realClock, sleep, type Clock, type Timer } from "../runtime/clock.js";
 import {
   LIMITS,
   checkReportingInstance,
@@ -27,6 +27,21 @@ import {
 } from "./series.js";
 import { classify, type EventSink, type Failure } from "./sink.js";
 
+/** Retries of one write: the runtime's jittered exponential backoff, within a total budget. */
+export interface RetryPolicy extends BackoffPolicy {
+  /** Give up retrying one write after this long. */
+  readonly giveUpAfterMs: number;
+}
+
+/** From 250 ms up to 10 s (plus up to half again of jitter), for at most 2 minutes per write. */
+export const DEFAULT_RETRY: RetryPolicy = {
+  initialMs: 250,
+  maxMs: 10_000,
+  factor: 2,
+  jitter: 0.5,
+  giveUpAfterMs: 120_000,
+};
+
 export interface RecorderOptions {
   sink: EventSink;
   logger: Logger;
@@ -42,13 +57,11 @@ export interface RecorderOptions {
   maxSeries?: number;
   /** How often heartbeats and idle ends are checked. Default: a quarter of the shorter period, 1–30 s. */
   sweepIntervalMs?: number;
-  backoff?: Partial<BackoffPolicy>;
-  /** Injectable for tests: milliseconds since the epoch. */
-  clock?: () => number;
+  backoff?: Partial<RetryPolicy>;
+  /** Time and timers (the sweeper, retry waits, the stop deadline); the real clock by default. */
+  clock?: Clock;
   /** Injectable for tests: jitter source in [0, 1). */
   random?: () => number;
-  /** Injectable for tests: waits `ms`, rejecting when `signal` aborts. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 export interface RecorderStats {
@@ -98,12 +111,12 @@ class BufferedEventRecorder implements EventRecorder {
   private readonly log: Logger;
   private readonly instance: string;
   private readonly bufferSize: number;
-  private readonly backoff: BackoffPolicy;
-  private readonly clock: () => number;
+  private readonly backoff: RetryPolicy;
+  private readonly clock: Clock;
   private readonly random: () => number;
-  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   private readonly book: SeriesBook;
-  private readonly sweeper: NodeJS.Timeout;
+  private readonly sweepMs: number;
+  private sweeper: Timer | undefined;
   /** Aborted at the stop deadline: cuts retry waits short. */
   private readonly abort = new AbortController();
 
@@ -125,20 +138,27 @@ class BufferedEventRecorder implements EventRecorder {
     if (problems.length > 0) throw new Error(`event recorder: ${problems.join("; ")}`);
     this.log = options.logger.child({ component: "event-recorder", reportingInstance: this.instance });
     this.bufferSize = options.bufferSize ?? 1000;
-    this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
-    this.clock = options.clock ?? Date.now;
+    this.backoff = { ...DEFAULT_RETRY, ...options.backoff };
+    this.clock = options.clock ?? realClock;
     this.random = options.random ?? Math.random;
-    this.sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
     const heartbeatMs = options.heartbeatMs ?? DEFAULT_TIMING.heartbeatMs;
     const idleMs = options.seriesIdleMs ?? DEFAULT_TIMING.idleMs;
     this.book = new SeriesBook({ heartbeatMs, idleMs, maxKeys: options.maxSeries ?? DEFAULT_TIMING.maxKeys });
-    const sweepMs =
+    this.sweepMs =
       options.sweepIntervalMs ?? Math.min(30_000, Math.max(1000, Math.min(heartbeatMs, idleMs) / 4));
-    this.sweeper = setInterval(() => {
-      this.sweep();
-    }, sweepMs);
-    // Heartbeats alone must not keep the process alive.
-    this.sweeper.unref();
+    this.armSweeper();
+  }
+
+  /** The next sweep; heartbeats alone must not keep the process alive. */
+  private armSweeper(): void {
+    this.sweeper = this.clock.setTimer(
+      () => {
+        this.sweep();
+        if (!this.closed) this.armSweeper();
+      },
+      this.sweepMs,
+      { keepAlive: false },
+    );
   }
 
   emit(request: EmitRequest): void {
@@ -157,7 +177,7 @@ class BufferedEventRecorder implements EventRecorder {
         );
         return;
       }
-      const now = this.clock();
+      const now = this.clock.now();
       const observation = this.book.observe(isomorphismKey(request, this.instance), now, () => {
         this.lastNanos = nextNameNanos(this.lastNanos, now);
         return toEvent(request, { reportingInstance: this.instance, nowMs: now, nameNanos: this.lastNanos });
@@ -188,14 +208,14 @@ class BufferedEventRecorder implements EventRecorder {
 
   /** Schedules heartbeats and the final writes of series that went idle. */
   private sweep(): void {
-    for (const entry of this.book.due(this.clock())) this.schedule(entry);
+    for (const entry of this.book.due(this.clock.now())) this.schedule(entry);
   }
 
   private async shutdown(deadlineMs: number): Promise<void> {
-    clearInterval(this.sweeper);
+    this.sweeper?.cancel();
     for (const entry of this.book.pending()) this.schedule(entry);
     this.closed = true;
-    const timer = setTimeout(() => {
+    const timer = this.clock.setTimer(() => {
       this.abort.abort();
     }, deadlineMs);
     const deadline = new Promise<void>((resolve) => {
@@ -204,7 +224,7 @@ class BufferedEventRecorder implements EventRecorder {
       });
     });
     await Promise.race([this.idle(), deadline]);
-    clearTimeout(timer);
+    timer.cancel();
     this.abort.abort();
     if (this.queue.length > 0) {
       this.counters.dropped += this.queue.length;
@@ -265,7 +285,7 @@ class BufferedEventRecorder implements EventRecorder {
         outcome = await this.attempt(plan);
       }
       if (outcome === "ok") {
-        markWritten(entry, plan, this.clock());
+        markWritten(entry, plan, this.clock.now());
       } else if (outcome === "already-exists" && plan.kind === "create") {
         // An earlier attempt reached the server although its response was lost, or another write won
         // a race: the Event exists. Its series is patched next, except right after a fallback, where
@@ -283,7 +303,7 @@ class BufferedEventRecorder implements EventRecorder {
 
   /** One write with retries: transient failures only, with jittered backoff, within the retry budget. */
   private async attempt(plan: WritePlan): Promise<Outcome> {
-    const started = this.clock();
+    const started = this.clock.now();
     const fields = this.describe(plan);
     for (let retry = 0; ; retry++) {
       try {
@@ -300,15 +320,14 @@ class BufferedEventRecorder implements EventRecorder {
           return "rejected";
         }
         const delay = backoffDelay(this.backoff, retry, this.random);
-        if (this.abort.signal.aborted || this.clock() - started + delay > this.backoff.giveUpAfterMs) {
+        if (this.abort.signal.aborted || this.clock.now() - started + delay > this.backoff.giveUpAfterMs) {
           this.log.warn({ ...fields, err, retries: retry }, "event write failed; giving up");
           return "gave-up";
         }
         this.counters.retried++;
         this.log.debug({ ...fields, err, retry, delayMs: Math.round(delay) }, "event write failed; retrying");
-        try {
-          await this.sleep(delay, this.abort.signal);
-        } catch {
+        await sleep(this.clock, delay, this.abort.signal);
+        if (isAborted(this.abort.signal)) {
           this.log.warn({ ...fields, retries: retry + 1 }, "event write abandoned at stop deadline");
           return "gave-up";
         }

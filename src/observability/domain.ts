@@ -6,7 +6,7 @@
 import { Counter as PromCounter, Gauge as PromGauge } from "prom-client";
 import { ResizeRequestCondition } from "../api/conditions.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import type { ResizeRequest } from "../api/resize-request.js";
+import { ResizeRequestState, type ResizeRequest } from "../api/resize-request.js";
 import type { PlanEventNotice } from "../controller/execute.js";
 import { resizeEvents } from "../controller/events.js";
 import { BY_GROUP } from "../controller/observe.js";
@@ -15,7 +15,7 @@ import type { MetricsSink } from "../runtime/metrics.js";
 import type { Lister } from "../runtime/store.js";
 import { DOMAIN_METRIC, HELP, type PromMetrics } from "./metrics.js";
 
-const STATES = ["CREATING", "ACCEPTED", "SUCCEEDED", "FAILED", "CANCELLED"] as const;
+const STATES = ResizeRequestState.options;
 
 export interface DomainSources {
   readonly requests: Lister<ResizeRequest>;

@@ -9,7 +9,13 @@ import { checkScopes } from "./auth.js";
 import type { RestDeps } from "./deps.js";
 import { InvalidError, NotFoundError, validationError } from "./errors.js";
 import { checkRoute, type Params, type Route, type RouteParameter } from "./route.js";
-import { checkFields, sendJson, SYSTEM_PARAMETER_NAMES, TOKEN_PARAMETERS } from "./system-parameters.js";
+import {
+  checkFields,
+  invalidParameter as invalidStandardParameter,
+  sendJson,
+  SYSTEM_PARAMETER_NAMES,
+  TOKEN_PARAMETERS,
+} from "./system-parameters.js";
 
 /** `projects/{project}/…` → `/projects/:project/…`. */
 export function expressPath(template: string): string {
@@ -91,7 +97,7 @@ function credentials(req: Request): string | undefined {
   for (const name of TOKEN_PARAMETERS) {
     const value: unknown = req.query[name];
     if (value === undefined || value === "") continue;
-    if (typeof value !== "string") throw invalidParameter(name, "given more than once");
+    if (typeof value !== "string") throw invalidStandardParameter(name, "given more than once");
     return `Bearer ${value}`;
   }
   return undefined;

@@ -105,7 +105,8 @@ export interface OutputOptions {
 const DEFAULT_OUTPUT: OutputOptions = { pretty: true };
 const outputs = new WeakMap<Response, OutputOptions>();
 
-function invalidParameter(name: string, message: string): RestError {
+/** A bad value of a standard parameter: 400 `invalidParameter`, located at the parameter. */
+export function invalidParameter(name: string, message: string): RestError {
   const text = `Invalid value for parameter '${name}': ${message}`;
   return new RestError(400, "invalidParameter", text, [
     { message: text, location: name, locationType: "parameter" },

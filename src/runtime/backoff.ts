@@ -54,9 +54,4 @@ export class Backoff {
     this.lastFailure = now;
     return backoffDelay(this.policy, this.attempt++, this.random);
   }
-
-  reset(): void {
-    this.attempt = 0;
-    this.lastFailure = undefined;
-  }
 }

@@ -1,5 +1,5 @@
 // The controller runtime's public surface: everything a reconciler and the `run` command wire together.
-export { FakeClock, flushPromises, isAborted, realClock, sleep, type Clock, type Timer } from "./clock.js";
+export { isAborted, realClock, sleep, type Clock, type Timer } from "./clock.js";
 export { Backoff, backoffDelay, exponentialDelay, withJitter, type BackoffPolicy } from "./backoff.js";
 export {
   BucketRateLimiter,
@@ -62,14 +62,11 @@ export {
 } from "./manager.js";
 export { shutdownOnSignals, type ShutdownSignal } from "./signals.js";
 export {
-  InMemoryMetrics,
   METRIC,
   noopMetrics,
   type Counter,
   type Gauge,
   type Histogram,
-  type HistogramSnapshot,
   type Labels,
   type MetricsSink,
-  type Sample,
 } from "./metrics.js";

@@ -2,6 +2,7 @@
 // namespace per test file.
 import * as k8s from "@kubernetes/client-node";
 import { setTimeout as sleep } from "node:timers/promises";
+import { GROUP, RESIZE_REQUEST, VERSION } from "../../src/api/names.js";
 
 export function kubeConfig(): k8s.KubeConfig {
   const file = process.env.KUBECONFIG;
@@ -23,6 +24,24 @@ export async function createTestNamespace(
     name,
     remove: async () => {
       await core.deleteNamespace({ name });
+      // The test's operator is gone by now: requests still holding its finalizer would keep the
+      // namespace Terminating for ever, and later tests that act on every namespace (the docs'
+      // `kubectl delete rr --all -A --wait`) would wait on them.
+      const custom = kubeConfig().makeApiClient(k8s.CustomObjectsApi);
+      const api = { group: GROUP, version: VERSION, namespace: name, plural: RESIZE_REQUEST.plural };
+      // Files that never installed the CRDs have no requests to clean up.
+      const list = (await custom.listNamespacedCustomObject(api).catch(() => ({ items: [] }))) as {
+        items?: { metadata?: { name?: string; finalizers?: string[] } }[];
+      };
+      for (const item of list.items ?? []) {
+        if ((item.metadata?.finalizers ?? []).length === 0) continue;
+        await custom
+          .patchNamespacedCustomObject(
+            { ...api, name: item.metadata?.name ?? "", body: { metadata: { finalizers: null } } },
+            k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+          )
+          .catch(() => undefined); // deleted meanwhile
+      }
     },
   };
 }

@@ -262,6 +262,8 @@ describe("RBAC: the operator as the chart's ServiceAccount", () => {
     expect(insert).toMatchObject({ status: 200, body: { kind: "compute#operation" } });
     expect((await call("GET", `${requests}/via-rest`, { token: user })).status).toBe(200);
     expect((await call("POST", `${requests}/via-rest/cancel`, { token: user })).status).toBe(200);
+    // GCE's rule: only a finished request can be deleted through REST.
+    await untilState(workNs.name, "via-rest", ["CANCELLED", "SUCCEEDED"], 90_000);
     expect((await call("DELETE", `${requests}/via-rest`, { token: user })).status).toBe(200);
 
     // The dashboard: sign in, then its JSON API (informer caches, SubjectAccessReview for the user).

@@ -7,7 +7,8 @@ import { startComponent, stopComponent } from "../../../testbed/components.js";
 import { Informer } from "../../../src/runtime/informer.js";
 import { KubeHttp } from "../../../src/runtime/kube-http.js";
 import { httpListWatch } from "../../../src/runtime/list-watch.js";
-import { InMemoryMetrics, METRIC } from "../../../src/runtime/metrics.js";
+import { METRIC } from "../../../src/runtime/metrics.js";
+import { InMemoryMetrics } from "../../support/in-memory-metrics.js";
 import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.js";
 
 const kc = kubeConfig();

@@ -1,4 +1,5 @@
-// Test doubles for the recorder's unit tests: a scripted in-memory sink and a manual clock.
+// Test double for the recorder's unit tests: a scripted in-memory sink (time comes from the FakeClock
+// of test/support).
 import type { EventsV1Event, EventsV1EventSeries } from "@kubernetes/client-node";
 import { SinkError, type EventSink, type EventTarget } from "../../../src/events/sink.js";
 
@@ -13,6 +14,9 @@ export class FakeSink implements EventSink {
   failures: Error[] = [];
   /** When set, calls wait for this promise before answering (a slow or hung server). */
   gate: Promise<void> | undefined;
+  /** When set, the time of each call is recorded in `times` (to measure the delays between retries). */
+  now: (() => number) | undefined;
+  readonly times: number[] = [];
 
   async create(event: EventsV1Event): Promise<void> {
     this.calls.push({ kind: "create", event });
@@ -40,21 +44,9 @@ export class FakeSink implements EventSink {
   }
 
   private async answer(): Promise<void> {
+    if (this.now) this.times.push(this.now());
     if (this.gate) await this.gate;
     const failure = this.failures.shift();
     if (failure !== undefined) throw failure;
   }
-}
-
-export class ManualClock {
-  constructor(public now = Date.UTC(2026, 0, 1)) {}
-  readonly read = (): number => this.now;
-  readonly sleeps: number[] = [];
-  /** Sleeping advances the clock instead of waiting. */
-  readonly sleep = (ms: number, signal: AbortSignal): Promise<void> => {
-    if (signal.aborted) return Promise.reject(new Error("aborted"));
-    this.sleeps.push(ms);
-    this.now += ms;
-    return Promise.resolve();
-  };
 }

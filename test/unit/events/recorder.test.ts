@@ -1,5 +1,4 @@
 import { pino } from "pino";
-import { setTimeout as sleep } from "node:timers/promises";
 import {
   createEventRecorder,
   defaultReportingInstance,
@@ -8,7 +7,8 @@ import {
 } from "../../../src/events/recorder.js";
 import { REPORTING_CONTROLLER, type EmitRequest } from "../../../src/events/event.js";
 import { SinkError } from "../../../src/events/sink.js";
-import { FakeSink, ManualClock } from "./fakes.js";
+import { FakeClock } from "../../support/fake-clock.js";
+import { FakeSink } from "./fakes.js";
 
 const logger = pino({ level: "silent" });
 const regarding = {
@@ -26,33 +26,39 @@ const failure: EmitRequest = {
   note: "2 of 8 instances not ready",
 };
 
-let recorders: EventRecorder[] = [];
+let running: { recorder: EventRecorder; clock: FakeClock }[] = [];
 function setup(options: Partial<RecorderOptions> = {}) {
   const sink = new FakeSink();
-  const clock = new ManualClock();
+  // Time moves only when a test advances it: retry waits, sweeps and the stop deadline included.
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  sink.now = () => clock.now();
   const recorder = createEventRecorder({
     sink,
     logger,
     reportingInstance: "operator-0",
-    clock: clock.read,
-    sleep: clock.sleep,
+    clock,
     random: () => 0.5,
     ...options,
   });
-  recorders.push(recorder);
+  running.push({ recorder, clock });
   return { sink, clock, recorder };
 }
 afterEach(async () => {
-  await Promise.all(recorders.map((r) => r.stop(100)));
-  recorders = [];
+  await Promise.all(
+    running.map(({ recorder, clock }) => Promise.all([recorder.stop(100), clock.advance(100)])),
+  );
+  running = [];
 });
 
-async function until(what: string, probe: () => boolean): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (probe()) return;
-    await sleep(2);
-  }
-  throw new Error(`timed out waiting for ${what}`);
+/** Runs `work` while time passes by `ms` (retry waits fire as they fall due). */
+async function during<T>(clock: FakeClock, ms: number, work: Promise<T>): Promise<T> {
+  await clock.advance(ms);
+  return work;
+}
+
+/** The gaps between consecutive calls of the sink. */
+function gaps(times: readonly number[]): number[] {
+  return times.slice(1).map((t, i) => t - (times[i] ?? t));
 }
 
 describe("emit", () => {
@@ -115,18 +121,17 @@ describe("series", () => {
   test("50 identical failures spread over time: create, patch 2, then the rest on flush (3 calls)", async () => {
     const { sink, clock, recorder } = setup();
     for (let i = 0; i < 50; i++) {
-      clock.now += 1000;
+      await clock.advance(1000);
       recorder.emit(failure);
-      await until("the worker to settle", () => recorder.stats().buffered === 0);
-      await sleep(1);
     }
+    await clock.advance(0);
     expect(sink.summary()).toEqual(["create", "patch 2"]);
     await recorder.flush();
     expect(sink.summary()).toEqual(["create", "patch 2", "patch 50"]);
     const stored = [...sink.stored.values()];
     expect(stored).toHaveLength(1);
     expect(stored[0]?.series?.count).toBe(50);
-    expect(stored[0]?.series?.lastObservedTime.getTime()).toBe(clock.now);
+    expect(stored[0]?.series?.lastObservedTime.getTime()).toBe(clock.now());
     // The note and name are those of the first occurrence; only the series changes.
     expect(stored[0]?.note).toBe(failure.note);
   });
@@ -151,7 +156,7 @@ describe("series", () => {
   });
 
   test("a create answered AlreadyExists (an earlier attempt got through) counts as created", async () => {
-    const { sink, recorder } = setup();
+    const { sink, clock, recorder } = setup();
     // The first attempt reached the server but its answer was lost: simulate by storing the Event.
     const create = sink.create.bind(sink);
     sink.create = (event) => {
@@ -162,7 +167,7 @@ describe("series", () => {
     };
     recorder.emit(failure);
     recorder.emit(failure);
-    await recorder.flush();
+    await during(clock, 1000, recorder.flush());
     expect(sink.summary()).toEqual(["create", "create", "patch 2"]);
     expect(recorder.stats()).toMatchObject({ failed: 0, retried: 1 });
   });
@@ -171,26 +176,25 @@ describe("series", () => {
     const { sink, clock, recorder } = setup({
       heartbeatMs: 60_000,
       seriesIdleMs: 30_000,
-      sweepIntervalMs: 5,
+      sweepIntervalMs: 1000,
     });
     recorder.emit(failure);
     recorder.emit(failure);
     await recorder.flush();
     for (let i = 0; i < 5; i++) {
-      clock.now += 10_000;
+      await clock.advance(10_000);
       recorder.emit(failure);
     }
-    await sleep(30);
+    await clock.advance(0);
     expect(sink.summary()).toEqual(["create", "patch 2"]);
-    clock.now += 10_000;
-    await until("the heartbeat", () => sink.calls.length === 3);
+    await clock.advance(10_000);
     expect(sink.summary()).toEqual(["create", "patch 2", "patch 7"]);
-    clock.now += 5_000;
+    await clock.advance(5_000);
     recorder.emit(failure);
-    await sleep(30);
+    await clock.advance(0);
     expect(sink.calls).toHaveLength(3);
-    clock.now += 30_000;
-    await until("the end of the series", () => sink.calls.length === 4);
+    await clock.advance(30_000);
+    expect(sink.calls).toHaveLength(4);
     expect(sink.summary()).toEqual(["create", "patch 2", "patch 7", "patch 8"]);
     // After the end, the next occurrence is a new Event.
     recorder.emit(failure);
@@ -207,14 +211,14 @@ describe("failures and retries", () => {
     ["a network error", new SinkError("ECONNREFUSED", undefined)],
     ["an unexpected error", new TypeError("fetch failed")],
   ])("%s is retried with jittered exponential backoff", async (_name, error) => {
-    const { sink, clock, recorder } = setup({ backoff: { baseMs: 100, maxMs: 1000 } });
+    const { sink, clock, recorder } = setup({ backoff: { initialMs: 100, maxMs: 1000 } });
     sink.failures = [error, error, error, error, error];
     recorder.emit(failure);
-    await recorder.flush();
+    await during(clock, 10_000, recorder.flush());
     expect(sink.calls).toHaveLength(6);
     expect(sink.stored.size).toBe(1);
-    // random() = 0.5 → three quarters of the capped exponential delay.
-    expect(clock.sleeps).toEqual([75, 150, 300, 600, 750]);
+    // The capped exponential delay plus jitter: random() = 0.5 with jitter 0.5 adds a quarter.
+    expect(gaps(sink.times)).toEqual([125, 250, 500, 1000, 1250]);
     expect(recorder.stats()).toMatchObject({ retried: 5, written: 1, failed: 0 });
   });
 
@@ -239,10 +243,14 @@ describe("failures and retries", () => {
   });
 
   test("transient failures give up after the retry budget", async () => {
-    const { sink, recorder } = setup({ backoff: { baseMs: 1000, maxMs: 10_000, giveUpAfterMs: 60_000 } });
+    const { sink, clock, recorder } = setup({
+      backoff: { initialMs: 1000, maxMs: 10_000, giveUpAfterMs: 60_000 },
+    });
     sink.failures = Array.from({ length: 100 }, () => new SinkError("unavailable", 503));
     recorder.emit(failure);
-    await recorder.flush();
+    await during(clock, 120_000, recorder.flush());
+    // The last retry starts within the budget; none starts after it.
+    expect((sink.times.at(-1) ?? 0) - (sink.times[0] ?? 0)).toBeLessThanOrEqual(60_000);
     expect(sink.calls.length).toBeGreaterThan(5);
     expect(sink.calls.length).toBeLessThan(20);
     expect(recorder.stats()).toMatchObject({ failed: 1, written: 0 });
@@ -290,25 +298,27 @@ describe("stop", () => {
   });
 
   test("returns by its deadline when the API server hangs, counting what it could not write", async () => {
-    const { sink, recorder } = setup();
+    const { sink, clock, recorder } = setup();
     sink.gate = new Promise(() => undefined);
     recorder.emit({ ...failure, reason: "A" });
     recorder.emit({ ...failure, reason: "B" });
     recorder.emit({ ...failure, reason: "C" });
-    const started = performance.now();
-    await recorder.stop(100);
-    expect(performance.now() - started).toBeLessThan(1000);
+    let stopped = false;
+    const stopping = recorder.stop(100).then(() => (stopped = true));
+    await clock.advance(99);
+    expect(stopped).toBe(false);
+    await during(clock, 1, stopping);
     expect(recorder.stats()).toMatchObject({ dropped: 2, buffered: 0 });
   });
 
   test("cuts retry waits short at the deadline", async () => {
-    const { sink, recorder } = setup({ sleep: (ms, signal) => sleep(ms, undefined, { signal }) });
+    const { sink, clock, recorder } = setup({ backoff: { initialMs: 10_000 } });
     sink.failures = Array.from({ length: 100 }, () => new SinkError("unavailable", 503));
     recorder.emit(failure);
-    const started = performance.now();
-    await recorder.stop(200);
-    expect(performance.now() - started).toBeLessThan(1000);
-    await until("the abandoned write to be counted", () => recorder.stats().failed === 1);
+    // The first retry would wait 12.5 s; the 200 ms deadline ends the wait and the write.
+    await during(clock, 200, recorder.stop(200));
+    expect(clock.now() - Date.UTC(2026, 0, 1)).toBe(200);
+    expect(recorder.stats()).toMatchObject({ failed: 1, written: 0 });
   });
 });
 

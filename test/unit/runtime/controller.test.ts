@@ -1,8 +1,9 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { FakeClock, flushPromises } from "../../../src/runtime/clock.js";
+import { FakeClock, flushPromises } from "../../support/fake-clock.js";
 import { Controller, type ReconcileResult, type Request } from "../../../src/runtime/controller.js";
 import { Informer } from "../../../src/runtime/informer.js";
-import { InMemoryMetrics, METRIC } from "../../../src/runtime/metrics.js";
+import { METRIC } from "../../../src/runtime/metrics.js";
+import { InMemoryMetrics } from "../../support/in-memory-metrics.js";
 import { ItemExponentialFailureRateLimiter } from "../../../src/runtime/rate-limiter.js";
 import { FakeListWatch, obj } from "./fake-list-watch.js";
 

@@ -1,9 +1,10 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { FakeClock, flushPromises } from "../../../src/runtime/clock.js";
+import { FakeClock, flushPromises } from "../../support/fake-clock.js";
 import { Informer } from "../../../src/runtime/informer.js";
 import { ApiError } from "../../../src/runtime/kube-http.js";
 import type { ListResult } from "../../../src/runtime/list-watch.js";
-import { InMemoryMetrics, METRIC } from "../../../src/runtime/metrics.js";
+import { METRIC } from "../../../src/runtime/metrics.js";
+import { InMemoryMetrics } from "../../support/in-memory-metrics.js";
 import { objectKey } from "../../../src/runtime/store.js";
 import { FakeListWatch, obj } from "./fake-list-watch.js";
 

@@ -1,8 +1,9 @@
 import { pino } from "pino";
-import { FakeClock, flushPromises } from "../../../src/runtime/clock.js";
+import { FakeClock, flushPromises } from "../../support/fake-clock.js";
 import { LeaderElector, validateTimings } from "../../../src/runtime/leader-election.js";
 import type { LeaseClient, LeaseRecord, StoredLease } from "../../../src/runtime/lease-client.js";
-import { InMemoryMetrics, METRIC } from "../../../src/runtime/metrics.js";
+import { METRIC } from "../../../src/runtime/metrics.js";
+import { InMemoryMetrics } from "../../support/in-memory-metrics.js";
 
 /** One Lease object shared by all candidates, with resourceVersion checks like the API server's. */
 class FakeLeaseStore {

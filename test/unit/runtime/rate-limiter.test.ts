@@ -1,4 +1,4 @@
-import { FakeClock } from "../../../src/runtime/clock.js";
+import { FakeClock } from "../../support/fake-clock.js";
 import {
   BucketRateLimiter,
   defaultControllerRateLimiter,

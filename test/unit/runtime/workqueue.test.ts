@@ -1,5 +1,6 @@
-import { FakeClock, flushPromises } from "../../../src/runtime/clock.js";
-import { InMemoryMetrics, METRIC } from "../../../src/runtime/metrics.js";
+import { FakeClock, flushPromises } from "../../support/fake-clock.js";
+import { METRIC } from "../../../src/runtime/metrics.js";
+import { InMemoryMetrics } from "../../support/in-memory-metrics.js";
 import { ItemExponentialFailureRateLimiter } from "../../../src/runtime/rate-limiter.js";
 import { WorkQueue } from "../../../src/runtime/workqueue.js";
 
