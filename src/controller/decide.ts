@@ -13,6 +13,7 @@ import { ResizeRequestCondition as RC, InstanceGroupManagerCondition as GC } fro
 import { durationToMillis } from "../api/duration.js";
 import type { Errors } from "../api/errors.js";
 import type { InstanceGroupManagerStatus } from "../api/instance-group-manager.js";
+import { fifo, isFinalState } from "../api/lifecycle.js";
 import { locationField } from "../api/location.js";
 import { REST_KIND } from "../api/names.js";
 import type { Provisioning, ResizeRequestStatus } from "../api/resize-request.js";
@@ -62,25 +63,13 @@ export interface Plan {
   readonly requeueAfterMs: number | undefined;
 }
 
-const FINAL = new Set(["SUCCEEDED", "FAILED", "CANCELLED"]);
-
-export const isFinal = (status: ResizeRequestStatus): boolean => FINAL.has(status.state ?? "");
+export const isFinal = (status: ResizeRequestStatus): boolean => isFinalState(status.state);
 
 /** Instances a request asks for. */
 export const sizeOf = (r: RequestView): number => r.spec.resizeBy ?? r.spec.instances?.length ?? 0;
 
-/** FIFO order of a group's queue: creation time, then name. */
-export function fifo(a: RequestView, b: RequestView): number {
-  return a.creationTimestamp < b.creationTimestamp
-    ? -1
-    : a.creationTimestamp > b.creationTimestamp
-      ? 1
-      : a.name < b.name
-        ? -1
-        : a.name > b.name
-          ? 1
-          : 0;
-}
+/** FIFO order of a group's queue (the shared definition; the dashboard shows positions by it). */
+export { fifo };
 
 export function backoffMs(attempt: number, cfg: DecideConfig): number {
   return Math.min(cfg.backoffMaxMs, cfg.backoffBaseMs * 2 ** Math.max(0, attempt - 1));
