@@ -5,6 +5,7 @@ import { Conditions } from "./conditions.js";
 import { customResource, type CustomResourceModel } from "./custom-resource.js";
 import { Duration } from "./duration.js";
 import { Errors } from "./errors.js";
+import { FINAL_STATES, RESIZE_REQUEST_STATES } from "./lifecycle.js";
 import { rule, type RuleSpec } from "./meta.js";
 import { REST_KIND, RESIZE_REQUEST } from "./names.js";
 import { OperationType } from "./operation.js";
@@ -90,7 +91,7 @@ const requestedRunDuration = Duration.meta({
     "How long the instances created by the request run. When it has elapsed after the request succeeded, the instances are removed again. Without it they stay until removed by other means.",
 });
 
-export const ResizeRequestState = z.enum(["CREATING", "ACCEPTED", "SUCCEEDED", "FAILED", "CANCELLED"]).meta({
+export const ResizeRequestState = z.enum(RESIZE_REQUEST_STATES).meta({
   outputOnly: true,
   description:
     "Current state of the request. SUCCEEDED, FAILED and CANCELLED are final: the state never changes again.",
@@ -105,7 +106,7 @@ export const ResizeRequestState = z.enum(["CREATING", "ACCEPTED", "SUCCEEDED", "
   },
 });
 export type ResizeRequestState = z.infer<typeof ResizeRequestState>;
-export const FINAL_STATES: readonly ResizeRequestState[] = ["SUCCEEDED", "FAILED", "CANCELLED"];
+export { FINAL_STATES };
 
 const kind = z.literal(REST_KIND.resizeRequest).meta({
   outputOnly: true,

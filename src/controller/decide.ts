@@ -13,9 +13,10 @@ import { ResizeRequestCondition as RC, InstanceGroupManagerCondition as GC } fro
 import { durationToMillis } from "../api/duration.js";
 import type { Errors } from "../api/errors.js";
 import type { InstanceGroupManagerStatus } from "../api/instance-group-manager.js";
+import { fifo, isFinalState } from "../api/lifecycle.js";
 import { locationField } from "../api/location.js";
 import { REST_KIND } from "../api/names.js";
-import { FINAL_STATES, type Provisioning, type ResizeRequestStatus } from "../api/resize-request.js";
+import type { Provisioning, ResizeRequestStatus } from "../api/resize-request.js";
 import type { EventDefinition } from "../events/catalog.js";
 import { exponentialDelay } from "../runtime/backoff.js";
 import { setCondition, type ConditionInput } from "./conditions.js";
@@ -63,24 +64,13 @@ export interface Plan {
   readonly requeueAfterMs: number | undefined;
 }
 
-export const isFinal = (status: ResizeRequestStatus): boolean =>
-  status.state !== undefined && FINAL_STATES.includes(status.state);
+export const isFinal = (status: ResizeRequestStatus): boolean => isFinalState(status.state);
 
 /** Instances a request asks for. */
 export const sizeOf = (r: RequestView): number => r.spec.resizeBy ?? r.spec.instances?.length ?? 0;
 
-/** FIFO order of a group's queue: creation time, then name. */
-export function fifo(a: RequestView, b: RequestView): number {
-  return a.creationTimestamp < b.creationTimestamp
-    ? -1
-    : a.creationTimestamp > b.creationTimestamp
-      ? 1
-      : a.name < b.name
-        ? -1
-        : a.name > b.name
-          ? 1
-          : 0;
-}
+/** FIFO order of a group's queue (the shared definition; the dashboard shows positions by it). */
+export { fifo };
 
 /** Delay before the attempt after attempt number `attempt` (1-based): the runtime's backoff, unjittered. */
 export function backoffMs(attempt: number, cfg: DecideConfig): number {

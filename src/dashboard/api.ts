@@ -15,6 +15,7 @@ import { BackendError, NotFoundError, validationError } from "../rest/errors.js"
 import type { Params, Route } from "../rest/route.js";
 import { parseBody } from "../rest/router.js";
 import type { Informer } from "../runtime/informer.js";
+import type { CapacityAnswer, ItemsAnswer, MeAnswer, RequestDetailAnswer } from "./answers.js";
 import type { DashboardSession } from "./auth-config.js";
 import type { DashboardAuthz } from "./authz.js";
 import { issueCsrfToken, requireCsrf, setCsrfCookie } from "./csrf.js";
@@ -26,7 +27,10 @@ import {
   requestSummary,
   timeline,
   type CapacityHistory,
+  type EventSummary,
+  type GroupSummary,
   type KubeEvent,
+  type RequestSummary,
 } from "./views.js";
 
 export const API_BASE = "/dashboard/api";
@@ -126,7 +130,7 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
 
   router.get(
     "/me",
-    handle((req, res) => {
+    handle((req, res): MeAnswer => {
       const u = user(res);
       const token = issueCsrfToken(deps.secrets, u.username);
       setCsrfCookie(res, token, deps.secureCookies(req));
@@ -150,7 +154,7 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
 
   router.get(
     "/groups",
-    handle(async (_req, res) => {
+    handle(async (_req, res): Promise<ItemsAnswer<GroupSummary>> => {
       const u = user(res);
       const visible = await authz.visible(u, namespacesOf(groups), IGM);
       return {
@@ -165,7 +169,7 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
 
   router.get(
     "/groups/:namespace/:name/capacity",
-    handle(async (req, res) => {
+    handle(async (req, res): Promise<CapacityAnswer> => {
       const namespace = pathParam(req, "namespace");
       const name = pathParam(req, "name");
       await authz.require(user(res), { verb: "get", resource: IGM, namespace, name });
@@ -177,7 +181,7 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
 
   router.get(
     "/requests",
-    handle(async (req, res) => {
+    handle(async (req, res): Promise<ItemsAnswer<RequestSummary>> => {
       const visible = await authz.visible(user(res), namespacesOf(requests), RR);
       const namespace = typeof req.query.namespace === "string" ? req.query.namespace : undefined;
       const group = typeof req.query.group === "string" ? req.query.group : undefined;
@@ -195,7 +199,7 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
 
   router.get(
     "/requests/:namespace/:name",
-    handle(async (req, res) => {
+    handle(async (req, res): Promise<RequestDetailAnswer> => {
       const namespace = pathParam(req, "namespace");
       const name = pathParam(req, "name");
       await authz.require(user(res), { verb: "get", resource: RR, namespace, name });
@@ -230,7 +234,7 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
 
   router.get(
     "/operations",
-    handle(async (_req, res) => {
+    handle(async (_req, res): Promise<ItemsAnswer<Operation>> => {
       const store = deps.rest?.store;
       if (!store) return { items: [] };
       const visible = await authz.visible(user(res), namespacesOf(requests, groups), RR);
@@ -253,7 +257,7 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
 
   router.get(
     "/events",
-    handle(async (_req, res) => {
+    handle(async (_req, res): Promise<ItemsAnswer<EventSummary>> => {
       const visible = await authz.visible(user(res), namespacesOf(requests, groups), RR);
       return {
         items: events.lister

@@ -15,6 +15,7 @@ import type { Provider } from "@auth/core/providers";
 import type { CookiesOptions, Profile, Session, User } from "@auth/core/types";
 import type { Logger } from "pino";
 import { z } from "zod";
+import type { SessionUser } from "./answers.js";
 import { verifyCredentials, type UserSource } from "./credentials.js";
 
 declare module "@auth/core/types" {
@@ -32,12 +33,7 @@ declare module "@auth/core/jwt" {
 /** What the dashboard puts in a session: the seed's default fields plus groups, nothing else. */
 export interface DashboardSession {
   readonly expires: string;
-  readonly user: {
-    readonly name: string | null;
-    readonly email: string | null;
-    readonly image: string | null;
-    readonly groups: readonly string[];
-  };
+  readonly user: SessionUser;
 }
 
 export class AuthSettingsError extends Error {}

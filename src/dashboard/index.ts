@@ -2,6 +2,8 @@
 // API with live updates under /dashboard/api, and the static UI at / and /ui/. Built once at start-up
 // from validated settings; the Auth.js configuration itself is computed per request (lazy
 // initialisation), which is how AUTH_PROVIDERS_BY_HOST offers different providers per host.
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Auth, createActionURL, setEnvDefaults } from "@auth/core";
 import { ExpressAuth } from "@auth/express";
@@ -66,7 +68,15 @@ export interface Dashboard {
   mount(inner: express.Express): express.Express;
 }
 
+/** The UI's page, styles and images: src/dashboard/ui, or its copy in dist/dashboard/ui once built. */
 const UI_DIR = fileURLToPath(new URL("./ui/", import.meta.url));
+/**
+ * The UI's scripts, compiled by tsc (src/dashboard/ui/tsconfig.json) into dist/browser, laid out as
+ * under src/ so that their relative imports resolve. `npm run build` writes them, and `npm run build:ui`
+ * before `npm run dev`/`operator` and the tests: this module runs from src/ (tsx) or dist/, both two
+ * levels below the root that holds dist/.
+ */
+const BROWSER_DIR = fileURLToPath(new URL("../../dist/browser/", import.meta.url));
 
 /** The UI's own assets only: no CDN, no inline script, no framing. */
 const CSP =
@@ -188,6 +198,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     res.redirect(302, "/");
   });
   // Assets are public (a custom sign-in page may use them) and hold nothing but code and styles.
+  router.use("/ui/js", express.static(BROWSER_DIR, { index: false, maxAge: "5m", fallthrough: false }));
   router.use("/ui", express.static(UI_DIR, { index: false, maxAge: "5m", fallthrough: false }));
   router.use(API_BASE, guarded);
   router.use(API_BASE, (_req: Request, res: Response, next: NextFunction) => {
@@ -237,6 +248,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     res.status(status).json(body);
   });
 
+  if (!existsSync(path.join(BROWSER_DIR, "dashboard", "ui", "app.js")))
+    log.error(
+      { dir: BROWSER_DIR },
+      "the dashboard UI is not compiled: run npm run build:ui (or npm run build)",
+    );
   if (settings.generatedSecret)
     log.warn(
       "DASHBOARD DEVELOPMENT MODE: no AUTH_SECRET set, sessions are signed with a random secret that changes on every restart; set AUTH_SECRET (required with NODE_ENV=production)",

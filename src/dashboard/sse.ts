@@ -8,12 +8,13 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import type { UserInfo } from "../rest/auth.js";
 import type { Informer } from "../runtime/informer.js";
+import type { StreamUpdate } from "./answers.js";
 import type { DashboardAuthz } from "./authz.js";
 import { eventSummary, groupSummary, requestSummary, type CapacityHistory, type KubeEvent } from "./views.js";
 
 export interface StreamMessage {
   readonly type: "request" | "group" | "event";
-  readonly op: "upsert" | "delete";
+  readonly op: StreamUpdate<unknown>["op"];
   readonly namespace: string;
   /** RBAC resource whose `list` in the namespace the receiver needs. */
   readonly resource: string;

@@ -1,5 +1,7 @@
 // What the dashboard shows, computed from the objects alone (pure): group and request summaries, a
 // request's timeline from its status conditions, and the per-group capacity history behind the chart.
+// The browser UI loads this module as well (byNewest) and reads its types: type imports only here
+// (test/unit/dashboard/ui-imports.test.ts).
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import type { KubeObject } from "../runtime/object.js";

@@ -3,7 +3,8 @@
 // Operation before it touches the cluster (so the operations controller can follow it), and removes
 // it again if the cluster refuses the change, so that a retry starts afresh. Cancel and delete follow
 // GCE's rules: cancel only an active request, delete only a finished one.
-import { FINAL_STATES, type ResizeRequestInsert } from "../api/resize-request.js";
+import { isFinalState } from "../api/lifecycle.js";
+import type { ResizeRequestInsert } from "../api/resize-request.js";
 import { INSTANCE_GROUP_MANAGER, REST_KIND, USE_VERB } from "../api/names.js";
 import {
   locationPath,
@@ -190,10 +191,6 @@ export async function get(call: CallContext): Promise<Reply> {
   return { body: toRestResizeRequest(rr, { publicUrl: call.deps.publicUrl, ...target }) };
 }
 
-function isFinal(state: string | undefined): boolean {
-  return state !== undefined && (FINAL_STATES as readonly string[]).includes(state);
-}
-
 /**
  * The operation of a repeated call: a cancel or delete replayed with its requestId answers with the
  * first call's operation even though the request is now final or gone.
@@ -213,7 +210,7 @@ export async function cancel(call: CallContext): Promise<Reply> {
   const state = rr.status?.state;
   // GCE cancels only active requests. A request that turns final after this check gets a DONE
   // operation with CONDITION_NOT_MET from the operations controller (operations/advance.ts).
-  if (isFinal(state))
+  if (isFinalState(state))
     throw new InvalidResourceUsageError(
       `The resize request '${target.name}' is ${state ?? ""} and can no longer be cancelled: only an active request (CREATING or ACCEPTED) can be cancelled.`,
     );
@@ -231,7 +228,7 @@ export async function remove(call: CallContext): Promise<Reply> {
   if (replayed) return { body: replayed };
   const { rr, target } = await resolve(call);
   const state = rr.status?.state;
-  if (!isFinal(state))
+  if (!isFinalState(state))
     throw new InvalidResourceUsageError(
       `The resize request '${target.name}' is ${state ?? "CREATING"} and cannot be deleted while active: cancel it first, then delete it once it is CANCELLED. (Deleting it with kubectl cancels it first.)`,
     );

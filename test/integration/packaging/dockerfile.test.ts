@@ -132,8 +132,10 @@ test("performing the stages yields a runtime folder that starts and answers --he
   // Only the built output, production dependencies and package.json.
   expect(readdirSync(dir).sort()).toEqual(["dist", "node_modules", "package.json"]);
   expect(existsSync(path.join(dir, "dist", "cli.js"))).toBe(true);
-  // The dashboard's static UI is not compiled by tsc: the build copies it.
+  // The dashboard's page and styles are copied by the build; its scripts are compiled into dist/browser.
   expect(existsSync(path.join(dir, "dist", "dashboard", "ui", "index.html"))).toBe(true);
+  expect(existsSync(path.join(dir, "dist", "browser", "dashboard", "ui", "app.js"))).toBe(true);
+  expect(existsSync(path.join(dir, "dist", "dashboard", "ui", "app.ts"))).toBe(false);
   const lock = JSON.parse(readFileSync(path.join(repoRoot, "package-lock.json"), "utf8")) as {
     packages: Record<string, { dev?: boolean }>;
   };

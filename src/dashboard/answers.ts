@@ -1,0 +1,66 @@
+// The JSON answers of /dashboard/api and the payloads of its live stream, defined once: the server's
+// handlers (api.ts, sse.ts) are checked against these types and the browser UI (./ui) reads them.
+// Types only, and nothing that needs Node or Express: the browser's program type-checks this file.
+import type { Operation } from "../api/operation.js";
+import type { ResizeRequestSpec } from "../api/resize-request.js";
+import type {
+  attempts,
+  CapacityPoint,
+  EventSummary,
+  GroupSummary,
+  RequestSummary,
+  TimelineEntry,
+} from "./views.js";
+
+/** What a session tells about its user (the `session` callback exposes nothing else). */
+export interface SessionUser {
+  readonly name: string | null;
+  readonly email: string | null;
+  readonly image: string | null;
+  readonly groups: readonly string[];
+}
+
+/** GET /me: who is signed in, as whom RBAC sees them, and the CSRF token for mutations. */
+export interface MeAnswer {
+  readonly user: SessionUser;
+  readonly expires: string;
+  readonly kubernetes: { readonly username: string; readonly groups: readonly string[] };
+  readonly csrfToken: string;
+  /** Create and cancel are available (the operations store is configured). */
+  readonly mutations: boolean;
+}
+
+/** GET /groups, /requests, /events, /operations. */
+export interface ItemsAnswer<T> {
+  readonly items: readonly T[];
+}
+
+/** GET /groups/:namespace/:name/capacity. */
+export interface CapacityAnswer {
+  readonly group: GroupSummary;
+  readonly points: readonly CapacityPoint[];
+  readonly now: number;
+}
+
+/** GET /requests/:namespace/:name. */
+export interface RequestDetailAnswer {
+  readonly request: RequestSummary;
+  readonly spec: ResizeRequestSpec;
+  readonly timeline: readonly TimelineEntry[];
+  readonly attempts: ReturnType<typeof attempts>;
+  readonly events: readonly EventSummary[];
+  readonly operations: readonly Operation[];
+}
+
+/** The data of each event type of /dashboard/api/stream. */
+export interface StreamPayloads {
+  readonly request: RequestSummary;
+  readonly group: GroupSummary;
+  readonly event: EventSummary;
+}
+
+/** One message of the stream: its `data:` line. */
+export interface StreamUpdate<T> {
+  readonly op: "upsert" | "delete";
+  readonly data: T;
+}
