@@ -2,6 +2,7 @@
 // session redirects to the sign-in page with a callbackUrl back to it, a JSON call answers 401, and the
 // sign-in routes themselves are never guarded (a guarded sign-in page would loop forever).
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { RestError } from "../rest/errors.js";
 import type { DashboardSession } from "./auth-config.js";
 
 export type GuardDecision =
@@ -43,16 +44,6 @@ export function guardDecision(signedIn: boolean, req: GuardRequest, options: Gua
   return { kind: "redirect", location: `${signIn}?callbackUrl=${encodeURIComponent(req.originalUrl)}` };
 }
 
-/** The 401 body, in the Google error shape the REST API uses too. */
-export const UNAUTHENTICATED_BODY = {
-  error: {
-    code: 401,
-    message: "Sign-in required.",
-    status: "UNAUTHENTICATED",
-    errors: [{ domain: "global", reason: "required", message: "Sign-in required." }],
-  },
-} as const;
-
 /** Express middleware: reads the session (`readSession`), stores it in res.locals.session, decides. */
 export function guard(
   readSession: (req: Request, res: Response) => Promise<DashboardSession | null>,
@@ -70,7 +61,8 @@ export function guard(
         );
         if (decision.kind === "allow") next();
         else if (decision.kind === "redirect") res.redirect(302, decision.location);
-        else res.status(401).json(UNAUTHENTICATED_BODY);
+        // A session, not an Authorization header, is missing: no header location in the error.
+        else next(new RestError(401, "required", "Sign-in required."));
       })
       .catch(next);
   };

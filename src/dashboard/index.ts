@@ -12,7 +12,7 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { Authorizer } from "../rest/auth.js";
 import type { RestDeps } from "../rest/deps.js";
-import { toGoogleError } from "../rest/errors.js";
+import { ForbiddenError, InvalidError, NotFoundError } from "../rest/errors.js";
 import type { Route } from "../rest/route.js";
 import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
@@ -28,6 +28,7 @@ import {
 import { DashboardAuthz, identityOf } from "./authz.js";
 import { callbackUrlGuard, cleanCookieHeader } from "./callback-url.js";
 import { usersFromFile } from "./credentials.js";
+import { dashboardErrors } from "./errors.js";
 import { guard } from "./guard.js";
 import { redisAdapter, type RedisAdapter } from "./redis-adapter.js";
 import { LiveHub } from "./sse.js";
@@ -56,10 +57,6 @@ export interface DashboardOptions {
 }
 
 export interface Dashboard {
-  /** Mount at `settings.basePath`. */
-  readonly auth: RequestHandler;
-  /** Mount at `/`: the UI, its assets and /dashboard/api; passes on everything else. */
-  readonly router: express.Router;
   readonly adapter?: RedisAdapter;
   readonly hub: LiveHub;
   /** An app serving the sign-in routes and the dashboard, then everything `inner` serves. */
@@ -93,6 +90,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       "the dashboard has no sign-in provider: set AUTH_OIDC_ID/SECRET/ISSUER, AUTH_GITHUB_ID/SECRET or AUTH_CREDENTIALS_FILE",
     );
   const adapter = options.redis ? redisAdapter(options.redis) : undefined;
+  const answerError = dashboardErrors(log);
   const authLog = log.child({ component: "auth" });
   const deps: AuthDeps = {
     log: authLog,
@@ -111,16 +109,17 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const claimed = [req.headers.host, ...(Array.isArray(forwarded) ? forwarded : [forwarded])];
     return claimed.find((h) => h !== undefined && h.toLowerCase() !== pinned.host);
   };
-  const hostChecked: RequestHandler = (req, res, next) => {
+  const hostChecked: RequestHandler = (req, _res, next) => {
     const host = untrustedHost(req);
     if (host === undefined) {
       next();
       return;
     }
-    const message = `Untrusted host "${host}": this dashboard answers only for ${pinned?.host ?? "?"} (AUTH_URL; AUTH_TRUST_HOST is off).`;
-    if (req.originalUrl.startsWith(API_BASE))
-      res.status(400).json({ error: { code: 400, message, status: "INVALID_ARGUMENT" } });
-    else res.status(400).type("text/plain").send(message);
+    next(
+      new InvalidError(
+        `Untrusted host "${host}": this dashboard answers only for ${pinned?.host ?? "?"} (AUTH_URL; AUTH_TRUST_HOST is off).`,
+      ),
+    );
   };
   const callbackUrls = callbackUrlGuard(settings.cookies?.callbackUrl?.name);
   const auth: RequestHandler = (req, res, next) => {
@@ -193,14 +192,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   router.use(API_BASE, (_req: Request, res: Response, next: NextFunction) => {
     res.setHeader("Cache-Control", "no-store");
     if (userOf(res, identity)) next();
-    else
-      res.status(403).json({
-        error: {
-          code: 403,
-          message: "The session carries no email to authorize with.",
-          status: "PERMISSION_DENIED",
-        },
-      });
+    else next(new ForbiddenError("The session carries no email to authorize with."));
   });
   router.get(`${API_BASE}/stream`, (req, res) => {
     const user = userOf(res, identity);
@@ -222,20 +214,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       log,
     }),
   );
-  router.use(API_BASE, (req: Request, res: Response) => {
-    res
-      .status(404)
-      .json({ error: { code: 404, message: `No dashboard API at ${req.path}.`, status: "NOT_FOUND" } });
+  router.use(API_BASE, (req: Request, _res: Response, next: NextFunction) => {
+    next(new NotFoundError(`No dashboard API at ${req.path}.`));
   });
-  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent || !req.originalUrl.startsWith(API_BASE)) {
-      next(err);
-      return;
-    }
-    const { status, body, internal } = toGoogleError(err);
-    if (internal) log.error({ err }, "dashboard API error");
-    res.status(status).json(body);
-  });
+  router.use(answerError);
 
   if (settings.generatedSecret)
     log.warn(
@@ -251,10 +233,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     outer.set("etag", false);
     outer.set("trust proxy", inner.get("trust proxy"));
     // Express 5: a plain prefix mount; the documented "/auth/*" pattern does not match there.
-    outer.use(settings.basePath, auth);
+    outer.use(settings.basePath, auth, answerError);
     outer.use(router);
     outer.use(inner);
     return outer;
   };
-  return { auth, router, hub, mount, ...(adapter && { adapter }) };
+  return { hub, mount, ...(adapter && { adapter }) };
 }
