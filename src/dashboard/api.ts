@@ -18,7 +18,7 @@ import { invoke } from "../rest/invoke.js";
 import type { Route } from "../rest/route.js";
 import { parseBody } from "../rest/validate.js";
 import type { Informer } from "../runtime/informer.js";
-import type { DashboardSession } from "./auth-config.js";
+import type { DashboardSession } from "./session.js";
 import type { DashboardAuthz } from "./authz.js";
 import { issueCsrfToken, requireCsrf, setCsrfCookie } from "./csrf.js";
 import {
@@ -43,6 +43,11 @@ export interface DashboardApiDeps {
   readonly identity: (session: DashboardSession) => UserInfo | undefined;
   readonly secrets: readonly string[];
   readonly secureCookies: (req: Request) => boolean;
+  /**
+   * Where the page signs in and out (AUTH_BASE_PATH, AUTH_PAGES_SIGN_IN): the UI has no path of its
+   * own for them, so a custom base path works there too.
+   */
+  readonly auth: { readonly basePath: string; readonly signInPage: string };
   /** REST deps (Redis-backed Operations); without them the dashboard is read-only. */
   readonly rest?: RestDeps;
   readonly routes: readonly Route[];
@@ -134,6 +139,7 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
         kubernetes: { username: u.username, groups: u.groups },
         csrfToken: token,
         mutations: deps.rest !== undefined,
+        auth: deps.auth,
       };
     }),
   );

@@ -3,7 +3,7 @@
 // sign-in routes themselves are never guarded (a guarded sign-in page would loop forever).
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { RestError } from "../rest/errors.js";
-import type { DashboardSession } from "./auth-config.js";
+import type { DashboardSession } from "./session.js";
 
 export type GuardDecision =
   | { readonly kind: "allow" }
@@ -25,6 +25,11 @@ export interface GuardOptions {
   readonly jsonPrefixes: readonly string[];
 }
 
+/** Where signing in happens: the custom page, else Auth.js's built-in one under the base path. */
+export function signInPage(options: Pick<GuardOptions, "basePath" | "signInPage">): string {
+  return options.signInPage ?? `${options.basePath}/signin`;
+}
+
 const within = (path: string, prefix: string): boolean => path === prefix || path.startsWith(`${prefix}/`);
 
 export function guardDecision(signedIn: boolean, req: GuardRequest, options: GuardOptions): GuardDecision {
@@ -39,7 +44,7 @@ export function guardDecision(signedIn: boolean, req: GuardRequest, options: Gua
     (accept.includes("application/json") && !accept.includes("text/html")) ||
     accept.includes("text/event-stream");
   if (wantsJson) return { kind: "unauthorized" };
-  const signIn = options.signInPage ?? `${options.basePath}/signin`;
+  const signIn = signInPage(options);
   // Only our own path goes into callbackUrl; the redirect callback checks it again after sign-in.
   return { kind: "redirect", location: `${signIn}?callbackUrl=${encodeURIComponent(req.originalUrl)}` };
 }

@@ -17,20 +17,16 @@ import type { Route } from "../rest/route.js";
 import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
 import { API_BASE, dashboardApi, userOf } from "./api.js";
-import {
-  AuthSettingsError,
-  buildAuthConfig,
-  providerIds,
-  type AuthDeps,
-  type AuthSettings,
-  type DashboardSession,
-} from "./auth-config.js";
+import { buildAuthConfig, type AuthDeps } from "./auth-config.js";
+import { providerIds } from "./auth-providers.js";
+import { AuthSettingsError, type AuthSettings } from "./auth-settings.js";
 import { DashboardAuthz, identityOf } from "./authz.js";
 import { callbackUrlGuard, cleanCookieHeader } from "./callback-url.js";
 import { usersFromFile } from "./credentials.js";
 import { dashboardErrors } from "./errors.js";
-import { guard } from "./guard.js";
+import { guard, signInPage } from "./guard.js";
 import { redisAdapter, type RedisAdapter } from "./redis-adapter.js";
+import type { DashboardSession } from "./session.js";
 import { LiveHub } from "./sse.js";
 import { CapacityHistory, type KubeEvent } from "./views.js";
 
@@ -39,7 +35,7 @@ export {
   dashboardConfigured,
   loadAuthSettings,
   type AuthSettings,
-} from "./auth-config.js";
+} from "./auth-settings.js";
 
 export interface DashboardOptions {
   readonly settings: AuthSettings;
@@ -162,11 +158,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const hub = new LiveHub(authz, log);
   hub.watch(options.requests, options.groups, events, history);
 
-  const guarded = guard(readSession, {
+  const signIn = {
     basePath: settings.basePath,
     ...(settings.pages.signIn && { signInPage: settings.pages.signIn }),
-    jsonPrefixes: [API_BASE],
-  });
+  };
+  const guarded = guard(readSession, { ...signIn, jsonPrefixes: [API_BASE] });
   const secureCookies = (req: Request): boolean =>
     settings.useSecureCookies ?? (settings.url ?? `${req.protocol}://`).startsWith("https:");
 
@@ -209,6 +205,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       identity,
       secrets: settings.secrets,
       secureCookies,
+      auth: { basePath: settings.basePath, signInPage: signInPage(signIn) },
       ...(options.rest && { rest: options.rest }),
       routes: options.routes,
       log,

@@ -46,7 +46,11 @@ async function api(path, options = {}) {
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   if (res.status === 401) {
-    location.assign(`/auth/signin?callbackUrl=${encodeURIComponent(location.pathname + location.hash)}`);
+    // The server names the sign-in page (/me); before /me answered, a reload lets its guard redirect.
+    const signIn = state.me?.auth.signInPage;
+    if (signIn)
+      location.assign(`${signIn}?callbackUrl=${encodeURIComponent(location.pathname + location.hash)}`);
+    else location.reload();
     throw new Error("signed out");
   }
   const body = await res.json().catch(() => ({}));
@@ -558,11 +562,11 @@ async function cancel(r) {
 }
 
 async function signOut() {
-  const res = await fetch("/auth/csrf", { credentials: "same-origin" });
+  const res = await fetch(`${state.me.auth.basePath}/csrf`, { credentials: "same-origin" });
   const { csrfToken } = await res.json();
   const form = h(
     "form",
-    { method: "POST", action: "/auth/signout" },
+    { method: "POST", action: `${state.me.auth.basePath}/signout` },
     h("input", { type: "hidden", name: "csrfToken", value: csrfToken }),
     h("input", { type: "hidden", name: "callbackUrl", value: "/" }),
   );
@@ -657,7 +661,10 @@ async function start() {
   await render();
   connect();
   // The session endpoint refreshes the session cookie (rolling expiry) while the page is open.
-  window.setInterval(() => void fetch("/auth/session", { credentials: "same-origin" }), 10 * 60_000);
+  window.setInterval(
+    () => void fetch(`${state.me.auth.basePath}/session`, { credentials: "same-origin" }),
+    10 * 60_000,
+  );
 }
 
 void start().catch((err) => {
