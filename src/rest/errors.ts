@@ -76,11 +76,6 @@ export class AlreadyExistsError extends RestError {
     super(409, "alreadyExists", message);
   }
 }
-export class ConditionNotMetError extends RestError {
-  constructor(message: string) {
-    super(412, "conditionNotMet", message);
-  }
-}
 /** The resource exists but its state does not allow the method (GCE's 400 for a wrong-state call). */
 export class InvalidResourceUsageError extends RestError {
   constructor(message: string) {

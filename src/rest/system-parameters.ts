@@ -140,7 +140,7 @@ export function systemParameters(req: Request, res: Response, next: NextFunction
   next();
 }
 
-export function outputOptions(res: Response): OutputOptions {
+function outputOptions(res: Response): OutputOptions {
   return outputs.get(res) ?? DEFAULT_OUTPUT;
 }
 
