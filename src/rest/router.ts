@@ -7,8 +7,7 @@ import type { RestDeps } from "./deps.js";
 import { NotFoundError } from "./errors.js";
 import { invoke } from "./invoke.js";
 import { checkRoute, type Route } from "./route.js";
-import { sendJson, TOKEN_PARAMETERS } from "./system-parameters.js";
-import { invalidParameter } from "./validate.js";
+import { queryToken, sendJson } from "./system-parameters.js";
 
 /** `projects/{project}/…` → `/projects/:project/…`. */
 export function expressPath(template: string): string {
@@ -22,13 +21,8 @@ export function expressPath(template: string): string {
  */
 function credentials(req: Request): string | undefined {
   if (req.headers.authorization !== undefined) return req.headers.authorization;
-  for (const name of TOKEN_PARAMETERS) {
-    const value: unknown = req.query[name];
-    if (value === undefined || value === "") continue;
-    if (typeof value !== "string") throw invalidParameter(name, "given more than once");
-    return `Bearer ${value}`;
-  }
-  return undefined;
+  const token = queryToken(req.query);
+  return token === undefined ? undefined : `Bearer ${token}`;
 }
 
 function callLog(res: Response, fallback: Logger): Logger {

@@ -6,7 +6,7 @@ import { InvalidError, validationError } from "./errors.js";
 import type { Params, Route, RouteParameter } from "./route.js";
 import { SYSTEM_PARAMETER_NAMES } from "./system-parameters.js";
 
-export function invalidParameter(name: string, message: string): InvalidError {
+function invalidParameter(name: string, message: string): InvalidError {
   return new InvalidError(`Invalid value for field '${name}': ${message}`, [
     { message: `Invalid value for field '${name}': ${message}`, location: name, locationType: "parameter" },
   ]);
