@@ -28,6 +28,13 @@ export interface MeAnswer {
   readonly csrfToken: string;
   /** Create and cancel are available (the operations store is configured). */
   readonly mutations: boolean;
+  /** Where Auth.js is mounted and where a signed-out user signs in (AUTH_BASE_PATH, AUTH_PAGES_SIGN_IN). */
+  readonly auth: AuthPaths;
+}
+
+export interface AuthPaths {
+  readonly basePath: string;
+  readonly signInPage: string;
 }
 
 /** GET /groups, /requests, /events, /operations. */

@@ -1,9 +1,11 @@
 // The dashboard's JSON API under /dashboard/api. Reads come from the manager's informer caches (and the
 // operations store), filtered by RBAC for the signed-in identity: a namespace where the user cannot
-// list resize requests does not exist for them. Create and cancel run the REST API's own handlers
-// (route table, RBAC checks, body validation, Operations), so the two paths cannot drift apart.
+// list resize requests does not exist for them. Create and cancel go through the REST API's invoker
+// (src/rest/invoke.ts: parameters, RBAC, body validation, handler, Operations) as the signed-in
+// identity, so the two paths cannot drift apart.
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
+import { z } from "zod";
 import { groupLocation, locationField, locationPath, type Location } from "../api/location.js";
 import { INSTANCE_GROUP_MANAGER, REST_RESOURCES, RESIZE_REQUEST } from "../api/names.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
@@ -11,12 +13,13 @@ import type { ResizeRequest } from "../api/resize-request.js";
 import type { Operation } from "../api/index.js";
 import type { UserInfo } from "../rest/auth.js";
 import type { RestDeps } from "../rest/deps.js";
-import { BackendError, NotFoundError, validationError } from "../rest/errors.js";
-import type { Params, Route } from "../rest/route.js";
-import { parseBody } from "../rest/router.js";
+import { BackendError, NotFoundError } from "../rest/errors.js";
+import { invoke } from "../rest/invoke.js";
+import type { Route } from "../rest/route.js";
+import { parseBody } from "../rest/validate.js";
 import type { Informer } from "../runtime/informer.js";
-import type { CapacityAnswer, ItemsAnswer, MeAnswer, RequestDetailAnswer } from "./answers.js";
-import type { DashboardSession } from "./auth-config.js";
+import type { AuthPaths, CapacityAnswer, ItemsAnswer, MeAnswer, RequestDetailAnswer } from "./answers.js";
+import type { DashboardSession } from "./session.js";
 import type { DashboardAuthz } from "./authz.js";
 import { issueCsrfToken, requireCsrf, setCsrfCookie } from "./csrf.js";
 import {
@@ -44,6 +47,11 @@ export interface DashboardApiDeps {
   readonly identity: (session: DashboardSession) => UserInfo | undefined;
   readonly secrets: readonly string[];
   readonly secureCookies: (req: Request) => boolean;
+  /**
+   * Where the page signs in and out (AUTH_BASE_PATH, AUTH_PAGES_SIGN_IN): the UI has no path of its
+   * own for them, so a custom base path works there too.
+   */
+  readonly auth: AuthPaths;
   /** REST deps (Redis-backed Operations); without them the dashboard is read-only. */
   readonly rest?: RestDeps;
   readonly routes: readonly Route[];
@@ -59,21 +67,6 @@ export function userOf(res: Response, identity: DashboardApiDeps["identity"]): U
   return session ? identity(session) : undefined;
 }
 
-/** Params of a REST handler call, from plain values (the REST router builds them from the URL). */
-function paramsOf(values: Readonly<Record<string, string | undefined>>): Params {
-  const get = (name: string): string => {
-    const v = values[name];
-    if (v === undefined) throw new Error(`parameter ${name} missing`);
-    return v;
-  };
-  return {
-    string: get,
-    optionalString: (name) => values[name],
-    integer: (name) => Number(get(name)),
-    boolean: (name) => values[name] === "true",
-  };
-}
-
 function namespacesOf(
   ...informers: readonly { lister: { list(): { metadata?: { namespace?: string } }[] } }[]
 ): string[] {
@@ -85,6 +78,15 @@ function namespacesOf(
 }
 
 const segment = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/**
+ * A new request from the UI: the REST insert body plus where it goes (namespace and group, which the
+ * REST API takes from the path). The rest of the body is the REST route's to validate.
+ */
+const NewRequest = z.looseObject({
+  namespace: z.string({ error: "required" }).regex(segment, "required"),
+  group: z.string({ error: "required" }).regex(segment, "required"),
+});
 function pathParam(req: Request, name: string): string {
   const value = req.params[name];
   if (typeof value !== "string" || !segment.test(value)) throw new NotFoundError(`No such ${name}.`);
@@ -141,6 +143,7 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
         kubernetes: { username: u.username, groups: u.groups },
         csrfToken: token,
         mutations: deps.rest !== undefined,
+        auth: deps.auth,
       };
     }),
   );
@@ -270,29 +273,26 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
     }),
   );
 
+  /** Create and cancel: the REST route's own call path, as the signed-in identity. */
   const restCall = async (
     res: Response,
     target: Route,
-    values: Record<string, string | undefined>,
+    path: Readonly<Record<string, string>>,
     body: unknown,
   ): Promise<unknown> => {
     const rest = deps.rest;
     if (!rest) throw new BackendError("Creating and cancelling needs the operations store (--redis-url).");
     const u = user(res);
-    const namespace = values.project ?? "";
-    // The REST router's route-level check, then the handler's own (e.g. `use` on the group).
-    await authz.require(u, { verb: target.access.verb, resource: target.access.resource, namespace });
-    const validated = target.request ? parseBody(target.request.validate, body) : undefined;
-    const aborted = new AbortController();
-    res.on("close", () => {
-      aborted.abort();
-    });
-    const reply = await target.handler({
-      params: paramsOf(values),
-      body: validated,
+    const reply = await invoke({
+      route: target,
+      path,
+      query: {},
+      body,
       user: u,
+      // The dashboard's cached SubjectAccessReviews; the handler makes its own checks too.
+      authorize: (who, check) => authz.require(who, check),
       log: deps.log.child({ method: target.id, user: u.username, via: "dashboard" }),
-      signal: aborted.signal,
+      res,
       deps: rest,
     });
     return reply.body ?? {};
@@ -301,18 +301,7 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
   router.post(
     "/requests",
     handle(async (req, res) => {
-      const input = (req.body ?? {}) as Record<string, unknown>;
-      const { namespace, group, ...body } = input;
-      if (typeof namespace !== "string" || !segment.test(namespace))
-        throw validationError(
-          [{ code: "custom", path: ["namespace"], message: "required", input: namespace }],
-          "body",
-        );
-      if (typeof group !== "string" || !segment.test(group))
-        throw validationError(
-          [{ code: "custom", path: ["group"], message: "required", input: group }],
-          "body",
-        );
+      const { namespace, group, ...body } = parseBody(NewRequest, req.body);
       const location = locationOfGroup(namespace, group);
       if (!location || !(await authz.can(user(res), { verb: "list", resource: RR, namespace })))
         throw new NotFoundError(`Group ${namespace}/${group} not found.`);

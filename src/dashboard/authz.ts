@@ -4,7 +4,7 @@
 // stream filters every watch event by them.
 import type { AccessCheck, Authorizer, UserInfo } from "../rest/auth.js";
 import { ForbiddenError } from "../rest/errors.js";
-import type { DashboardSession } from "./auth-config.js";
+import type { DashboardSession } from "./session.js";
 
 export interface IdentityOptions {
   readonly usernamePrefix: string;

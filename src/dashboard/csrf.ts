@@ -6,8 +6,8 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { ForbiddenError } from "../rest/errors.js";
 
-export const CSRF_HEADER = "x-csrf-token";
-export const CSRF_COOKIE = "dashboard.csrf";
+const CSRF_HEADER = "x-csrf-token";
+const CSRF_COOKIE = "dashboard.csrf";
 
 function sign(secret: string, nonce: string, subject: string): string {
   return createHmac("sha256", secret).update(`dashboard-csrf|${nonce}|${subject}`).digest("base64url");

@@ -2,7 +2,8 @@
 // session redirects to the sign-in page with a callbackUrl back to it, a JSON call answers 401, and the
 // sign-in routes themselves are never guarded (a guarded sign-in page would loop forever).
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { DashboardSession } from "./auth-config.js";
+import { RestError } from "../rest/errors.js";
+import type { DashboardSession } from "./session.js";
 
 export type GuardDecision =
   | { readonly kind: "allow" }
@@ -24,6 +25,11 @@ export interface GuardOptions {
   readonly jsonPrefixes: readonly string[];
 }
 
+/** Where signing in happens: the custom page, else Auth.js's built-in one under the base path. */
+export function signInPage(options: Pick<GuardOptions, "basePath" | "signInPage">): string {
+  return options.signInPage ?? `${options.basePath}/signin`;
+}
+
 const within = (path: string, prefix: string): boolean => path === prefix || path.startsWith(`${prefix}/`);
 
 export function guardDecision(signedIn: boolean, req: GuardRequest, options: GuardOptions): GuardDecision {
@@ -38,20 +44,10 @@ export function guardDecision(signedIn: boolean, req: GuardRequest, options: Gua
     (accept.includes("application/json") && !accept.includes("text/html")) ||
     accept.includes("text/event-stream");
   if (wantsJson) return { kind: "unauthorized" };
-  const signIn = options.signInPage ?? `${options.basePath}/signin`;
+  const signIn = signInPage(options);
   // Only our own path goes into callbackUrl; the redirect callback checks it again after sign-in.
   return { kind: "redirect", location: `${signIn}?callbackUrl=${encodeURIComponent(req.originalUrl)}` };
 }
-
-/** The 401 body, in the Google error shape the REST API uses too. */
-export const UNAUTHENTICATED_BODY = {
-  error: {
-    code: 401,
-    message: "Sign-in required.",
-    status: "UNAUTHENTICATED",
-    errors: [{ domain: "global", reason: "required", message: "Sign-in required." }],
-  },
-} as const;
 
 /** Express middleware: reads the session (`readSession`), stores it in res.locals.session, decides. */
 export function guard(
@@ -70,7 +66,8 @@ export function guard(
         );
         if (decision.kind === "allow") next();
         else if (decision.kind === "redirect") res.redirect(302, decision.location);
-        else res.status(401).json(UNAUTHENTICATED_BODY);
+        // A session, not an Authorization header, is missing: no header location in the error.
+        else next(new RestError(401, "required", "Sign-in required."));
       })
       .catch(next);
   };

@@ -14,24 +14,21 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { Authorizer } from "../rest/auth.js";
 import type { RestDeps } from "../rest/deps.js";
-import { toGoogleError } from "../rest/errors.js";
+import { ForbiddenError, InvalidError, NotFoundError } from "../rest/errors.js";
 import type { Route } from "../rest/route.js";
 import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
 import { API_BASE, dashboardApi, userOf } from "./api.js";
-import {
-  AuthSettingsError,
-  buildAuthConfig,
-  providerIds,
-  type AuthDeps,
-  type AuthSettings,
-  type DashboardSession,
-} from "./auth-config.js";
+import { buildAuthConfig, type AuthDeps } from "./auth-config.js";
+import { providerIds } from "./auth-providers.js";
+import { AuthSettingsError, type AuthSettings } from "./auth-settings.js";
 import { DashboardAuthz, identityOf } from "./authz.js";
 import { callbackUrlGuard, cleanCookieHeader } from "./callback-url.js";
 import { usersFromFile } from "./credentials.js";
-import { guard } from "./guard.js";
+import { dashboardErrors } from "./errors.js";
+import { guard, signInPage } from "./guard.js";
 import { redisAdapter, type RedisAdapter } from "./redis-adapter.js";
+import type { DashboardSession } from "./session.js";
 import { LiveHub } from "./sse.js";
 import { CapacityHistory, type KubeEvent } from "./views.js";
 
@@ -40,7 +37,7 @@ export {
   dashboardConfigured,
   loadAuthSettings,
   type AuthSettings,
-} from "./auth-config.js";
+} from "./auth-settings.js";
 
 export interface DashboardOptions {
   readonly settings: AuthSettings;
@@ -58,10 +55,6 @@ export interface DashboardOptions {
 }
 
 export interface Dashboard {
-  /** Mount at `settings.basePath`. */
-  readonly auth: RequestHandler;
-  /** Mount at `/`: the UI, its assets and /dashboard/api; passes on everything else. */
-  readonly router: express.Router;
   readonly adapter?: RedisAdapter;
   readonly hub: LiveHub;
   /** An app serving the sign-in routes and the dashboard, then everything `inner` serves. */
@@ -103,6 +96,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       "the dashboard has no sign-in provider: set AUTH_OIDC_ID/SECRET/ISSUER, AUTH_GITHUB_ID/SECRET or AUTH_CREDENTIALS_FILE",
     );
   const adapter = options.redis ? redisAdapter(options.redis) : undefined;
+  const answerError = dashboardErrors(log);
   const authLog = log.child({ component: "auth" });
   const deps: AuthDeps = {
     log: authLog,
@@ -121,16 +115,17 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const claimed = [req.headers.host, ...(Array.isArray(forwarded) ? forwarded : [forwarded])];
     return claimed.find((h) => h !== undefined && h.toLowerCase() !== pinned.host);
   };
-  const hostChecked: RequestHandler = (req, res, next) => {
+  const hostChecked: RequestHandler = (req, _res, next) => {
     const host = untrustedHost(req);
     if (host === undefined) {
       next();
       return;
     }
-    const message = `Untrusted host "${host}": this dashboard answers only for ${pinned?.host ?? "?"} (AUTH_URL; AUTH_TRUST_HOST is off).`;
-    if (req.originalUrl.startsWith(API_BASE))
-      res.status(400).json({ error: { code: 400, message, status: "INVALID_ARGUMENT" } });
-    else res.status(400).type("text/plain").send(message);
+    next(
+      new InvalidError(
+        `Untrusted host "${host}": this dashboard answers only for ${pinned?.host ?? "?"} (AUTH_URL; AUTH_TRUST_HOST is off).`,
+      ),
+    );
   };
   const callbackUrls = callbackUrlGuard(settings.cookies?.callbackUrl?.name);
   const auth: RequestHandler = (req, res, next) => {
@@ -173,11 +168,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const hub = new LiveHub(authz, log);
   hub.watch(options.requests, options.groups, events, history);
 
-  const guarded = guard(readSession, {
+  const signIn = {
     basePath: settings.basePath,
     ...(settings.pages.signIn && { signInPage: settings.pages.signIn }),
-    jsonPrefixes: [API_BASE],
-  });
+  };
+  const guarded = guard(readSession, { ...signIn, jsonPrefixes: [API_BASE] });
   const secureCookies = (req: Request): boolean =>
     settings.useSecureCookies ?? (settings.url ?? `${req.protocol}://`).startsWith("https:");
 
@@ -204,14 +199,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   router.use(API_BASE, (_req: Request, res: Response, next: NextFunction) => {
     res.setHeader("Cache-Control", "no-store");
     if (userOf(res, identity)) next();
-    else
-      res.status(403).json({
-        error: {
-          code: 403,
-          message: "The session carries no email to authorize with.",
-          status: "PERMISSION_DENIED",
-        },
-      });
+    else next(new ForbiddenError("The session carries no email to authorize with."));
   });
   router.get(`${API_BASE}/stream`, (req, res) => {
     const user = userOf(res, identity);
@@ -228,25 +216,16 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       identity,
       secrets: settings.secrets,
       secureCookies,
+      auth: { basePath: settings.basePath, signInPage: signInPage(signIn) },
       ...(options.rest && { rest: options.rest }),
       routes: options.routes,
       log,
     }),
   );
-  router.use(API_BASE, (req: Request, res: Response) => {
-    res
-      .status(404)
-      .json({ error: { code: 404, message: `No dashboard API at ${req.path}.`, status: "NOT_FOUND" } });
+  router.use(API_BASE, (req: Request, _res: Response, next: NextFunction) => {
+    next(new NotFoundError(`No dashboard API at ${req.path}.`));
   });
-  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent || !req.originalUrl.startsWith(API_BASE)) {
-      next(err);
-      return;
-    }
-    const { status, body, internal } = toGoogleError(err);
-    if (internal) log.error({ err }, "dashboard API error");
-    res.status(status).json(body);
-  });
+  router.use(answerError);
 
   if (!existsSync(path.join(BROWSER_DIR, "dashboard", "ui", "app.js")))
     log.error(
@@ -267,10 +246,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     outer.set("etag", false);
     outer.set("trust proxy", inner.get("trust proxy"));
     // Express 5: a plain prefix mount; the documented "/auth/*" pattern does not match there.
-    outer.use(settings.basePath, auth);
+    outer.use(settings.basePath, auth, answerError);
     outer.use(router);
     outer.use(inner);
     return outer;
   };
-  return { auth, router, hub, mount, ...(adapter && { adapter }) };
+  return { hub, mount, ...(adapter && { adapter }) };
 }

@@ -12,7 +12,7 @@ import type {
 } from "@auth/core/adapters";
 import type { Redis } from "ioredis";
 
-export const DEFAULT_PREFIX = "authjs:";
+const DEFAULT_PREFIX = "authjs:";
 
 /** Key names, one place (tests and the docs refer to them). */
 export function keys(prefix: string) {
@@ -59,7 +59,7 @@ export function decodeSession(text: string | null, now: number): AdapterSession 
   return { sessionToken: raw.sessionToken, userId: raw.userId, expires };
 }
 
-export function decodeVerification(text: string | null): VerificationToken | null {
+function decodeVerification(text: string | null): VerificationToken | null {
   if (text === null) return null;
   const raw = JSON.parse(text) as { identifier: string; token: string; expires: unknown };
   const expires = date(raw.expires);

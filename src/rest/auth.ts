@@ -40,10 +40,7 @@ export interface AuthOptions {
 }
 
 /** Scopes from the user's extra (`scopes` or `scope`, possibly space-separated) or a JWT `scope` claim. */
-export function scopesOf(
-  token: string,
-  extra: Readonly<Record<string, readonly string[]>>,
-): string[] | undefined {
+function scopesOf(token: string, extra: Readonly<Record<string, readonly string[]>>): string[] | undefined {
   const fromExtra = [...(extra.scopes ?? []), ...(extra.scope ?? [])].flatMap((s) => s.split(/\s+/));
   if (fromExtra.some(Boolean)) return fromExtra.filter(Boolean);
   const payload = token.split(".")[1];

@@ -34,7 +34,7 @@ export interface EmbeddedResponse {
 export type Dispatch = (req: EmbeddedRequest, signal: AbortSignal) => Promise<EmbeddedResponse>;
 
 /** Google's limit on calls per batch. */
-export const MAX_PARTS = 1000;
+const MAX_PARTS = 1000;
 /** Parts run concurrently, this many at a time, so a large batch cannot flood the Kubernetes API. */
 const CONCURRENCY = 8;
 

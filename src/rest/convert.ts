@@ -77,8 +77,3 @@ export function fromRestInsert(
     },
   };
 }
-
-/** How many instances a request asks for. */
-export function requestSize(rr: ResizeRequest): number {
-  return rr.spec.resizeBy ?? rr.spec.instances?.length ?? 0;
-}

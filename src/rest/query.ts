@@ -190,7 +190,7 @@ function badToken(): InvalidError {
   ]);
 }
 
-export function encodePageToken(offset: number, req: PageRequest): string {
+function encodePageToken(offset: number, req: PageRequest): string {
   return Buffer.from(JSON.stringify({ o: offset, f: fingerprint(req) })).toString("base64url");
 }
 

@@ -95,7 +95,7 @@ export const COMMON_PARAMETERS: readonly CommonParameter[] = [
 export const SYSTEM_PARAMETER_NAMES: ReadonlySet<string> = new Set(COMMON_PARAMETERS.map((p) => p.name));
 
 /** The query parameters that carry a bearer token, in the order they are looked at. */
-export const TOKEN_PARAMETERS = ["access_token", "oauth_token"] as const;
+const TOKEN_PARAMETERS = ["access_token", "oauth_token"] as const;
 
 export interface OutputOptions {
   readonly pretty: boolean;
@@ -117,6 +117,18 @@ function single(query: Readonly<Record<string, unknown>>, name: string): string 
   const value = query[name];
   if (value === undefined || typeof value === "string") return value;
   throw invalidParameter(name, "given more than once");
+}
+
+/**
+ * The bearer token of `access_token`, else `oauth_token` (empty counts as absent). A token parameter
+ * given twice is refused like any other standard parameter, rather than guessed.
+ */
+export function queryToken(query: Readonly<Record<string, unknown>>): string | undefined {
+  for (const name of TOKEN_PARAMETERS) {
+    const value = single(query, name);
+    if (value !== undefined && value !== "") return value;
+  }
+  return undefined;
 }
 
 /** Reads `alt`, `prettyPrint` and `fields` from a query (`quotaUser` has no effect). */
@@ -141,7 +153,7 @@ export function systemParameters(req: Request, res: Response, next: NextFunction
   next();
 }
 
-export function outputOptions(res: Response): OutputOptions {
+function outputOptions(res: Response): OutputOptions {
   return outputs.get(res) ?? DEFAULT_OUTPUT;
 }
 

@@ -4,7 +4,7 @@
 import type { ItemsAnswer, MeAnswer } from "../answers.js";
 import type { EventSummary, GroupSummary, RequestSummary } from "../views.js";
 import { toast } from "./actions.js";
-import { keepSessionAlive, signOut } from "./auth.js";
+import { keepSessionAlive, learnAuthPaths, signOut } from "./auth.js";
 import { api, useCsrfToken } from "./client.js";
 import { h } from "./dom.js";
 import { connect } from "./live.js";
@@ -72,6 +72,7 @@ function onChanges(changes: Changes): void {
 async function start(): Promise<void> {
   const me = await api<MeAnswer>("/me");
   store.me = me;
+  learnAuthPaths(me.auth);
   useCsrfToken(me.csrfToken);
   const user = document.getElementById("user");
   if (user) {

@@ -1,28 +1,31 @@
 // Sign-in, sign-out and keeping the session alive: everything of the UI that talks to Auth.js.
+import type { AuthPaths } from "../answers.js";
 import { h } from "./dom.js";
 
-export interface AuthPaths {
-  /** Where Auth.js is mounted (AUTH_BASE_PATH). */
-  readonly basePath: string;
-  /** Where a signed-out user signs in (AUTH_PAGES_SIGN_IN, or Auth.js's built-in page). */
-  readonly signInPage: string;
+let known: AuthPaths | undefined;
+
+/** Records where Auth.js lives, as the server's /me answer says (AUTH_BASE_PATH, AUTH_PAGES_SIGN_IN). */
+export function learnAuthPaths(paths: AuthPaths): void {
+  known = paths;
 }
 
-const DEFAULT_BASE_PATH = "/auth";
+/** The sign-in paths; the one place the UI reads them. Only called once /me has answered. */
+function authPaths(): AuthPaths {
+  if (!known) throw new Error("the sign-in paths are not known before /me answers");
+  return known;
+}
 
 /**
- * The sign-in paths. The one place the UI learns them: the server is to provide them (issue 17);
- * until it does, the defaults of AUTH_BASE_PATH and the built-in sign-in page.
+ * Off to the sign-in page, coming back to the page open now. Before /me has answered, a reload lets
+ * the server's guard redirect to wherever sign-in is configured.
  */
-export function authPaths(): AuthPaths {
-  const basePath = DEFAULT_BASE_PATH;
-  return { basePath, signInPage: `${basePath}/signin` };
-}
-
-/** Off to the sign-in page, coming back to the page open now. */
 export function signInAgain(): void {
+  if (!known) {
+    location.reload();
+    return;
+  }
   const callbackUrl = encodeURIComponent(location.pathname + location.hash);
-  location.assign(`${authPaths().signInPage}?callbackUrl=${callbackUrl}`);
+  location.assign(`${known.signInPage}?callbackUrl=${callbackUrl}`);
 }
 
 /** Auth.js signs out on a POST of its own CSRF token, as its sign-out page would send it. */

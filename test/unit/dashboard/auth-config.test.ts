@@ -2,17 +2,14 @@
 import { pino } from "pino";
 import { CredentialsSignin } from "@auth/core/errors";
 import { skipCSRFCheck } from "@auth/core";
+import { buildAuthConfig, scrub, type AuthDeps } from "../../../src/dashboard/auth-config.js";
 import {
   AuthSettingsError,
-  allowedToSignIn,
-  buildAuthConfig,
   dashboardConfigured,
-  groupsOf,
   loadAuthSettings,
-  publicSession,
-  scrub,
-  type AuthDeps,
-} from "../../../src/dashboard/auth-config.js";
+} from "../../../src/dashboard/auth-settings.js";
+import { groupsOf, publicSession } from "../../../src/dashboard/session.js";
+import { allowedToSignIn } from "../../../src/dashboard/sign-in-rules.js";
 import { hashPassword } from "../../../src/dashboard/passwords.js";
 
 const SECRET = "s".repeat(40);

@@ -1,5 +1,5 @@
 // The `redirect` callback: whatever a hostile callbackUrl looks like, the result is on our origin.
-import { safeRedirect } from "../../../src/dashboard/auth-config.js";
+import { safeRedirect } from "../../../src/dashboard/sign-in-rules.js";
 
 const BASE = "https://dash.example.com";
 

@@ -1,0 +1,74 @@
+// Runs one call of a REST route, whoever makes it: the REST router (bearer token) and the dashboard's
+// JSON API (session) both come through here, so validation, scope and RBAC checks, the abort signal
+// and the handler call cannot drift apart between the two. Authentication and writing the answer stay
+// with each surface (their credentials and error formats differ); this returns the handler's Reply.
+import type { Response } from "express";
+import type { Logger } from "pino";
+import { fieldTree, type FieldNode } from "../api/index.js";
+import { checkScopes, type AccessCheck, type UserInfo } from "./auth.js";
+import type { RestDeps } from "./deps.js";
+import type { Reply, Route } from "./route.js";
+import { checkFields } from "./system-parameters.js";
+import { parseBody, parseParameters } from "./validate.js";
+
+export interface Invocation {
+  readonly route: Route;
+  /** Path values as the surface got them (Express `req.params`, or the dashboard's own). */
+  readonly path: Readonly<Record<string, string | string[] | undefined>>;
+  readonly query: Readonly<Record<string, unknown>>;
+  /** The body before validation. */
+  readonly body: unknown;
+  /** The authenticated identity the call runs as. */
+  readonly user: UserInfo;
+  /** The route-level RBAC check: the REST Authorizer, or the dashboard's cached one. */
+  readonly authorize: (user: UserInfo, check: AccessCheck) => Promise<void>;
+  readonly log: Logger;
+  /** Where the answer goes: its closing before the answer is complete aborts the handler. */
+  readonly res: Response;
+  readonly deps: RestDeps;
+}
+
+const responseTrees = new WeakMap<Route, FieldNode | undefined>();
+
+/** The route's response field tree, computed once per route (it walks the whole schema). */
+function responseTree(route: Route): FieldNode | undefined {
+  if (!responseTrees.has(route)) responseTrees.set(route, route.response && fieldTree(route.response));
+  return responseTrees.get(route);
+}
+
+/**
+ * A signal that fires when the client goes away before its answer: it ends the handler's waits
+ * (operations.wait). After a complete answer there is nothing to abort, and an abort there would cost
+ * a DOMException per call.
+ */
+function untilAnswered(res: Response): AbortSignal {
+  const aborted = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) aborted.abort();
+  });
+  return aborted.signal;
+}
+
+/** Validates and authorizes the call, in the order the REST API has always checked, then runs it. */
+export async function invoke(call: Invocation): Promise<Reply> {
+  const { route, user } = call;
+  const params = parseParameters(route, call.path, call.query);
+  checkScopes(user, route.scopes);
+  // A bad `fields` selection is refused before the handler can change anything.
+  const response = responseTree(route);
+  if (response) checkFields(call.res, response);
+  await call.authorize(user, {
+    verb: route.access.verb,
+    resource: route.access.resource,
+    namespace: params.string("project"),
+  });
+  const body: unknown = route.request ? parseBody(route.request.validate, call.body) : undefined;
+  return route.handler({
+    params,
+    body,
+    user,
+    log: call.log,
+    signal: untilAnswered(call.res),
+    deps: call.deps,
+  });
+}
