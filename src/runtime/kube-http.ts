@@ -6,20 +6,9 @@ import http from "node:http";
 import https from "node:https";
 import { createInterface } from "node:readline";
 import type { KubeConfig } from "@kubernetes/client-node";
+import { statusError } from "./api-errors.js";
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
-
-/** A failed API call, carrying the HTTP status and the Kubernetes Status reason when the server sent one. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly reason: string | undefined,
-    message: string,
-  ) {
-    super(message);
-    this.name = "ApiError";
-  }
-}
 
 /** The request took longer than allowed, or a stream went silent for too long. */
 export class TimeoutError extends Error {
@@ -27,30 +16,6 @@ export class TimeoutError extends Error {
     super(message);
     this.name = "TimeoutError";
   }
-}
-
-interface StatusBody {
-  kind?: string;
-  code?: number;
-  reason?: string;
-  message?: string;
-}
-
-function isStatusBody(v: unknown): v is StatusBody {
-  return typeof v === "object" && v !== null && (v as StatusBody).kind === "Status";
-}
-
-/** Turns a Kubernetes Status (HTTP error body or watch ERROR object) into an ApiError. */
-export function statusError(httpStatus: number, body: unknown): ApiError {
-  if (isStatusBody(body)) {
-    return new ApiError(body.code ?? httpStatus, body.reason, body.message ?? `HTTP ${httpStatus}`);
-  }
-  return new ApiError(httpStatus, undefined, `HTTP ${httpStatus}`);
-}
-
-/** True for "410 Gone" / reason Expired: the resourceVersion is too old and the caller must list again. */
-export function isGone(err: unknown): boolean {
-  return err instanceof ApiError && (err.status === 410 || err.reason === "Expired" || err.reason === "Gone");
 }
 
 /** The JSON value of `text`, or undefined when it is empty or not JSON (e.g. a proxy's HTML error page). */
