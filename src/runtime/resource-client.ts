@@ -47,6 +47,8 @@ export interface MergePatch {
     readonly resourceVersion?: string | undefined;
     readonly uid?: string | undefined;
     readonly finalizers?: readonly string[];
+    readonly labels?: Readonly<Record<string, string | null>>;
+    readonly annotations?: Readonly<Record<string, string | null>>;
   };
   readonly [field: string]: unknown;
 }
