@@ -1,7 +1,7 @@
-// A small HTTP client for the Kubernetes API built on the KubeConfig's TLS and credentials, used where the
-// runtime needs control the generated clients do not give: per-request deadlines (lease renewals must not
-// hang past the renew deadline), the Status body of failed requests (410 Gone vs. anything else), and
-// streaming watches whose end the caller handles itself.
+// The transport under the typed client (http-kube-client.ts) and the informers' watches: HTTP to the
+// Kubernetes API with the KubeConfig's TLS and credentials, per-request deadlines (lease renewals must
+// not hang past the renew deadline), Status bodies of failed requests turned into ApiErrors, and
+// streaming watches whose end the caller handles itself. Callers use KubeClient, not `request`.
 import http from "node:http";
 import https from "node:https";
 import { createInterface } from "node:readline";
