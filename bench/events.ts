@@ -6,6 +6,7 @@ import type { EventsV1Event } from "@kubernetes/client-node";
 import { createEventRecorder } from "../src/events/recorder.js";
 import { kubeEventSink } from "../src/events/kube-sink.js";
 import type { EventSink } from "../src/events/sink.js";
+import { httpKubeClient } from "../src/runtime/http-kube-client.js";
 import { KubeHttp } from "../src/runtime/kube-http.js";
 import { kubeConfig, log, machine, namespace, pool, report, round } from "./lib.js";
 
@@ -31,6 +32,7 @@ function counting(sink: EventSink): { sink: EventSink; calls: () => number } {
 export async function eventSeries(): Promise<void> {
   const kc = kubeConfig();
   const http = new KubeHttp(kc);
+  const client = httpKubeClient(http);
   const ns = await namespace(http, "bench-events");
   const regarding = {
     apiVersion: "compute.resize-operator.dev/v1",
@@ -41,7 +43,7 @@ export async function eventSeries(): Promise<void> {
   };
 
   log(`events: ${REPEATS} emits of one event through the recorder`);
-  const counted = counting(kubeEventSink(http));
+  const counted = counting(kubeEventSink(client));
   const recorder = createEventRecorder({ sink: counted.sink, logger: pino({ level: "warn" }) });
   const started = Date.now();
   for (let i = 0; i < REPEATS; i++)
@@ -58,7 +60,7 @@ export async function eventSeries(): Promise<void> {
   await recorder.stop(5000);
 
   log(`events: baseline, ${REPEATS} Event objects`);
-  const naive = counting(kubeEventSink(http));
+  const naive = counting(kubeEventSink(client));
   const baseStarted = Date.now();
   await pool(
     Array.from({ length: REPEATS }, (_, i) => i),

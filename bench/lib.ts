@@ -9,7 +9,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import { parse } from "yaml";
-import { ApiError, KubeHttp } from "../src/runtime/kube-http.js";
+import { ApiError } from "../src/runtime/api-errors.js";
+import { KubeHttp } from "../src/runtime/kube-http.js";
 import { freePort } from "../testbed/processes.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

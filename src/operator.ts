@@ -163,7 +163,7 @@ export async function runOperator(config: Config): Promise<void> {
     }),
   });
   const publicUrl = (config["public-url"] ?? `http://localhost:${config["http-port"]}`).replace(/\/+$/, "");
-  const recorder = createEventRecorder({ sink: kubeEventSink(mgr.http), logger: log });
+  const recorder = createEventRecorder({ sink: kubeEventSink(mgr.client), logger: log });
   addResizeController(mgr, {
     recorder,
     logger: log,
@@ -205,10 +205,10 @@ export async function runOperator(config: Config): Promise<void> {
         endpoints: config["discovery-endpoints"],
       },
       deps: {
-        kube: mgr.http,
+        kube: mgr.client,
         store,
-        authenticator: new Authenticator(mgr.http, { cacheTtlMs: config["token-cache-ttl"] }),
-        authorizer: new Authorizer(mgr.http, { cacheTtlMs: config["token-cache-ttl"] }),
+        authenticator: new Authenticator(mgr.client, { cacheTtlMs: config["token-cache-ttl"] }),
+        authorizer: new Authorizer(mgr.client, { cacheTtlMs: config["token-cache-ttl"] }),
         publicUrl,
         waitTimeoutMs: 120_000,
         now: Date.now,

@@ -3,11 +3,12 @@
 // then the one scale change (only if its record was written or is confirmed on the server), then
 // finalizer removals, the group's status, and events. A conflict anywhere ends the pass early; the
 // key is reconciled again with fresh state.
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { API_VERSION, FINALIZER, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../api/resize-request.js";
 import type { EventRecorder } from "../events/recorder.js";
-import { ApiError, type KubeHttp } from "../runtime/kube-http.js";
+import { isConflict, isNotFound } from "../runtime/api-errors.js";
+import type { KubeClient } from "../runtime/resource-client.js";
 import type { Plan, PlannedEvent } from "./decide.js";
 import type { Observation } from "./observe.js";
 import type { ScaleClient } from "./target.js";
@@ -21,7 +22,7 @@ export interface PlanEventNotice {
 }
 
 export interface ExecuteDeps {
-  readonly http: KubeHttp;
+  readonly client: KubeClient;
   readonly scale: ScaleClient;
   readonly recorder: EventRecorder;
   /** Observes emitted plan events (metrics derive attempt outcomes from them); must not throw. */
@@ -30,11 +31,8 @@ export interface ExecuteDeps {
 
 export type ExecuteOutcome = "done" | "conflict";
 
-const collection = (namespace: string, plural: string): string =>
-  `/apis/${API_VERSION}/namespaces/${namespace}/${plural}`;
-
-const isConflict = (err: unknown): boolean =>
-  err instanceof ApiError && (err.status === 409 || err.status === 404);
+/** The state this pass was decided on is outdated: an object moved on, or went away. */
+const isOutdated = (err: unknown): boolean => isConflict(err) || isNotFound(err);
 
 /** The record on `status` that a scale to `replicas` carries out, if any. */
 function recordsScale(status: ResizeRequestStatus | undefined, replicas: number): boolean {
@@ -49,9 +47,8 @@ function recordsScale(status: ResizeRequestStatus | undefined, replicas: number)
 }
 
 export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Plan): Promise<ExecuteOutcome> {
-  const { http } = deps;
+  const requests = deps.client.resource(RESIZE_REQUESTS);
   const namespace = obs.snapshot.namespace;
-  const rrPath = collection(namespace, RESIZE_REQUEST.plural);
   const latest = new Map(obs.requests);
   const written = new Set<string>();
 
@@ -61,10 +58,11 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
     const current = rr.metadata.finalizers ?? [];
     if (current.includes(FINALIZER) === add) return;
     const finalizers = add ? [...current, FINALIZER] : current.filter((f) => f !== FINALIZER);
-    const updated = (await http.request("PATCH", `${rrPath}/${name}`, {
-      body: { metadata: { resourceVersion: rr.metadata.resourceVersion, finalizers } },
-      contentType: "application/merge-patch+json",
-    })) as ResizeRequest;
+    // The resourceVersion makes the patch conditional: a finalizer list changed since is not overwritten.
+    const updated = await requests.mergePatch(
+      { namespace, name },
+      { metadata: { resourceVersion: rr.metadata.resourceVersion, finalizers } },
+    );
     latest.set(name, updated);
   };
 
@@ -75,9 +73,7 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
     for (const change of plan.requests) {
       const rr = latest.get(change.name);
       if (!change.status || !rr) continue;
-      const updated = (await http.request("PUT", `${rrPath}/${change.name}/status`, {
-        body: { ...rr, status: change.status },
-      })) as ResizeRequest;
+      const updated = await requests.updateStatus({ ...rr, status: change.status });
       latest.set(change.name, updated);
       written.add(change.name);
     }
@@ -86,7 +82,7 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
       // The cache may lag behind our own writes; the server's copy of the record must call for this change.
       const record = written.has(request)
         ? latest.get(request)
-        : ((await http.request("GET", `${rrPath}/${request}`)) as ResizeRequest);
+        : await requests.get({ namespace, name: request });
       if (!recordsScale(record?.status, replicas)) return "conflict";
       // Under the resourceVersion of the Scale observed at the start of this pass: a change since
       // (ours or anyone's) is a conflict, and the pass is decided again from fresh state.
@@ -101,18 +97,10 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
       ...plan.requests
         .filter((change) => change.finalizer === "remove")
         .map((change) => setFinalizers(change.name, false)),
-      ...(group
-        ? [
-            http.request(
-              "PUT",
-              `${collection(namespace, INSTANCE_GROUP_MANAGER.plural)}/${obs.snapshot.groupName}/status`,
-              { body: group satisfies InstanceGroupManager },
-            ),
-          ]
-        : []),
+      ...(group ? [deps.client.resource(INSTANCE_GROUP_MANAGERS).updateStatus(group)] : []),
     ]);
   } catch (err) {
-    if (isConflict(err)) return "conflict";
+    if (isOutdated(err)) return "conflict";
     throw err;
   } finally {
     // Events describe decisions whose records were written; emit those even if a later step failed.

@@ -6,7 +6,8 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { groupLocation } from "../api/location.js";
 import { FINALIZER } from "../api/names.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import type { KubeHttp } from "../runtime/kube-http.js";
+import { PODS } from "../runtime/builtin-kinds.js";
+import type { KubeClient } from "../runtime/resource-client.js";
 import type { Lister } from "../runtime/store.js";
 import type { GroupSnapshot, RequestView, TargetView } from "./snapshot.js";
 import type { ScaleClient, TargetRead } from "./target.js";
@@ -20,7 +21,7 @@ export interface ObserveDeps {
   readonly groups: Lister<InstanceGroupManager>;
   readonly requests: Lister<ResizeRequest>;
   readonly scale: ScaleClient;
-  readonly http: KubeHttp;
+  readonly client: KubeClient;
   readonly now: () => number;
 }
 
@@ -45,24 +46,13 @@ function requestView(rr: ResizeRequest): RequestView {
   };
 }
 
-interface PodList {
-  items: {
-    status?: {
-      phase?: string;
-      conditions?: { type: string; status: string; reason?: string; message?: string }[];
-    };
-  }[];
-}
-
 /** The scheduler's message for the target's Pending-as-Unschedulable pods, if any. */
 async function unschedulable(
-  http: KubeHttp,
+  client: KubeClient,
   namespace: string,
   selector: string,
 ): Promise<string | undefined> {
-  const pods = (await http.request("GET", `/api/v1/namespaces/${namespace}/pods`, {
-    query: { labelSelector: selector },
-  })) as PodList;
+  const pods = await client.resource(PODS).list({ namespace, labelSelector: selector });
   const stuck = pods.items.flatMap((p) =>
     p.status?.phase === "Pending"
       ? (p.status.conditions ?? []).filter(
@@ -92,7 +82,7 @@ export async function observeGroup(
       return deadline !== undefined && Date.parse(deadline) <= nowMs;
     });
     if (overdue && target.found && target.selector)
-      stuck = await unschedulable(deps.http, namespace, target.selector);
+      stuck = await unschedulable(deps.client, namespace, target.selector);
   }
   const targetView: TargetView | undefined =
     target === undefined

@@ -3,13 +3,15 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { API_VERSION, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
+import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
+import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
 import { ResizeRequest } from "../api/resize-request.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { Controller } from "../runtime/controller.js";
 import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
 import type { MetricsSink } from "../runtime/metrics.js";
+import { resourcePath } from "../runtime/resource-kind.js";
 import type { ExecuteDeps } from "./execute.js";
 import { BY_GROUP, groupKeyOf } from "./observe.js";
 import { resizeReconciler } from "./reconciler.js";
@@ -33,16 +35,17 @@ export function resizeInformers(
   mgr: Manager,
   namespace: string | undefined,
 ): { requests: Informer<ResizeRequest>; groups: Informer<InstanceGroupManager> } {
-  const scope = namespace ? `/namespaces/${namespace}` : "";
+  // An empty namespace means all namespaces, as in the Manager's other options.
+  const scope = { namespace: namespace || undefined };
   const requests = mgr.informer<ResizeRequest>({
     name: RESIZE_REQUEST.plural,
-    path: `/apis/${API_VERSION}${scope}/${RESIZE_REQUEST.plural}`,
+    path: resourcePath(RESIZE_REQUESTS, scope),
     decode: (raw: KubernetesObject) => ResizeRequest.parse(raw),
     indexers: { [BY_GROUP]: (rr) => [groupKeyOf(rr)] },
   });
   const groups = mgr.informer<InstanceGroupManager>({
     name: INSTANCE_GROUP_MANAGER.plural,
-    path: `/apis/${API_VERSION}${scope}/${INSTANCE_GROUP_MANAGER.plural}`,
+    path: resourcePath(INSTANCE_GROUP_MANAGERS, scope),
     decode: (raw: KubernetesObject) => InstanceGroupManager.parse(raw),
   });
   return { requests, groups };
@@ -59,8 +62,8 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
       {
         groups: groups.lister,
         requests: requests.lister,
-        scale: new ScaleClient(mgr.http),
-        http: mgr.http,
+        scale: new ScaleClient(mgr.client),
+        client: mgr.client,
         recorder: options.recorder,
         now: options.now ?? Date.now,
         ...(options.onPlanEvent && { onPlanEvent: options.onPlanEvent }),

@@ -1,22 +1,12 @@
 // Reads and scales any workload through its /scale subresource. The resource path of a kind is found
 // with API discovery (cached per apiVersion), so Deployments, StatefulSets, Cluster API
 // MachineDeployments and custom resources are all handled the same way.
-import { ApiError, type KubeHttp } from "../runtime/kube-http.js";
+import { isConflict, isNotFound } from "../runtime/api-errors.js";
+import { scaleOf, unstructuredOf, type ApiResource, type Scale } from "../runtime/builtin-kinds.js";
+import type { KubeClient } from "../runtime/resource-client.js";
+import type { ResourceLocation } from "../runtime/resource-kind.js";
 
-interface ApiResource {
-  name: string;
-  kind: string;
-  namespaced: boolean;
-}
-
-/** An autoscaling/v1 Scale as the API server returns it (kept whole, to be written back). */
-export interface Scale {
-  apiVersion?: string;
-  kind?: string;
-  metadata: { name?: string; namespace?: string; resourceVersion?: string };
-  spec?: { replicas?: number };
-  status?: { replicas?: number; selector?: string };
-}
+export type { Scale } from "../runtime/builtin-kinds.js";
 
 export interface TargetRef {
   readonly apiVersion: string;
@@ -35,8 +25,6 @@ export type TargetRead =
     }
   | { readonly found: false; readonly reason: "NotFound" | "NotScalable"; readonly message: string };
 
-const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.status === 404;
-
 /** Reads a dotted path such as `status.readyReplicas`; anything but a number counts as 0. */
 function readCount(obj: unknown, path: string): number {
   let value: unknown = obj;
@@ -48,55 +36,49 @@ function readCount(obj: unknown, path: string): number {
 }
 
 export class ScaleClient {
-  private readonly discovery = new Map<string, { at: number; resources: ApiResource[] }>();
+  private readonly discovery = new Map<string, { at: number; resources: readonly ApiResource[] }>();
 
   constructor(
-    private readonly http: KubeHttp,
+    private readonly client: KubeClient,
     private readonly discoveryTtlMs = 60_000,
   ) {}
 
-  private async resources(apiVersion: string, refresh: boolean): Promise<ApiResource[] | undefined> {
+  private async resources(apiVersion: string, refresh: boolean): Promise<readonly ApiResource[] | undefined> {
     const cached = this.discovery.get(apiVersion);
     if (cached && !refresh && Date.now() - cached.at < this.discoveryTtlMs) return cached.resources;
-    const path = apiVersion === "v1" ? "/api/v1" : `/apis/${apiVersion}`;
-    try {
-      const list = (await this.http.request("GET", path)) as { resources?: ApiResource[] };
-      const resources = list.resources ?? [];
-      this.discovery.set(apiVersion, { at: Date.now(), resources });
-      return resources;
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    const resources = await this.client.serverResources(apiVersion);
+    if (resources) this.discovery.set(apiVersion, { at: Date.now(), resources });
+    return resources;
   }
 
-  /** The collection path of `ref`'s kind in `namespace`, and whether it has a scale subresource. */
+  /** Where `ref`'s kind lives, and whether it has a scale subresource. */
   private async locate(
-    namespace: string,
     ref: TargetRef,
-  ): Promise<{ path: string; scalable: boolean } | { missing: string }> {
+  ): Promise<{ where: ResourceLocation; scalable: boolean } | { missing: string }> {
     for (const refresh of [false, true]) {
       const resources = await this.resources(ref.apiVersion, refresh);
       const main = resources?.find((r) => r.kind === ref.kind && !r.name.includes("/"));
       if (!resources || !main) continue;
-      const base = ref.apiVersion === "v1" ? "/api/v1" : `/apis/${ref.apiVersion}`;
-      const path = main.namespaced ? `${base}/namespaces/${namespace}/${main.name}` : `${base}/${main.name}`;
-      return { path, scalable: resources.some((r) => r.name === `${main.name}/scale`) };
+      return {
+        where: { apiVersion: ref.apiVersion, resource: main.name, namespaced: main.namespaced },
+        scalable: resources.some((r) => r.name === `${main.name}/scale`),
+      };
     }
     return { missing: `the API server serves no kind ${ref.kind} in ${ref.apiVersion}` };
   }
 
   async read(namespace: string, ref: TargetRef, readyField: string): Promise<TargetRead> {
-    const where = await this.locate(namespace, ref);
-    if ("missing" in where) return { found: false, reason: "NotFound", message: where.missing };
+    const located = await this.locate(ref);
+    if ("missing" in located) return { found: false, reason: "NotFound", message: located.missing };
     const label = `${ref.kind} ${namespace}/${ref.name}`;
-    if (!where.scalable) {
+    if (!located.scalable) {
       return { found: false, reason: "NotScalable", message: `${label} has no /scale subresource` };
     }
+    const key = { namespace, name: ref.name };
     try {
       const [object, scale] = await Promise.all([
-        this.http.request("GET", `${where.path}/${ref.name}`),
-        this.http.request("GET", `${where.path}/${ref.name}/scale`) as Promise<Scale>,
+        this.client.resource(unstructuredOf(located.where, ref.kind)).get(key),
+        this.client.resource(scaleOf(located.where)).get(key),
       ]);
       return {
         found: true,
@@ -124,20 +106,20 @@ export class ScaleClient {
     replicas: number,
     observed?: Scale,
   ): Promise<boolean> {
-    const where = await this.locate(namespace, ref);
-    if ("missing" in where || !where.scalable) return false;
-    const path = `${where.path}/${ref.name}/scale`;
+    const located = await this.locate(ref);
+    if ("missing" in located || !located.scalable) return false;
+    const scales = this.client.resource(scaleOf(located.where));
     const attempt = async (current: Scale): Promise<"done" | "moved" | "conflict"> => {
       if ((current.spec?.replicas ?? 0) !== from) return "moved";
       try {
-        await this.http.request("PUT", path, { body: { ...current, spec: { ...current.spec, replicas } } });
+        await scales.update({ ...current, spec: { ...current.spec, replicas } });
         return "done";
       } catch (err) {
-        if (err instanceof ApiError && err.status === 409) return "conflict";
+        if (isConflict(err)) return "conflict";
         throw err;
       }
     };
-    const fresh = async (): Promise<Scale> => (await this.http.request("GET", path)) as Scale;
+    const fresh = (): Promise<Scale> => scales.get({ namespace, name: ref.name });
     let outcome = await attempt(observed ?? (await fresh()));
     if (outcome === "conflict" && observed) outcome = await attempt(await fresh());
     return outcome === "done";

@@ -163,7 +163,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const scope = options.namespace ? `/namespaces/${options.namespace}` : "";
   const events = mgr.informer<KubeEvent>({ name: "events", path: `/apis/events.k8s.io/v1${scope}/events` });
   const history = new CapacityHistory();
-  const authz = new DashboardAuthz(new Authorizer(mgr.http));
+  const authz = new DashboardAuthz(new Authorizer(mgr.client));
   const identity = (session: DashboardSession) => identityOf(session, settings);
   const hub = new LiveHub(authz, log);
   hub.watch(options.requests, options.groups, events, history);

@@ -1,7 +1,9 @@
-// The EventSink that talks to the API server's events.k8s.io/v1 API through the operator's KubeHttp:
+// The EventSink that talks to the API server's events.k8s.io/v1 API through the operator's KubeClient:
 // the same keep-alive TLS connections as every other call (a client that opened a connection per
 // Event cost a TLS handshake on both sides for each one).
-import { ApiError, type KubeHttp } from "../runtime/kube-http.js";
+import { ApiError } from "../runtime/api-errors.js";
+import { EVENTS } from "../runtime/builtin-kinds.js";
+import type { KubeClient } from "../runtime/resource-client.js";
 import { SinkError, type EventSink } from "./sink.js";
 
 export interface KubeSinkOptions {
@@ -10,30 +12,24 @@ export interface KubeSinkOptions {
 }
 
 function toSinkError(err: unknown): SinkError {
-  if (err instanceof ApiError) return new SinkError(err.message, err.status);
+  if (err instanceof ApiError) return new SinkError(err.message, err.status, err.reason);
   return new SinkError(err instanceof Error ? err.message : String(err), undefined);
 }
 
-const eventsPath = (namespace: string): string =>
-  `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`;
-
-export function kubeEventSink(http: KubeHttp, options: KubeSinkOptions = {}): EventSink {
+export function kubeEventSink(client: KubeClient, options: KubeSinkOptions = {}): EventSink {
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
+  const events = client.resource(EVENTS);
   return {
     async create(event) {
       try {
-        await http.request("POST", eventsPath(event.metadata?.namespace ?? ""), { body: event, timeoutMs });
+        await events.create(event, { timeoutMs });
       } catch (err) {
         throw toSinkError(err);
       }
     },
     async patchSeries({ namespace, name }, series) {
       try {
-        await http.request("PATCH", `${eventsPath(namespace)}/${encodeURIComponent(name)}`, {
-          body: { series },
-          contentType: "application/merge-patch+json",
-          timeoutMs,
-        });
+        await events.mergePatch({ namespace, name }, { series }, { timeoutMs });
       } catch (err) {
         throw toSinkError(err);
       }

@@ -1,6 +1,7 @@
 // The two API calls the recorder needs, behind an interface so the recorder's logic can be tested with
 // a fake and its calls counted by a decorator. Implementations report failures as SinkError.
 import type { EventsV1Event, EventsV1EventSeries } from "@kubernetes/client-node";
+import { ApiError, isAlreadyExists, isConflict, isNotFound, isServerError } from "../runtime/api-errors.js";
 
 export interface EventTarget {
   namespace: string;
@@ -13,11 +14,15 @@ export interface EventSink {
   patchSeries(target: EventTarget, series: EventsV1EventSeries): Promise<void>;
 }
 
-/** A failed sink call; `status` is the HTTP status, or undefined when no response arrived. */
+/**
+ * A failed sink call; `status` is the HTTP status, or undefined when no response arrived, and `reason`
+ * the Kubernetes Status reason when the server sent one.
+ */
 export class SinkError extends Error {
   constructor(
     message: string,
     readonly status: number | undefined,
+    readonly reason?: string,
   ) {
     super(message);
     this.name = "SinkError";
@@ -33,7 +38,9 @@ export type Failure = "retry" | "not-found" | "already-exists" | "rejected";
 export function classify(err: unknown): Failure {
   // Anything that is not a SinkError did not come from a response: treat it as a transport failure.
   if (!(err instanceof SinkError) || err.status === undefined) return "retry";
-  if (err.status === 404) return "not-found";
-  if (err.status === 409) return "already-exists";
-  return err.status >= 500 ? "retry" : "rejected";
+  // The API's own error helpers tell the answers apart.
+  const answer = new ApiError(err.status, err.reason, err.message);
+  if (isNotFound(answer)) return "not-found";
+  if (isAlreadyExists(answer) || isConflict(answer)) return "already-exists";
+  return isServerError(answer) ? "retry" : "rejected";
 }

@@ -5,7 +5,8 @@
 // one of the method's scopes.
 import { createHash } from "node:crypto";
 import { GROUP } from "../api/names.js";
-import type { KubeHttp } from "../runtime/kube-http.js";
+import { SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS } from "../runtime/builtin-kinds.js";
+import type { KubeClient } from "../runtime/resource-client.js";
 import { ForbiddenError, UnauthenticatedError } from "./errors.js";
 
 export interface UserInfo {
@@ -23,12 +24,6 @@ export interface AccessCheck {
   readonly resource: string;
   readonly namespace: string;
   readonly name?: string;
-}
-
-interface TokenReviewStatus {
-  authenticated?: boolean;
-  user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
-  error?: string;
 }
 
 export interface AuthOptions {
@@ -63,7 +58,7 @@ export class Authenticator {
   private readonly now: () => number;
 
   constructor(
-    private readonly http: KubeHttp,
+    private readonly client: KubeClient,
     options: AuthOptions = {},
   ) {
     this.ttl = options.cacheTtlMs ?? 10_000;
@@ -99,10 +94,12 @@ export class Authenticator {
   }
 
   private async review(token: string): Promise<UserInfo | undefined> {
-    const reply = (await this.http.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", {
-      body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } },
-      timeoutMs: 10_000,
-    })) as { status?: TokenReviewStatus };
+    const reply = await this.client
+      .resource(TOKEN_REVIEWS)
+      .create(
+        { apiVersion: TOKEN_REVIEWS.apiVersion, kind: TOKEN_REVIEWS.kind, spec: { token } },
+        { timeoutMs: 10_000 },
+      );
     const status = reply.status;
     if (!status?.authenticated || !status.user?.username) return undefined;
     const extra = status.user.extra ?? {};
@@ -129,7 +126,7 @@ export class Authorizer {
   private readonly now: () => number;
 
   constructor(
-    private readonly http: KubeHttp,
+    private readonly client: KubeClient,
     options: AuthOptions = {},
   ) {
     this.ttl = options.cacheTtlMs ?? 10_000;
@@ -160,10 +157,10 @@ export class Authorizer {
   }
 
   private async review(user: UserInfo, check: AccessCheck): Promise<boolean> {
-    const reply = (await this.http.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
-      body: {
-        apiVersion: "authorization.k8s.io/v1",
-        kind: "SubjectAccessReview",
+    const reply = await this.client.resource(SUBJECT_ACCESS_REVIEWS).create(
+      {
+        apiVersion: SUBJECT_ACCESS_REVIEWS.apiVersion,
+        kind: SUBJECT_ACCESS_REVIEWS.kind,
         spec: {
           resourceAttributes: {
             group: GROUP,
@@ -178,8 +175,8 @@ export class Authorizer {
           extra: user.extra,
         },
       },
-      timeoutMs: 10_000,
-    })) as { status?: { allowed?: boolean } };
+      { timeoutMs: 10_000 },
+    );
     return reply.status?.allowed === true;
   }
 }

@@ -1,10 +1,10 @@
 // What REST handlers use: the Kubernetes API (as the operator), the operations store, auth, settings.
 import type { OperationStore } from "../operations/store.js";
-import type { KubeHttp } from "../runtime/kube-http.js";
+import type { KubeClient } from "../runtime/resource-client.js";
 import type { Authenticator, Authorizer } from "./auth.js";
 
 export interface RestDeps {
-  readonly kube: KubeHttp;
+  readonly kube: KubeClient;
   readonly store: OperationStore;
   readonly authenticator: Authenticator;
   readonly authorizer: Authorizer;

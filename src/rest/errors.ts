@@ -4,7 +4,8 @@
 // `{"error":{"code","message","errors":[{"domain","reason","message","location","locationType"}]}}`.
 import { STATUS_CODES } from "node:http";
 import type { z } from "zod";
-import { ApiError, TimeoutError } from "../runtime/kube-http.js";
+import { ApiError } from "../runtime/api-errors.js";
+import { TimeoutError } from "../runtime/kube-http.js";
 import { StoreUnavailableError } from "../operations/store.js";
 
 export type LocationType = "parameter" | "header" | "body";

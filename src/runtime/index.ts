@@ -10,7 +10,35 @@ export {
 } from "./rate-limiter.js";
 export { WorkQueue, type WorkQueueOptions } from "./workqueue.js";
 export { NAMESPACE_INDEX, objectKey, splitKey, Store, type IndexFunc, type Lister } from "./store.js";
-export { ApiError, isGone, KubeHttp, TimeoutError, type Query, type RequestOptions } from "./kube-http.js";
+export {
+  ApiError,
+  isAlreadyExists,
+  isConflict,
+  isGone,
+  isNotFound,
+  isServerError,
+  statusError,
+} from "./api-errors.js";
+export { KubeHttp, TimeoutError, type Query, type RequestOptions } from "./kube-http.js";
+export {
+  groupVersionPath,
+  resourcePath,
+  type ObjectKey,
+  type ResourceKind,
+  type ResourceLocation,
+} from "./resource-kind.js";
+export type {
+  Addressable,
+  CallOptions,
+  DeleteOptions,
+  KubeClient,
+  ListOptions,
+  MergePatch,
+  ObjectList,
+  Preconditions,
+  ResourceClient,
+} from "./resource-client.js";
+export { httpKubeClient } from "./http-kube-client.js";
 export {
   httpListWatch,
   type HttpListWatchOptions,

@@ -1,25 +1,14 @@
-// A small HTTP client for the Kubernetes API built on the KubeConfig's TLS and credentials, used where the
-// runtime needs control the generated clients do not give: per-request deadlines (lease renewals must not
-// hang past the renew deadline), the Status body of failed requests (410 Gone vs. anything else), and
-// streaming watches whose end the caller handles itself.
+// The transport under the typed client (http-kube-client.ts) and the informers' watches: HTTP to the
+// Kubernetes API with the KubeConfig's TLS and credentials, per-request deadlines (lease renewals must
+// not hang past the renew deadline), Status bodies of failed requests turned into ApiErrors, and
+// streaming watches whose end the caller handles itself. Callers use KubeClient, not `request`.
 import http from "node:http";
 import https from "node:https";
 import { createInterface } from "node:readline";
 import type { KubeConfig } from "@kubernetes/client-node";
+import { statusError } from "./api-errors.js";
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
-
-/** A failed API call, carrying the HTTP status and the Kubernetes Status reason when the server sent one. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly reason: string | undefined,
-    message: string,
-  ) {
-    super(message);
-    this.name = "ApiError";
-  }
-}
 
 /** The request took longer than allowed, or a stream went silent for too long. */
 export class TimeoutError extends Error {
@@ -27,30 +16,6 @@ export class TimeoutError extends Error {
     super(message);
     this.name = "TimeoutError";
   }
-}
-
-interface StatusBody {
-  kind?: string;
-  code?: number;
-  reason?: string;
-  message?: string;
-}
-
-function isStatusBody(v: unknown): v is StatusBody {
-  return typeof v === "object" && v !== null && (v as StatusBody).kind === "Status";
-}
-
-/** Turns a Kubernetes Status (HTTP error body or watch ERROR object) into an ApiError. */
-export function statusError(httpStatus: number, body: unknown): ApiError {
-  if (isStatusBody(body)) {
-    return new ApiError(body.code ?? httpStatus, body.reason, body.message ?? `HTTP ${httpStatus}`);
-  }
-  return new ApiError(httpStatus, undefined, `HTTP ${httpStatus}`);
-}
-
-/** True for "410 Gone" / reason Expired: the resourceVersion is too old and the caller must list again. */
-export function isGone(err: unknown): boolean {
-  return err instanceof ApiError && (err.status === 410 || err.reason === "Expired" || err.reason === "Gone");
 }
 
 /** The JSON value of `text`, or undefined when it is empty or not JSON (e.g. a proxy's HTML error page). */

@@ -1,7 +1,9 @@
 // Reads and writes the coordination.k8s.io/v1 Lease the leader election uses, with optimistic
 // concurrency: an update carries the resourceVersion it was based on, so of two candidates racing for
 // the same lease exactly one wins and the other gets 409 Conflict.
-import { ApiError, type KubeHttp } from "./kube-http.js";
+import { isAlreadyExists, isConflict, isNotFound } from "./api-errors.js";
+import { LEASES, type Lease, type ObjectMeta } from "./builtin-kinds.js";
+import type { KubeClient } from "./resource-client.js";
 
 export interface LeaseRecord {
   holderIdentity: string;
@@ -32,25 +34,13 @@ export function formatMicroTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 
-function parseTime(v: unknown): number {
-  if (typeof v !== "string") return 0;
+function parseTime(v: string | undefined): number {
+  if (v === undefined) return 0;
   const t = Date.parse(v);
   return Number.isNaN(t) ? 0 : t;
 }
 
-interface LeaseJson {
-  metadata?: { resourceVersion?: string };
-  spec?: {
-    holderIdentity?: string;
-    leaseDurationSeconds?: number;
-    acquireTime?: string;
-    renewTime?: string;
-    leaseTransitions?: number;
-  };
-}
-
-function fromJson(body: unknown): StoredLease {
-  const lease = body as LeaseJson;
+function stored(lease: Lease): StoredLease {
   const spec = lease.spec ?? {};
   return {
     resourceVersion: lease.metadata?.resourceVersion ?? "",
@@ -64,7 +54,7 @@ function fromJson(body: unknown): StoredLease {
   };
 }
 
-function toSpec(r: LeaseRecord): Record<string, unknown> {
+function toSpec(r: LeaseRecord): NonNullable<Lease["spec"]> {
   return {
     holderIdentity: r.holderIdentity,
     leaseDurationSeconds: r.leaseDurationSeconds,
@@ -76,55 +66,52 @@ function toSpec(r: LeaseRecord): Record<string, unknown> {
 
 /** A LeaseClient for `namespace/name` over the API server. Each call is bounded by `timeoutMs`. */
 export function httpLeaseClient(
-  client: KubeHttp,
+  client: KubeClient,
   namespace: string,
   name: string,
   timeoutMs = 5000,
 ): LeaseClient {
-  const collection = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
-  const item = `${collection}/${encodeURIComponent(name)}`;
+  const leases = client.resource(LEASES);
+  const key = { namespace, name };
   // Like client-go's LeaseLock, an update replaces the spec of the lease as last seen and keeps the rest
   // of its metadata: labels and annotations someone else set (e.g. Helm's ownership records, when the
   // chart creates the Lease) must survive a renewal.
-  let seenMetadata: Record<string, unknown> = {};
-  const remember = (body: unknown): StoredLease => {
-    const metadata = (body as { metadata?: Record<string, unknown> } | undefined)?.metadata;
-    const { labels, annotations, ownerReferences } = metadata ?? {};
+  let seenMetadata: Pick<ObjectMeta, "labels" | "annotations" | "ownerReferences"> = {};
+  const remember = (lease: Lease): StoredLease => {
+    const { labels, annotations, ownerReferences } = lease.metadata ?? {};
     seenMetadata = { labels, annotations, ownerReferences };
-    return fromJson(body);
+    return stored(lease);
   };
-  const conflictToUndefined = (err: unknown): undefined => {
-    if (err instanceof ApiError && (err.status === 409 || err.reason === "AlreadyExists")) return undefined;
+  const lostRace = (err: unknown): undefined => {
+    if (isConflict(err) || isAlreadyExists(err)) return undefined;
     throw err;
   };
   return {
     async get(signal) {
       try {
-        return remember(await client.request("GET", item, { signal, timeoutMs }));
+        return remember(await leases.get(key, { signal, timeoutMs }));
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404) return undefined;
+        if (isNotFound(err)) return undefined;
         throw err;
       }
     },
     async create(record, signal) {
-      const body = {
-        apiVersion: "coordination.k8s.io/v1",
-        kind: "Lease",
+      const lease: Lease = {
+        apiVersion: LEASES.apiVersion,
+        kind: LEASES.kind,
         metadata: { name, namespace },
         spec: toSpec(record),
       };
-      return client
-        .request("POST", collection, { body, signal, timeoutMs })
-        .then(remember, conflictToUndefined);
+      return leases.create(lease, { signal, timeoutMs }).then(remember, lostRace);
     },
     async update(record, resourceVersion, signal) {
-      const body = {
-        apiVersion: "coordination.k8s.io/v1",
-        kind: "Lease",
+      const lease: Lease = {
+        apiVersion: LEASES.apiVersion,
+        kind: LEASES.kind,
         metadata: { ...seenMetadata, name, namespace, resourceVersion },
         spec: toSpec(record),
       };
-      return client.request("PUT", item, { body, signal, timeoutMs }).then(remember, conflictToUndefined);
+      return leases.update(lease, { signal, timeoutMs }).then(remember, lostRace);
     },
   };
 }

@@ -2,8 +2,12 @@
 // watch (the changes after a resourceVersion). The HTTP implementation works for any resource, built-in
 // or custom, given its collection path, e.g. /api/v1/namespaces/x/configmaps,
 // /apis/apps/v1/statefulsets (all namespaces) or /apis/compute.resize-operator.dev/v1/namespaces/x/resizerequests.
+import { z } from "zod";
+import { isGone, statusError } from "./api-errors.js";
+import { Unstructured } from "./builtin-kinds.js";
+import { listPage } from "./http-kube-client.js";
+import type { KubeHttp } from "./kube-http.js";
 import type { KubeObject } from "./object.js";
-import { isGone, statusError, type KubeHttp } from "./kube-http.js";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK";
 
@@ -41,14 +45,8 @@ export interface HttpListWatchOptions {
   pageSize?: number;
 }
 
-interface ListBody {
-  items?: KubeObject[];
-  metadata?: { resourceVersion?: string; continue?: string };
-}
-
-function isEvent(v: unknown): v is { type: string; object: unknown } {
-  return typeof v === "object" && v !== null && typeof (v as { type?: unknown }).type === "string";
-}
+/** One line of a watch stream; ERROR carries a Status instead of an object. */
+const WatchLine = z.looseObject({ type: z.string(), object: z.unknown() });
 
 /** A ListWatch over the API server's collection at `path`. */
 export function httpListWatch(client: KubeHttp, path: string, options: HttpListWatchOptions = {}): ListWatch {
@@ -59,15 +57,16 @@ export function httpListWatch(client: KubeHttp, path: string, options: HttpListW
     const items: KubeObject[] = [];
     let cont: string | undefined;
     for (;;) {
-      const body = (await client.request("GET", path, {
-        query: { ...selectors, limit: limit > 0 ? limit : undefined, continue: cont },
-        timeoutMs: 60_000,
-        signal,
-      })) as ListBody;
-      items.push(...(body.items ?? []));
-      cont = body.metadata?.continue;
+      const page = await listPage(
+        client,
+        path,
+        { ...selectors, limit: limit > 0 ? limit : undefined, continue: cont },
+        { timeoutMs: 60_000, signal },
+      );
+      items.push(...page.items.map((item) => Unstructured.parse(item)));
+      cont = page.continue;
       if (!cont) {
-        const resourceVersion = body.metadata?.resourceVersion;
+        const resourceVersion = page.resourceVersion;
         if (!resourceVersion) throw new Error(`list ${path}: no resourceVersion in the answer`);
         return { items, resourceVersion };
       }
@@ -101,8 +100,10 @@ export function httpListWatch(client: KubeHttp, path: string, options: HttpListW
           idleTimeoutMs: (timeoutSeconds + 30) * 1000,
           signal,
         },
-        (line) => {
-          if (!isEvent(line)) throw new Error(`watch ${path}: not a watch event`);
+        (value) => {
+          const parsed = WatchLine.safeParse(value);
+          if (!parsed.success) throw new Error(`watch ${path}: not a watch event`);
+          const line = parsed.data;
           if (line.type === "ERROR") throw statusError(500, line.object);
           if (
             line.type !== "ADDED" &&
@@ -111,7 +112,7 @@ export function httpListWatch(client: KubeHttp, path: string, options: HttpListW
             line.type !== "BOOKMARK"
           )
             throw new Error(`watch ${path}: unknown event type ${line.type}`);
-          onEvent({ type: line.type, object: line.object as KubeObject });
+          onEvent({ type: line.type, object: Unstructured.parse(line.object) });
         },
       );
     },

@@ -15,6 +15,8 @@ import { realClock, sleep, type Clock } from "./clock.js";
 import type { Controller } from "./controller.js";
 import { Informer, type InformerOptions } from "./informer.js";
 import { KubeHttp } from "./kube-http.js";
+import { httpKubeClient } from "./http-kube-client.js";
+import type { KubeClient } from "./resource-client.js";
 import { LeaderElector, type LeaderElectionTimings } from "./leader-election.js";
 import { httpLeaseClient } from "./lease-client.js";
 import { httpListWatch } from "./list-watch.js";
@@ -74,7 +76,10 @@ export function defaultIdentity(): string {
 }
 
 export class Manager {
+  /** The streaming transport (informers' watches). */
   readonly http: KubeHttp;
+  /** Every other Kubernetes call: typed, on the same connections. */
+  readonly client: KubeClient;
   readonly elector: LeaderElector | undefined;
   private readonly log: Logger;
   private readonly metrics: MetricsSink;
@@ -88,6 +93,7 @@ export class Manager {
 
   constructor(private readonly options: ManagerOptions) {
     this.http = new KubeHttp(options.kubeConfig);
+    this.client = httpKubeClient(this.http);
     this.log = options.logger ?? pino({ level: "silent" });
     this.metrics = options.metrics ?? noopMetrics;
     this.clock = options.clock ?? realClock;
@@ -96,7 +102,7 @@ export class Manager {
       ? new LeaderElector({
           name: `${le.namespace}/${le.name}`,
           identity: le.identity ?? defaultIdentity(),
-          lease: httpLeaseClient(this.http, le.namespace, le.name),
+          lease: httpLeaseClient(this.client, le.namespace, le.name),
           timings: le.timings,
           logger: this.log,
           clock: this.clock,

@@ -11,7 +11,7 @@ import type { KubeObject } from "./object.js";
 import type { Logger } from "pino";
 import { Backoff, type BackoffPolicy } from "./backoff.js";
 import { isAborted, realClock, sleep, type Clock } from "./clock.js";
-import { isGone } from "./kube-http.js";
+import { isGone } from "./api-errors.js";
 import type { ListWatch, WatchEvent } from "./list-watch.js";
 import { METRIC, noopMetrics, type MetricsSink } from "./metrics.js";
 

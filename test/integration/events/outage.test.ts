@@ -5,6 +5,7 @@ import * as k8s from "@kubernetes/client-node";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startComponent, stopComponent } from "../../../testbed/components.js";
 import { kubeEventSink } from "../../../src/events/kube-sink.js";
+import { httpKubeClient } from "../../../src/runtime/http-kube-client.js";
 import { KubeHttp } from "../../../src/runtime/kube-http.js";
 import { createEventRecorder } from "../../../src/events/recorder.js";
 import type { EmitRequest } from "../../../src/events/event.js";
@@ -20,7 +21,7 @@ test("with the API server stopped for 30 s, emit() returns at once and the event
   const ns = await createTestNamespace("events-outage");
   const regarding = await createRegarding(ns.name, "outage");
   const recorder = createEventRecorder({
-    sink: kubeEventSink(new KubeHttp(kc), { requestTimeoutMs: 2000 }),
+    sink: kubeEventSink(httpKubeClient(new KubeHttp(kc)), { requestTimeoutMs: 2000 }),
     logger,
     reportingInstance: "resize-operator-test-0",
     backoff: { maxMs: 4000 },

@@ -11,6 +11,7 @@ import {
   type ObjectRef,
 } from "../../../src/events/event.js";
 import { kubeEventSink } from "../../../src/events/kube-sink.js";
+import { httpKubeClient } from "../../../src/runtime/http-kube-client.js";
 import { KubeHttp } from "../../../src/runtime/kube-http.js";
 import { createEventRecorder, type EventRecorder } from "../../../src/events/recorder.js";
 import { SinkError } from "../../../src/events/sink.js";
@@ -27,7 +28,7 @@ let group: ObjectRef;
 beforeAll(async () => {
   ns = await createTestNamespace("events");
   group = await createRegarding(ns.name, "group");
-  sink = new CountingSink(kubeEventSink(new KubeHttp(kc)));
+  sink = new CountingSink(kubeEventSink(httpKubeClient(new KubeHttp(kc))));
   recorder = createEventRecorder({ sink, logger, reportingInstance: "resize-operator-test-0" });
 });
 afterAll(async () => {
@@ -156,7 +157,7 @@ test("a series whose Event was deleted is created again with its count (NotFound
 
 describe("our limits are the API server's limits", () => {
   // Sent straight through the sink, bypassing the recorder's checks, to prove the server agrees.
-  const direct = kubeEventSink(new KubeHttp(kc));
+  const direct = kubeEventSink(httpKubeClient(new KubeHttp(kc)));
   let regarding: ObjectRef;
   let n = 0;
   beforeAll(async () => {

@@ -2,7 +2,8 @@
 import * as k8s from "@kubernetes/client-node";
 import { pino } from "pino";
 import { Informer } from "../../../src/runtime/informer.js";
-import { ApiError, isGone, KubeHttp } from "../../../src/runtime/kube-http.js";
+import { ApiError, isGone } from "../../../src/runtime/api-errors.js";
+import { KubeHttp } from "../../../src/runtime/kube-http.js";
 import { httpListWatch, type ListWatch } from "../../../src/runtime/list-watch.js";
 import { METRIC } from "../../../src/runtime/metrics.js";
 import { InMemoryMetrics } from "../../support/in-memory-metrics.js";

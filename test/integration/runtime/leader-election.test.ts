@@ -6,6 +6,7 @@ import * as k8s from "@kubernetes/client-node";
 import { pino } from "pino";
 import { KubeHttp } from "../../../src/runtime/kube-http.js";
 import { LeaderElector } from "../../../src/runtime/leader-election.js";
+import { httpKubeClient } from "../../../src/runtime/http-kube-client.js";
 import { httpLeaseClient } from "../../../src/runtime/lease-client.js";
 import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.js";
 
@@ -34,7 +35,7 @@ function elector(lease: string, identity: string): InProcess {
   const e = new LeaderElector({
     name: lease,
     identity,
-    lease: httpLeaseClient(http, ns.name, lease),
+    lease: httpLeaseClient(httpKubeClient(http), ns.name, lease),
     logger: log,
   });
   const ctl = new AbortController();

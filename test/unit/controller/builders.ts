@@ -1,13 +1,14 @@
-// Builders for the unit tests of the pure reconcile decision (src/controller/decide.ts): snapshots,
-// request views and statuses, plan inspection, and a small driver that applies plans to a snapshot the
-// way the controller and a simulated cluster (kwok-like: new instances become ready one step later)
-// would, so multi-step scenarios can be checked end to end.
+// Builders for the unit tests of the reconcile decision (src/controller/decide.ts): snapshots, request
+// views and statuses, plan inspection, and a driver that carries plans out with the real executor
+// against a fake API server (./cluster.ts) while a simulated cluster (kwok-like: new instances become
+// ready one step later) moves on, so multi-step scenarios can be checked end to end.
 import type { Condition } from "../../../src/api/conditions.js";
 import type { Duration } from "../../../src/api/duration.js";
 import type { InstanceGroupManagerStatus } from "../../../src/api/instance-group-manager.js";
 import { REST_KIND } from "../../../src/api/names.js";
 import type { Provisioning, Release, ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { decide, type Plan, type RequestChange } from "../../../src/controller/decide.js";
+import { execute } from "./cluster.js";
 import { numericId, resizeRequestLinks } from "../../../src/controller/identity.js";
 import {
   DEFAULT_DECIDE_CONFIG,
@@ -268,41 +269,7 @@ export function cond(
   return status.conditions?.find((c) => c.type === type);
 }
 
-// ---- Applying plans: what the controller writes and what the cluster does -------------------------
-
-export interface ApplyOptions {
-  /** Simulates a crash between the status write and the /scale call: statuses land, the scale does not. */
-  readonly dropScale?: boolean;
-  /**
-   * Simulates a conflict (or crash) at status write number `statusWrites` (0-based, in plan order, as
-   * the executor writes them): finalizer additions and the earlier status writes land, nothing after.
-   */
-  readonly statusWrites?: number;
-}
-
-/**
- * The snapshot after the plan was carried out: statuses written, finalizers changed (a deleting
- * request whose last finalizer goes disappears), and the scale applied when the target still has
- * `from` replicas (the controller's fresh-read guard). Readiness is left alone.
- */
-export function applyPlan(s: GroupSnapshot, plan: Plan, o: ApplyOptions = {}): GroupSnapshot {
-  const statusChanges = plan.requests.filter((c) => c.status !== undefined);
-  const landed = new Set(statusChanges.slice(0, o.statusWrites ?? statusChanges.length).map((c) => c.name));
-  const complete = landed.size === statusChanges.length;
-  const requests: RequestView[] = [];
-  for (const r of s.requests) {
-    const c = changeOf(plan, r.name);
-    const removed = c?.finalizer === "remove" && complete;
-    const hasFinalizer = c?.finalizer === "add" ? true : removed ? false : r.hasFinalizer;
-    if (r.deleting && !hasFinalizer) continue;
-    requests.push({ ...r, hasFinalizer, status: (landed.has(r.name) ? c?.status : undefined) ?? r.status });
-  }
-  let target = s.target;
-  if (plan.scale && complete && !o.dropScale && target?.found && target.replicas === plan.scale.from) {
-    target = { ...target, replicas: plan.scale.replicas };
-  }
-  return { ...s, requests, target };
-}
+// ---- Driving plans: the real executor writes, a simulated cluster makes instances ready -----------
 
 export interface Step {
   readonly index: number;
@@ -321,7 +288,7 @@ export interface DriveOptions {
   readonly crashAt?: readonly number[];
   /**
    * The number of status writes of step `index` that land before a conflict ends the pass (see
-   * ApplyOptions.statusWrites); undefined: the whole pass is carried out.
+   * Cut.statusWrites); undefined: the whole pass is carried out.
    */
   readonly conflictAt?: (index: number, plan: Plan) => number | undefined;
   /** Mutates the snapshot before a step's decision (user actions: cancel, delete, new requests...). */
@@ -434,11 +401,12 @@ export function startedIn(before: GroupSnapshot, plan: Plan): string[] {
 }
 
 /**
- * Runs decide → apply until a decision changes nothing, schedules no scale and asks for no requeue
- * (or maxSteps). The clock advances by the requested requeue delay (at least one second). New
- * instances become ready one step after they were added (scale-downs take effect at once).
+ * Runs decide → execute (the real executor, against a fake API server) until a decision changes
+ * nothing, schedules no scale and asks for no requeue (or maxSteps). The clock advances by the
+ * requested requeue delay (at least one second). New instances become ready one step after they were
+ * added (scale-downs take effect at once).
  */
-export function drive(start: GroupSnapshot, o: DriveOptions = {}): DriveResult {
+export async function drive(start: GroupSnapshot, o: DriveOptions = {}): Promise<DriveResult> {
   const cfg = o.cfg ?? CFG;
   const steps: Step[] = [];
   const applied: { request: string; from: number; replicas: number }[] = [];
@@ -449,11 +417,16 @@ export function drive(start: GroupSnapshot, o: DriveOptions = {}): DriveResult {
   for (let i = 0; i < (o.maxSteps ?? 200); i++) {
     if (o.before) s = o.before(i, s);
     const plan = decide(s, cfg, groupStatus);
-    if (plan.groupStatus) groupStatus = plan.groupStatus;
     const replicasBefore = s.target?.found ? s.target.replicas : 0;
     const dropScale = o.crashAt?.includes(i) ?? false;
     const writes = o.conflictAt?.(i, plan);
-    let next = applyPlan(s, plan, { dropScale, ...(writes !== undefined && { statusWrites: writes }) });
+    const executed = await execute(s, plan, {
+      dropScale,
+      ...(writes !== undefined && { statusWrites: writes }),
+      ...(groupStatus && { groupStatus }),
+    });
+    groupStatus = executed.groupStatus;
+    let next = executed.after;
     const target = next.target;
     const scaleApplied =
       plan.scale !== undefined && target?.found === true && target.replicas !== replicasBefore;

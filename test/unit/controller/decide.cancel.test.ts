@@ -13,7 +13,6 @@ import {
   accepted,
   acceptedAt,
   activeConditions,
-  applyPlan,
   byName,
   changeOf,
   checkStep,
@@ -31,6 +30,7 @@ import {
   statusWrites,
   type SnapshotOptions,
 } from "./builders.js";
+import { afterExecuting } from "./cluster.js";
 
 type How = "cancel" | "delete";
 const HOWS: How[] = ["cancel", "delete"];
@@ -177,7 +177,7 @@ describe.each(HOWS)("%s during an attempt", (how) => {
     const s = snap({ replicas, requests: [a, b] });
     const plan = decide(s, CFG);
 
-    test("starts in the decision that cancels a, from the replicas left by a, recorded after a's cancel", () => {
+    test("starts in the decision that cancels a, from the replicas left by a, recorded after a's cancel", async () => {
       expect(statusOf(plan, "a").state).toBe("CANCELLED");
       expect(changeOf(plan, "a")?.finalizer).toBe("remove");
       expect(plan.scale).toEqual({ request: "b", from: replicas, replicas: replicas + 2 });
@@ -198,11 +198,11 @@ describe.each(HOWS)("%s during an attempt", (how) => {
       });
       expect(reasons(plan, "b")).toEqual(["ProvisioningStarted"]);
       expect(plan.requeueAfterMs).toBe(0);
-      expect(checkStep(s, plan, applyPlan(s, plan))).toEqual([]);
+      expect(checkStep(s, plan, await afterExecuting(s, plan))).toEqual([]);
     });
 
-    test("a conflict on a's cancel: b's change is neither recorded nor applied; the next decision does both again", () => {
-      const cut = applyPlan(s, plan, { statusWrites: 0 });
+    test("a conflict on a's cancel: b's change is neither recorded nor applied; the next decision does both again", async () => {
+      const cut = await afterExecuting(s, plan, { statusWrites: 0 });
       expect(byName(cut, "a")?.status).toEqual(a.status);
       expect(byName(cut, "a")?.hasFinalizer).toBe(true);
       expect(byName(cut, "b")?.status).toEqual(b.status);
@@ -211,7 +211,7 @@ describe.each(HOWS)("%s during an attempt", (how) => {
       expect(statusOf(retry, "a").state).toBe("CANCELLED");
       expect(retry.scale).toEqual({ request: "b", from: replicas, replicas: replicas + 2 });
       expect(statusWrites(retry)).toEqual(["a", "b"]);
-      expect(checkStep(cut, retry, applyPlan(cut, retry))).toEqual([]);
+      expect(checkStep(cut, retry, await afterExecuting(cut, retry))).toEqual([]);
     });
   });
 
@@ -242,14 +242,17 @@ describe.each(HOWS)("%s during an attempt", (how) => {
       expect(first.events).toEqual([]);
     });
 
-    test("a crash before the rollback is applied: the next decision re-plans it, nothing else", () => {
-      const again = decide({ ...applyPlan(s0, first, { dropScale: true }), nowMs: T0 + SEC }, CFG);
+    test("a crash before the rollback is applied: the next decision re-plans it, nothing else", async () => {
+      const again = decide(
+        { ...(await afterExecuting(s0, first, { dropScale: true })), nowMs: T0 + SEC },
+        CFG,
+      );
       expect(again.scale).toEqual({ request: "a", from: 5, replicas: 2 });
       expect(again.requests).toEqual([]);
     });
 
-    test("next decision, rollback applied: CANCELLED, RolledBack + Cancelled, finalizer removed", () => {
-      const s1 = applyPlan(s0, first);
+    test("next decision, rollback applied: CANCELLED, RolledBack + Cancelled, finalizer removed", async () => {
+      const s1 = await afterExecuting(s0, first);
       const second = decide({ ...s1, nowMs: T0 + SEC }, CFG);
       const next = statusOf(second, "a");
       expect(next.state).toBe("CANCELLED");

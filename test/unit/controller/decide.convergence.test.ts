@@ -60,9 +60,16 @@ const three = (): RequestView[] => [
   req("r2", { resizeBy: 1, created: at(2) }),
 ];
 
+// Runs whose steps name the tests below: computed before the tests are collected (top-level await).
+const threeFromOne = (): GroupSnapshot => snap({ replicas: 1, requests: three() });
+const cleanThreeFromOne = await drive(threeFromOne());
+const sharedSteps = cleanThreeFromOne.steps
+  .filter((st) => resolvedIn(st.before, st.plan).length > 0 && st.plan.scale !== undefined)
+  .map((st) => st.index);
+
 describe("scenarios converge", () => {
-  test("three queued requests all succeed in FIFO order", () => {
-    const r = drive(snap({ replicas: 1, requests: three() }));
+  test("three queued requests all succeed in FIFO order", async () => {
+    const r = await drive(snap({ replicas: 1, requests: three() }));
     expectHealthy(r);
     expect(["r1", "r2", "r3"].map((n) => stateOf(r.final, n))).toEqual([
       "SUCCEEDED",
@@ -88,9 +95,9 @@ describe("scenarios converge", () => {
     expect(r.groupStatus?.provisioningRequest).toBeUndefined();
   });
 
-  test("one fails admission, the others succeed around it", () => {
+  test("one fails admission, the others succeed around it", async () => {
     const requests = [...three(), req("huge", { resizeBy: 11, created: at(2) + 500 })];
-    const r = drive(snap({ replicas: 1, requests }));
+    const r = await drive(snap({ replicas: 1, requests }));
     expectHealthy(r);
     expect(stateOf(r.final, "huge")).toBe("FAILED");
     expect(byName(r.final, "huge")?.status.error?.errors[0]?.code).toBe(ErrorCode.QUOTA_EXCEEDED);
@@ -98,12 +105,12 @@ describe("scenarios converge", () => {
     expect(replicasOf(r.final)).toBe(7);
   });
 
-  test("a head that does not fit waits for room and starts when maxSize is raised", () => {
+  test("a head that does not fit waits for room and starts when maxSize is raised", async () => {
     const requests = [
       req("big", { resizeBy: 8, created: at(1) }),
       req("small", { resizeBy: 1, created: at(2) }),
     ];
-    const r = drive(snap({ replicas: 5, requests }), {
+    const r = await drive(snap({ replicas: 5, requests }), {
       maxSteps: 30,
       before: (i, s) => (i === 10 ? { ...s, group: group({ maxSize: 20 }) } : s),
     });
@@ -113,8 +120,8 @@ describe("scenarios converge", () => {
     expect(replicasOf(r.final)).toBe(14);
   });
 
-  test("cancel mid-attempt (after the increase was applied) restores the replicas", () => {
-    const r = drive(snap({ replicas: 4, requests: [req("a", { resizeBy: 3, created: at(1) })] }), {
+  test("cancel mid-attempt (after the increase was applied) restores the replicas", async () => {
+    const r = await drive(snap({ replicas: 4, requests: [req("a", { resizeBy: 3, created: at(1) })] }), {
       before: (i, s) =>
         i === 1
           ? { ...s, requests: s.requests.map((x) => ({ ...x, spec: { ...x.spec, cancel: true } })) }
@@ -130,8 +137,8 @@ describe("scenarios converge", () => {
     expect(byName(r.final, "a")?.hasFinalizer).toBe(false);
   });
 
-  test("deleting mid-attempt rolls back first, then lets the object go", () => {
-    const r = drive(snap({ replicas: 4, requests: [req("a", { resizeBy: 3, created: at(1) })] }), {
+  test("deleting mid-attempt rolls back first, then lets the object go", async () => {
+    const r = await drive(snap({ replicas: 4, requests: [req("a", { resizeBy: 3, created: at(1) })] }), {
       before: (i, s) => (i === 1 ? { ...s, requests: s.requests.map((x) => ({ ...x, deleting: true })) } : s),
     });
     expectHealthy(r);
@@ -140,8 +147,8 @@ describe("scenarios converge", () => {
     expect(r.applied.map((x) => x.replicas)).toEqual([7, 4]);
   });
 
-  test("cancel right after the record, before /scale ran: no instance is ever added", () => {
-    const r = drive(snap({ replicas: 4, requests: [req("a", { resizeBy: 3, created: at(1) })] }), {
+  test("cancel right after the record, before /scale ran: no instance is ever added", async () => {
+    const r = await drive(snap({ replicas: 4, requests: [req("a", { resizeBy: 3, created: at(1) })] }), {
       crashAt: [0],
       before: (i, s) =>
         i === 1
@@ -154,19 +161,22 @@ describe("scenarios converge", () => {
     expect(replicasOf(r.final)).toBe(4);
   });
 
-  test("no room in the cluster: the attempt times out, rolls back, backs off and succeeds once room appears", () => {
+  test("no room in the cluster: the attempt times out, rolls back, backs off and succeeds once room appears", async () => {
     const g = group({ provisioningTimeoutMs: 5 * SEC });
     let capacity = 3;
-    const r = drive(snap({ group: g, replicas: 2, requests: [req("a", { resizeBy: 2, created: at(1) })] }), {
-      maxSteps: 100,
-      get capacity() {
-        return capacity;
+    const r = await drive(
+      snap({ group: g, replicas: 2, requests: [req("a", { resizeBy: 2, created: at(1) })] }),
+      {
+        maxSteps: 100,
+        get capacity() {
+          return capacity;
+        },
+        before: (i, s) => {
+          if (i === 12) capacity = 100;
+          return s;
+        },
       },
-      before: (i, s) => {
-        if (i === 12) capacity = 100;
-        return s;
-      },
-    });
+    );
     expectHealthy(r);
     const a = byName(r.final, "a");
     expect(a?.status.state).toBe("SUCCEEDED");
@@ -181,12 +191,12 @@ describe("scenarios converge", () => {
     );
   });
 
-  test("run durations: instances are released after success, the state stays SUCCEEDED", () => {
+  test("run durations: instances are released after success, the state stays SUCCEEDED", async () => {
     const requests = [
       req("a", { resizeBy: 2, created: at(1), run: { seconds: "60" } }),
       req("b", { resizeBy: 3, created: at(2), run: { seconds: "120" } }),
     ];
-    const r = drive(snap({ replicas: 1, requests }));
+    const r = await drive(snap({ replicas: 1, requests }));
     expectHealthy(r);
     for (const n of ["a", "b"]) {
       const x = byName(r.final, n);
@@ -201,8 +211,8 @@ describe("scenarios converge", () => {
     expect(released).toEqual(["a", "b"]);
   });
 
-  test("run duration with a floor: the release stops at minSize", () => {
-    const r = drive(
+  test("run duration with a floor: the release stops at minSize", async () => {
+    const r = await drive(
       snap({
         group: group({ minSize: 3 }),
         replicas: 2,
@@ -214,10 +224,10 @@ describe("scenarios converge", () => {
     expect(byName(r.final, "a")?.status.release).toMatchObject({ baseReplicas: 6, targetReplicas: 3 });
   });
 
-  test("a head whose attempt timed out keeps its turn: FIFO order of success", () => {
+  test("a head whose attempt timed out keeps its turn: FIFO order of success", async () => {
     const g = group({ provisioningTimeoutMs: 5 * SEC });
     let capacity = 3;
-    const r = drive(
+    const r = await drive(
       snap({
         group: g,
         replicas: 2,
@@ -273,8 +283,8 @@ describe("each success and the next start share a decision", () => {
     return startedWithResolution;
   }
 
-  test("three queued requests: each success and the next start share a decision", () => {
-    const r = drive(snap({ replicas: 1, requests: three() }));
+  test("three queued requests: each success and the next start share a decision", async () => {
+    const r = await drive(snap({ replicas: 1, requests: three() }));
     expectHealthy(r);
     expect(expectOneChangePerPlan(r)).toBe(2);
     const kinds = r.steps.map((st) => st.plan.events.map((e) => `${e.request}:${e.event.reason}`));
@@ -293,7 +303,7 @@ describe("each success and the next start share a decision", () => {
     expect(r.steps.length).toBe(8);
   });
 
-  test("run durations, timeouts with rollbacks, and a cancel: still one change per plan, and it converges", () => {
+  test("run durations, timeouts with rollbacks, and a cancel: still one change per plan, and it converges", async () => {
     const g = group({ provisioningTimeoutMs: 5 * SEC });
     let capacity = 4;
     const requests = [
@@ -302,7 +312,7 @@ describe("each success and the next start share a decision", () => {
       req("c", { resizeBy: 1, created: at(3), run: { seconds: "10" } }),
       req("d", { resizeBy: 1, created: at(4) }),
     ];
-    const r = drive(snap({ group: g, replicas: 1, requests }), {
+    const r = await drive(snap({ group: g, replicas: 1, requests }), {
       maxSteps: 300,
       get capacity() {
         return capacity;
@@ -338,9 +348,9 @@ describe("each success and the next start share a decision", () => {
     expect(r.final.requests.every((x) => !x.hasFinalizer)).toBe(true);
   });
 
-  test("crashes at every other step: one change per plan, each increase applied once", () => {
+  test("crashes at every other step: one change per plan, each increase applied once", async () => {
     const crashAt = Array.from({ length: 100 }, (_, i) => i).filter((i) => i % 2 === 1);
-    const r = drive(snap({ replicas: 1, requests: three() }), { crashAt });
+    const r = await drive(snap({ replicas: 1, requests: three() }), { crashAt });
     expectHealthy(r);
     expect(expectOneChangePerPlan(r)).toBeGreaterThan(0);
     expect(r.applied.map((x) => x.request)).toEqual(["r1", "r2", "r3"]);
@@ -348,12 +358,9 @@ describe("each success and the next start share a decision", () => {
   });
 
   describe("a conflict on a decision that resolves one change and starts the next", () => {
-    const scenario = (): GroupSnapshot => snap({ replicas: 1, requests: three() });
-    const clean = drive(scenario());
+    const scenario = threeFromOne;
     // The two success + start decisions of the clean run.
-    const shared = clean.steps
-      .filter((st) => resolvedIn(st.before, st.plan).length > 0 && st.plan.scale !== undefined)
-      .map((st) => st.index);
+    const shared = sharedSteps;
 
     test("the clean run has two of them", () => {
       expect(shared.length).toBe(2);
@@ -361,8 +368,8 @@ describe("each success and the next start share a decision", () => {
 
     test.each(shared)(
       "a conflict on the success at step %i: nothing of the start lands, the run converges",
-      (i) => {
-        const r = drive(scenario(), { conflictAt: (k) => (k === i ? 0 : undefined) });
+      async (i) => {
+        const r = await drive(scenario(), { conflictAt: (k) => (k === i ? 0 : undefined) });
         expectHealthy(r);
         const cut = r.steps[i];
         // Neither the success nor the next record landed, and no scale.
@@ -384,8 +391,8 @@ describe("each success and the next start share a decision", () => {
 
     test.each(shared)(
       "a conflict on the new record at step %i: the success stays, the start follows",
-      (i) => {
-        const r = drive(scenario(), {
+      async (i) => {
+        const r = await drive(scenario(), {
           conflictAt: (k, plan) => (k === i ? statusWrites(plan).length - 1 : undefined),
         });
         expectHealthy(r);
@@ -399,9 +406,9 @@ describe("each success and the next start share a decision", () => {
       },
     );
 
-    test("a conflict on every success the first time it is decided: converges, each increase applied once", () => {
+    test("a conflict on every success the first time it is decided: converges, each increase applied once", async () => {
       const cut = new Set<string>();
-      const r = drive(scenario(), {
+      const r = await drive(scenario(), {
         conflictAt: (_, plan) => {
           const success = plan.events.find((e) => e.event.reason === "Succeeded")?.request;
           if (success === undefined || cut.has(success)) return undefined;
@@ -426,16 +433,16 @@ describe("each success and the next start share a decision", () => {
 
 describe("crashes between the status write and /scale never apply a change twice or lose one", () => {
   const base = 1;
-  const scenario = (): GroupSnapshot => snap({ replicas: base, requests: three() });
-  const clean = drive(scenario());
+  const scenario = threeFromOne;
+  const clean = cleanThreeFromOne;
   const scaleSteps = clean.steps.filter((st) => st.plan.scale !== undefined).map((st) => st.index);
 
   test("the clean run plans a scale in some steps", () => {
     expect(scaleSteps.length).toBe(3);
   });
 
-  test.each(Array.from({ length: clean.steps.length }, (_, i) => i))("crash at step %i", (i) => {
-    const r = drive(scenario(), { crashAt: [i] });
+  test.each(Array.from({ length: clean.steps.length }, (_, i) => i))("crash at step %i", async (i) => {
+    const r = await drive(scenario(), { crashAt: [i] });
     expectHealthy(r);
     expect(succeededOrder(r)).toEqual(["r1", "r2", "r3"]);
     expect(replicasOf(r.final)).toBe(base + 2 + 1 + 3);
@@ -443,7 +450,7 @@ describe("crashes between the status write and /scale never apply a change twice
     expect(r.applied.map((x) => x.request)).toEqual(["r1", "r2", "r3"]);
   });
 
-  test("a crash at every step that plans a scale, twice in a row", () => {
+  test("a crash at every step that plans a scale, twice in a row", async () => {
     const crashAt: number[] = [];
     // Each dropped scale shifts the later steps by one; crash twice at each scale-planning step.
     let shift = 0;
@@ -451,18 +458,18 @@ describe("crashes between the status write and /scale never apply a change twice
       crashAt.push(s + shift, s + shift + 1);
       shift += 2;
     }
-    const r = drive(scenario(), { crashAt });
+    const r = await drive(scenario(), { crashAt });
     expectHealthy(r);
     expect(r.steps.filter((st) => st.plan.scale !== undefined && !st.scaleApplied).length).toBe(6);
     expect(replicasOf(r.final)).toBe(7);
     expect(r.applied.map((x) => x.request)).toEqual(["r1", "r2", "r3"]);
   });
 
-  test("crashes during rollbacks and releases too", () => {
+  test("crashes during rollbacks and releases too", async () => {
     const g = group({ provisioningTimeoutMs: 5 * SEC });
     let capacity = 1;
     const requests = [req("a", { resizeBy: 2, created: at(1), run: { seconds: "30" } })];
-    const r = drive(snap({ group: g, replicas: 1, requests }), {
+    const r = await drive(snap({ group: g, replicas: 1, requests }), {
       maxSteps: 150,
       crashAt: Array.from({ length: 150 }, (_, i) => i).filter((i) => i % 2 === 0),
       get capacity() {

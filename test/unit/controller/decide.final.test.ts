@@ -10,7 +10,6 @@ import {
   SEC,
   T0,
   acceptedAt,
-  applyPlan,
   byName,
   changeOf,
   checkStep,
@@ -33,6 +32,7 @@ import {
   type RequestOptions,
   type SnapshotOptions,
 } from "./builders.js";
+import { afterExecuting } from "./cluster.js";
 
 const quotaError = {
   errors: [
@@ -297,7 +297,7 @@ describe("run duration", () => {
         release: releaseOf({ phase: "Applying", baseReplicas: 5, targetReplicas: 2 }),
       });
 
-    test("the head of the queue starts in the decision that confirms, its record written last", () => {
+    test("the head of the queue starts in the decision that confirms, its record written last", async () => {
       const head = req("q", { created: T0 - MIN, status: acceptedAt("q", T0 - MIN) });
       const s = snap({ replicas: 2, requests: [done(), head] });
       const plan = decide(s, CFG);
@@ -306,9 +306,9 @@ describe("run duration", () => {
       expect(reasons(plan, "q")).toEqual(["ProvisioningStarted"]);
       expect(statusWrites(plan)).toEqual(["a", "q"]);
       expect(plan.requeueAfterMs).toBe(0);
-      expect(checkStep(s, plan, applyPlan(s, plan))).toEqual([]);
+      expect(checkStep(s, plan, await afterExecuting(s, plan))).toEqual([]);
       // A conflict on a's confirmation: q's change is neither recorded nor applied; decided again.
-      const cut = applyPlan(s, plan, { statusWrites: 0 });
+      const cut = await afterExecuting(s, plan, { statusWrites: 0 });
       expect(statusAfter(plan, head).provisioning).toBeDefined();
       expect(byName(cut, "q")?.status.provisioning).toBeUndefined();
       expect(cut.target).toEqual(s.target);
@@ -317,7 +317,7 @@ describe("run duration", () => {
       expect(statusWrites(retry)).toEqual(["a", "q"]);
     });
 
-    test("another due release starts in the decision that confirms", () => {
+    test("another due release starts in the decision that confirms", async () => {
       const other = req("b", {
         resizeBy: 1,
         created: T0 - 5 * MIN,
@@ -334,7 +334,7 @@ describe("run duration", () => {
         targetReplicas: 1,
       });
       expect(statusWrites(plan).at(-1)).toBe("b");
-      expect(checkStep(s, plan, applyPlan(s, plan))).toEqual([]);
+      expect(checkStep(s, plan, await afterExecuting(s, plan))).toEqual([]);
     });
 
     test("a release re-planned after a crash (not resolved) keeps blocking as before, with no requeue at 0", () => {
@@ -354,7 +354,7 @@ describe("run duration", () => {
     const s = snap({ group: group({ minSize: 5 }), replicas: 3, requests: [a, head] });
     const plan = decide(s, CFG);
 
-    test("a's release Applied, then q's attempt recorded from 3 to 5, written last", () => {
+    test("a's release Applied, then q's attempt recorded from 3 to 5, written last", async () => {
       expect(statusOf(plan, "a").release).toMatchObject({
         phase: "Applied",
         baseReplicas: 3,
@@ -372,11 +372,11 @@ describe("run duration", () => {
       expect(reasons(plan, "q")).toEqual(["ProvisioningStarted"]);
       expect(statusWrites(plan)).toEqual(["a", "q"]);
       expect(plan.requeueAfterMs).toBe(0);
-      expect(checkStep(s, plan, applyPlan(s, plan))).toEqual([]);
+      expect(checkStep(s, plan, await afterExecuting(s, plan))).toEqual([]);
     });
 
-    test("a conflict on the release's write: q's change is neither recorded nor applied; the next decision does both again", () => {
-      const cut = applyPlan(s, plan, { statusWrites: 0 });
+    test("a conflict on the release's write: q's change is neither recorded nor applied; the next decision does both again", async () => {
+      const cut = await afterExecuting(s, plan, { statusWrites: 0 });
       expect(byName(cut, "a")?.status).toEqual(a.status);
       expect(byName(cut, "q")?.status).toEqual(head.status);
       expect(replicasOf(cut)).toBe(3);
@@ -384,11 +384,11 @@ describe("run duration", () => {
       expect(statusOf(retry, "a").release?.phase).toBe("Applied");
       expect(retry.scale).toEqual({ request: "q", from: 3, replicas: 5 });
       expect(statusWrites(retry)).toEqual(["a", "q"]);
-      expect(checkStep(cut, retry, applyPlan(cut, retry))).toEqual([]);
+      expect(checkStep(cut, retry, await afterExecuting(cut, retry))).toEqual([]);
     });
   });
 
-  test("a release that comes due starts in the decision that resolves an attempt, and holds back the queue", () => {
+  test("a release that comes due starts in the decision that resolves an attempt, and holds back the queue", async () => {
     // c (oldest) succeeded long ago and its run is over; a's attempt is all ready; q waits behind a.
     const c = req("c", {
       resizeBy: 1,
@@ -419,16 +419,16 @@ describe("run duration", () => {
     expect(writes[0]).toBe("a");
     expect(writes.at(-1)).toBe("c");
     expect(plan.requeueAfterMs).toBe(0);
-    expect(checkStep(s, plan, applyPlan(s, plan))).toEqual([]);
+    expect(checkStep(s, plan, await afterExecuting(s, plan))).toEqual([]);
     // A conflict on a's success: nothing of the release lands, and the next decision does both again.
-    const cut = applyPlan(s, plan, { statusWrites: 0 });
+    const cut = await afterExecuting(s, plan, { statusWrites: 0 });
     expect(byName(cut, "a")?.status).toEqual(a.status);
     expect(byName(cut, "c")?.status).toEqual(c.status);
     expect(replicasOf(cut)).toBe(5);
     const retry = decide({ ...cut, nowMs: T0 + SEC }, CFG);
     expect(statusOf(retry, "a").state).toBe("SUCCEEDED");
     expect(retry.scale).toEqual({ request: "c", from: 5, replicas: 4 });
-    expect(checkStep(cut, retry, applyPlan(cut, retry))).toEqual([]);
+    expect(checkStep(cut, retry, await afterExecuting(cut, retry))).toEqual([]);
   });
 
   test("no requestedRunDuration: never released", () => {

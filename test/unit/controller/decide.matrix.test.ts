@@ -12,7 +12,6 @@ import {
   SEC,
   T0,
   accepted,
-  applyPlan,
   changeOf,
   checkStep,
   cond,
@@ -31,6 +30,7 @@ import {
   statusAfter,
   type SnapshotOptions,
 } from "./builders.js";
+import { afterExecuting } from "./cluster.js";
 
 const K = 3; // "a" asks for 3 instances; base 2, raised 5.
 const quota = { errors: [{ code: "QUOTA_EXCEEDED", errorDetails: [{ quotaInfo: { limit: 1 } }] }] };
@@ -144,18 +144,18 @@ describe("state × observation × user action: invariants", () => {
   test("every known-bug key names a combination of the table", () => {
     expect(buggy.length).toBe(KNOWN_BUGS.size);
   });
-  test.each(passing)("$state × $obs × $action", (c) => {
-    check(c);
+  test.each(passing)("$state × $obs × $action", async (c) => {
+    await check(c);
   });
   // test.each refuses an empty table: the failing block exists only while KNOWN_BUGS lists something.
   if (buggy.length > 0) {
-    test.failing.each(buggy)("$state × $obs × $action", (c) => {
-      check(c);
+    test.failing.each(buggy)("$state × $obs × $action", async (c) => {
+      await check(c);
     });
   }
 });
 
-function check({ st, ob, u }: Case): void {
+async function check({ st, ob, u }: Case): Promise<void> {
   const active = st.status.provisioning !== undefined;
   const a: RequestView = req("a", {
     resizeBy: K,
@@ -171,19 +171,19 @@ function check({ st, ob, u }: Case): void {
   const z = req("z", { resizeBy: 1, created: T0 - 500, status: accepted("z") });
   const s = snap({ ...ob.snapshot, requests: [z, a] });
   const plan = decide(s, CFG);
-  const after = applyPlan(s, plan);
+  const after = await afterExecuting(s, plan);
 
   // Protocol invariants: finals stay final, errors stay, one attempt, scales recorded and from == t.
   expect(checkStep(s, plan, after)).toEqual([]);
   // Deciding again right after the plan was carried out keeps them too.
   const next = decide({ ...after, nowMs: after.nowMs + SEC }, CFG);
-  expect(checkStep(after, next, applyPlan(after, next))).toEqual([]);
+  expect(checkStep(after, next, await afterExecuting(after, next))).toEqual([]);
   // So does deciding again after the pass ended at any status write (a conflict or a crash).
   const writes = plan.requests.filter((c) => c.status !== undefined).length;
   for (let n = 0; n < writes; n++) {
-    const cut = applyPlan(s, plan, { statusWrites: n });
+    const cut = await afterExecuting(s, plan, { statusWrites: n });
     const retry = decide({ ...cut, nowMs: cut.nowMs + SEC }, CFG);
-    expect([n, checkStep(cut, retry, applyPlan(cut, retry))]).toEqual([n, []]);
+    expect([n, checkStep(cut, retry, await afterExecuting(cut, retry))]).toEqual([n, []]);
   }
 
   const names = plan.requests.map((c) => c.name);

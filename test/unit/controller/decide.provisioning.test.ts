@@ -2,16 +2,15 @@
 // all-or-nothing", "Restart-safe and idempotent"), resolved by comparing the target with the record.
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { backoffMs, decide } from "../../../src/controller/decide.js";
+import { backoffMs, decide, type Plan } from "../../../src/controller/decide.js";
 import { AttemptErrorCode } from "../../../src/controller/errors.js";
-import type { RequestView } from "../../../src/controller/snapshot.js";
+import type { GroupSnapshot, RequestView } from "../../../src/controller/snapshot.js";
 import {
   CFG,
   MIN,
   SEC,
   T0,
   acceptedAt,
-  applyPlan,
   byName,
   changeOf,
   checkStep,
@@ -29,6 +28,7 @@ import {
   statusWrites,
   type RequestOptions,
 } from "./builders.js";
+import { afterExecuting } from "./cluster.js";
 
 /** The head "a" (resizeBy 3) in an attempt from 2 to 5, with the given phase and fields. */
 function head(
@@ -175,7 +175,7 @@ describe("Applying: the change is recorded; was it applied?", () => {
     const s = snap({ replicas: 5, ready: 5, requests: [head("Applied"), b] });
     const plan = decide(s, CFG);
 
-    test("a SUCCEEDED and b's attempt recorded from 5 to 7 in one plan, b's record written last", () => {
+    test("a SUCCEEDED and b's attempt recorded from 5 to 7 in one plan, b's record written last", async () => {
       expect(statusOf(plan, "a").state).toBe("SUCCEEDED");
       expect(changeOf(plan, "a")?.finalizer).toBe("remove");
       expect(plan.scale).toEqual({ request: "b", from: 5, replicas: 7 });
@@ -202,11 +202,11 @@ describe("Applying: the change is recorded; was it applied?", () => {
       });
       // The resolution still asks for the next decision at once.
       expect(plan.requeueAfterMs).toBe(0);
-      expect(checkStep(s, plan, applyPlan(s, plan))).toEqual([]);
+      expect(checkStep(s, plan, await afterExecuting(s, plan))).toEqual([]);
     });
 
-    test("the next decision sees b's increase applied and starts nothing else", () => {
-      const s1 = { ...applyPlan(s, plan), nowMs: T0 + SEC };
+    test("the next decision sees b's increase applied and starts nothing else", async () => {
+      const s1 = { ...(await afterExecuting(s, plan)), nowMs: T0 + SEC };
       expect(s1.target).toMatchObject({ replicas: 7 });
       const next = decide(s1, CFG);
       expect(next.scale).toBeUndefined();
@@ -215,8 +215,8 @@ describe("Applying: the change is recorded; was it applied?", () => {
       expect(next.events).toEqual([]);
     });
 
-    test("a conflict on a's success ends the pass: nothing of b's change lands, and the next decision does both again", () => {
-      const cut = applyPlan(s, plan, { statusWrites: 0 });
+    test("a conflict on a's success ends the pass: nothing of b's change lands, and the next decision does both again", async () => {
+      const cut = await afterExecuting(s, plan, { statusWrites: 0 });
       expect(byName(cut, "a")?.status).toEqual(s.requests[0]?.status);
       expect(byName(cut, "a")?.hasFinalizer).toBe(true);
       expect(byName(cut, "b")?.status).toEqual(b.status);
@@ -227,12 +227,12 @@ describe("Applying: the change is recorded; was it applied?", () => {
       expect(statusWrites(retry)).toEqual(["a", "b"]);
       // The finalizer added before the conflict is already there: not added twice.
       expect(changeOf(retry, "b")?.finalizer).toBeUndefined();
-      expect(checkStep(cut, retry, applyPlan(cut, retry))).toEqual([]);
+      expect(checkStep(cut, retry, await afterExecuting(cut, retry))).toEqual([]);
     });
 
-    test("a conflict on b's record: a's success stays, b starts again in the next decision, from 5", () => {
+    test("a conflict on b's record: a's success stays, b starts again in the next decision, from 5", async () => {
       expect(statusWrites(plan)[1]).toBe("b");
-      const cut = applyPlan(s, plan, { statusWrites: 1 });
+      const cut = await afterExecuting(s, plan, { statusWrites: 1 });
       expect(byName(cut, "a")?.status.state).toBe("SUCCEEDED");
       expect(byName(cut, "b")?.status.provisioning).toBeUndefined();
       expect(replicasOf(cut)).toBe(5);
@@ -240,7 +240,7 @@ describe("Applying: the change is recorded; was it applied?", () => {
       expect(retry.scale).toEqual({ request: "b", from: 5, replicas: 7 });
       expect(statusWrites(retry)).toEqual(["b"]);
       expect(reasons(retry, "b")).toEqual(["ProvisioningStarted"]);
-      expect(checkStep(cut, retry, applyPlan(cut, retry))).toEqual([]);
+      expect(checkStep(cut, retry, await afterExecuting(cut, retry))).toEqual([]);
     });
   });
 });
@@ -256,10 +256,16 @@ describe("after the head of a queue of several succeeds, the requests behind are
   const g = group({ maxSize: 20 });
   const fresh = snap({ group: g, replicas: 5, ready: 2, requests: [head("Applied"), ...views] });
   const admitted = decide(fresh, CFG);
-  const settled = applyPlan(fresh, admitted);
-  const s = { ...settled, target: { found: true as const, replicas: 5, readyReplicas: 5 } };
-  const success = decide(s, CFG);
-  const s1 = { ...applyPlan(s, success), nowMs: T0 + SEC };
+  // Carried out by the real executor before the tests look at them.
+  let settled: GroupSnapshot;
+  let success: Plan;
+  let s1: GroupSnapshot;
+  beforeAll(async () => {
+    settled = await afterExecuting(fresh, admitted);
+    const s = { ...settled, target: { found: true as const, replicas: 5, readyReplicas: 5 } };
+    success = decide(s, CFG);
+    s1 = { ...(await afterExecuting(s, success)), nowMs: T0 + SEC };
+  });
 
   test("the settled queue: every request behind a waits with the same Queued status", () => {
     expect(statusWrites(admitted)).toEqual(["a", ...behind]);
@@ -292,7 +298,7 @@ describe("after the head of a queue of several succeeds, the requests behind are
     });
   });
 
-  test("the following decisions write b, then b and c as c starts, then c: never a request still waiting", () => {
+  test("the following decisions write b, then b and c as c starts, then c: never a request still waiting", async () => {
     // What each decision sees: b's new instances not ready, still not ready, all ready; then c's not ready.
     let state = s1;
     let ready = 5;
@@ -303,7 +309,7 @@ describe("after the head of a queue of several succeeds, the requests behind are
       state = { ...state, target: { found: true, replicas: t, readyReplicas: ready } };
       const plan = decide(state, CFG);
       writes.push(statusWrites(plan));
-      state = { ...applyPlan(state, plan), nowMs: state.nowMs + SEC };
+      state = { ...(await afterExecuting(state, plan)), nowMs: state.nowMs + SEC };
     }
     // b seen applied (Applied), b still waiting (nothing), b ready (SUCCEEDED) and c starting in the
     // same decision (c last), c seen applied. d and e are never written.
@@ -665,8 +671,8 @@ describe("RollingBack", () => {
       expect(plan.requeueAfterMs).toBe(0);
     });
 
-    test("the next decisions keep it so until a's backoff is over; then a starts again, not b", () => {
-      const s1 = applyPlan(s, plan);
+    test("the next decisions keep it so until a's backoff is over; then a starts again, not b", async () => {
+      const s1 = await afterExecuting(s, plan);
       const waiting = decide({ ...s1, nowMs: T0 + SEC }, CFG);
       expect(waiting.requests).toEqual([]);
       expect(waiting.scale).toBeUndefined();

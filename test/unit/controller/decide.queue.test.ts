@@ -331,10 +331,10 @@ describe("a queue moving up rewrites none of the requests waiting in it", () => 
   // Nothing position-dependent is stored: a waiting request is written when it is admitted, and next
   // when it starts (or its head reason changes), never because a request ahead of it finished. Writing
   // positions cost n(n-1)/2 status writes for n queued requests.
-  test("five requests drained one by one: each is written once while waiting, at its admission", () => {
+  test("five requests drained one by one: each is written once while waiting, at its admission", async () => {
     const names = ["r1", "r2", "r3", "r4", "r5"];
     const requests = names.map((n, i) => req(n, { resizeBy: 2, created: at(i + 1) }));
-    const r = drive(snap({ replicas: 0, requests }));
+    const r = await drive(snap({ replicas: 0, requests }));
     expect(r.violations).toEqual([]);
     expect(r.quiet).toBe(true);
     const startedAt = (n: string): number =>

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ResizeRequestInsert } from "../../../src/api/index.js";
 import { StoreUnavailableError } from "../../../src/operations/store.js";
 import { ForbiddenError, toGoogleError, validationError } from "../../../src/rest/errors.js";
-import { ApiError } from "../../../src/runtime/kube-http.js";
+import { ApiError } from "../../../src/runtime/api-errors.js";
 
 test.each([
   [new ForbiddenError("no"), 403, "forbidden"],

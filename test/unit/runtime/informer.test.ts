@@ -1,7 +1,7 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { FakeClock, flushPromises } from "../../support/fake-clock.js";
 import { Informer } from "../../../src/runtime/informer.js";
-import { ApiError } from "../../../src/runtime/kube-http.js";
+import { ApiError } from "../../../src/runtime/api-errors.js";
 import type { ListResult } from "../../../src/runtime/list-watch.js";
 import { METRIC } from "../../../src/runtime/metrics.js";
 import { InMemoryMetrics } from "../../support/in-memory-metrics.js";

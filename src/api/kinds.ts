@@ -1,0 +1,21 @@
+// The operator's own kinds as the Kubernetes client addresses them, decoded with their models.
+import type { ResourceKind } from "../runtime/resource-kind.js";
+import { InstanceGroupManager } from "./instance-group-manager.js";
+import { API_VERSION, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "./names.js";
+import { ResizeRequest } from "./resize-request.js";
+
+export const RESIZE_REQUESTS: ResourceKind<ResizeRequest> = {
+  apiVersion: API_VERSION,
+  kind: RESIZE_REQUEST.kind,
+  resource: RESIZE_REQUEST.plural,
+  namespaced: true,
+  schema: ResizeRequest,
+};
+
+export const INSTANCE_GROUP_MANAGERS: ResourceKind<InstanceGroupManager> = {
+  apiVersion: API_VERSION,
+  kind: INSTANCE_GROUP_MANAGER.kind,
+  resource: INSTANCE_GROUP_MANAGER.plural,
+  namespaced: true,
+  schema: InstanceGroupManager,
+};

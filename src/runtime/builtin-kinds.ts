@@ -1,0 +1,178 @@
+// The built-in kinds the operator reads and writes, each with the smallest schema that decodes what it
+// uses of the replies. Loose where an object is read, modified and written back (unknown fields must
+// survive the round trip); plain where only a few reply fields are read.
+import { z } from "zod";
+import type { ResourceKind, ResourceLocation } from "./resource-kind.js";
+
+/** The ObjectMeta fields the runtime reads; every other field is kept. */
+export const ObjectMeta = z.looseObject({
+  name: z.string().optional(),
+  namespace: z.string().optional(),
+  uid: z.string().optional(),
+  resourceVersion: z.string().optional(),
+  deletionTimestamp: z.string().optional(),
+  finalizers: z.array(z.string()).optional(),
+  labels: z.record(z.string(), z.string()).optional(),
+  annotations: z.record(z.string(), z.string()).optional(),
+  ownerReferences: z.array(z.unknown()).optional(),
+});
+export type ObjectMeta = z.infer<typeof ObjectMeta>;
+
+const typeMeta = { apiVersion: z.string().optional(), kind: z.string().optional() };
+
+/** Any object, known only by its metadata (e.g. a scale target whose readiness field is configurable). */
+export const Unstructured = z.looseObject({ ...typeMeta, metadata: ObjectMeta.optional() });
+export type Unstructured = z.infer<typeof Unstructured>;
+
+/** coordination.k8s.io/v1 Lease (times are MicroTime strings). */
+export const Lease = z.looseObject({
+  ...typeMeta,
+  metadata: ObjectMeta.optional(),
+  spec: z
+    .looseObject({
+      holderIdentity: z.string().optional(),
+      leaseDurationSeconds: z.number().optional(),
+      acquireTime: z.string().optional(),
+      renewTime: z.string().optional(),
+      leaseTransitions: z.number().optional(),
+    })
+    .optional(),
+});
+export type Lease = z.infer<typeof Lease>;
+
+/**
+ * events.k8s.io/v1 Event. Only its identity is read back; a plain object, so that the recorder's
+ * client-node EventsV1Event can be written as it is.
+ */
+export const KubeEvent = z.object({
+  ...typeMeta,
+  metadata: z.object({ name: z.string().optional(), namespace: z.string().optional() }).optional(),
+});
+export type KubeEvent = z.infer<typeof KubeEvent>;
+
+/** autoscaling/v1 Scale as the API server returns it (kept whole, to be written back). */
+export const Scale = z.looseObject({
+  ...typeMeta,
+  metadata: ObjectMeta,
+  spec: z.looseObject({ replicas: z.number().optional() }).optional(),
+  status: z.looseObject({ replicas: z.number().optional(), selector: z.string().optional() }).optional(),
+});
+export type Scale = z.infer<typeof Scale>;
+
+/** core/v1 Pod: the scheduling state of its conditions only. */
+export const Pod = z.looseObject({
+  ...typeMeta,
+  metadata: ObjectMeta.optional(),
+  status: z
+    .looseObject({
+      phase: z.string().optional(),
+      conditions: z
+        .array(
+          z.looseObject({
+            type: z.string(),
+            status: z.string(),
+            reason: z.string().optional(),
+            message: z.string().optional(),
+          }),
+        )
+        .optional(),
+    })
+    .optional(),
+});
+export type Pod = z.infer<typeof Pod>;
+
+/** authentication.k8s.io/v1 TokenReview. */
+export const TokenReview = z.object({
+  ...typeMeta,
+  spec: z.object({ token: z.string() }),
+  status: z
+    .object({
+      authenticated: z.boolean().optional(),
+      user: z
+        .object({
+          username: z.string().optional(),
+          uid: z.string().optional(),
+          groups: z.array(z.string()).optional(),
+          extra: z.record(z.string(), z.array(z.string())).optional(),
+        })
+        .optional(),
+      error: z.string().optional(),
+    })
+    .optional(),
+});
+export type TokenReview = z.infer<typeof TokenReview>;
+
+/** authorization.k8s.io/v1 SubjectAccessReview (resource attributes only). */
+export const SubjectAccessReview = z.object({
+  ...typeMeta,
+  spec: z.object({
+    resourceAttributes: z.object({
+      group: z.string().optional(),
+      resource: z.string().optional(),
+      verb: z.string().optional(),
+      namespace: z.string().optional(),
+      name: z.string().optional(),
+    }),
+    user: z.string().optional(),
+    groups: z.array(z.string()).readonly().optional(),
+    uid: z.string().optional(),
+    extra: z.record(z.string(), z.array(z.string()).readonly()).readonly().optional(),
+  }),
+  status: z.object({ allowed: z.boolean().optional(), reason: z.string().optional() }).optional(),
+});
+export type SubjectAccessReview = z.infer<typeof SubjectAccessReview>;
+
+/** One resource of a discovery document (metav1.APIResource); subresources are named "plural/sub". */
+export const ApiResource = z.looseObject({ name: z.string(), kind: z.string(), namespaced: z.boolean() });
+export type ApiResource = z.infer<typeof ApiResource>;
+export const ApiResourceList = z.looseObject({ resources: z.array(ApiResource).default([]) });
+
+export const LEASES: ResourceKind<Lease> = {
+  apiVersion: "coordination.k8s.io/v1",
+  kind: "Lease",
+  resource: "leases",
+  namespaced: true,
+  schema: Lease,
+};
+
+export const EVENTS: ResourceKind<KubeEvent> = {
+  apiVersion: "events.k8s.io/v1",
+  kind: "Event",
+  resource: "events",
+  namespaced: true,
+  schema: KubeEvent,
+};
+
+export const PODS: ResourceKind<Pod> = {
+  apiVersion: "v1",
+  kind: "Pod",
+  resource: "pods",
+  namespaced: true,
+  schema: Pod,
+};
+
+export const TOKEN_REVIEWS: ResourceKind<TokenReview> = {
+  apiVersion: "authentication.k8s.io/v1",
+  kind: "TokenReview",
+  resource: "tokenreviews",
+  namespaced: false,
+  schema: TokenReview,
+};
+
+export const SUBJECT_ACCESS_REVIEWS: ResourceKind<SubjectAccessReview> = {
+  apiVersion: "authorization.k8s.io/v1",
+  kind: "SubjectAccessReview",
+  resource: "subjectaccessreviews",
+  namespaced: false,
+  schema: SubjectAccessReview,
+};
+
+/** The /scale subresource of a resource found by discovery (Deployment, MachineDeployment, any CR). */
+export function scaleOf(where: ResourceLocation): ResourceKind<Scale> {
+  return { ...where, kind: "Scale", subresource: "scale", schema: Scale };
+}
+
+/** The objects of a resource found by discovery, decoded only as far as their metadata. */
+export function unstructuredOf(where: ResourceLocation, kind: string): ResourceKind<Unstructured> {
+  return { ...where, kind, schema: Unstructured };
+}
