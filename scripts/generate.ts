@@ -7,7 +7,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import * as prettier from "prettier";
-import { generatedFiles, type GeneratedFile } from "../src/api/generate/files.js";
+import type { GeneratedFile } from "../src/generate/file.js";
+import { generatedFiles } from "../src/generate/files.js";
 import { ensureTools } from "../testbed/tools.js";
 import { INSTALL_DIR, installManifests } from "./install-manifests.js";
 

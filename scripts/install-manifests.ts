@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { stringify } from "yaml";
-import type { GeneratedFile } from "../src/api/generate/files.js";
+import type { GeneratedFile } from "../src/generate/file.js";
 
 export const INSTALL_DIR = "manifests/install";
 export const INSTALL_NAMESPACE = "resize-operator-system";

@@ -21,3 +21,4 @@ export * from "./resize-request.js";
 export * from "./operation.js";
 export * from "./lists.js";
 export { fieldTree, type FieldNode, type FieldType, type FieldFormat } from "./tree.js";
+export * from "./identity.js";

@@ -29,7 +29,7 @@ import {
   targetModified,
 } from "./errors.js";
 import { resizeEvents as E } from "./events.js";
-import { numericId, resizeRequestLinks } from "./identity.js";
+import { numericId, resizeRequestLinks } from "../api/identity.js";
 import type { DecideConfig, GroupSnapshot, RequestView, TargetView } from "./snapshot.js";
 
 export interface RequestChange {

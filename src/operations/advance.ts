@@ -3,7 +3,7 @@
 import { operationVerb, type Errors, type Operation, type ResizeRequest } from "../api/index.js";
 import { ErrorCode } from "../api/errors.js";
 import { FINAL_STATES } from "../api/resize-request.js";
-import { numericId } from "../controller/identity.js";
+import { numericId } from "../api/identity.js";
 import { failed, type OperationPatch } from "./model.js";
 
 /** HTTP status an insert failed with, by the first error's code (quota problems are 403, as in GCE). */

@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { groupLocation, operationTypeOf, type Location } from "../api/index.js";
-import { locationUrl, numericId, resizeRequestLinks } from "../controller/identity.js";
+import { locationUrl, numericId, resizeRequestLinks } from "../api/identity.js";
 import { groupKeyOf } from "../controller/observe.js";
 import { resizeInformers } from "../controller/setup.js";
 import { Controller, type ReconcileResult, type Request } from "../runtime/controller.js";

@@ -1,6 +1,6 @@
 // RBAC declared beside the code that needs it. Each area of the operator lists what it calls in a
 // `permissions.ts` next to that code; the chart's ClusterRole and Role are generated from these
-// declarations (src/rbac/generate.ts), so the installed rules can neither lag behind the code nor
+// declarations (src/generate/rbac.ts), so the installed rules can neither lag behind the code nor
 // grant what no code uses.
 
 /**

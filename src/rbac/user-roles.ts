@@ -1,6 +1,6 @@
 // The ClusterRoles the chart ships for people (and clients) using resize-operator, declared with the
 // same `permission()` model as the operator's own RBAC and generated into the chart by
-// src/rbac/generate.ts. They are aggregated into Kubernetes' user-facing roles, so a RoleBinding to
+// src/generate/rbac.ts. They are aggregated into Kubernetes' user-facing roles, so a RoleBinding to
 // `view`, `edit` or `admin` in a namespace covers resize requests there too.
 //
 // `use` on a group (needed to create a ResizeRequest for it: the admission policy and the REST API

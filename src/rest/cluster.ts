@@ -5,7 +5,7 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { groupLocation, locationPath, sameLocation, type Location } from "../api/location.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { numericId } from "../controller/identity.js";
+import { numericId } from "../api/identity.js";
 import { isNotFound } from "../runtime/api-errors.js";
 import type { KubeClient, ResourceClient } from "../runtime/resource-client.js";
 import type { ObjectKey } from "../runtime/resource-kind.js";

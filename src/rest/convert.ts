@@ -9,7 +9,7 @@ import {
   type ResizeRequestInsert,
 } from "../api/index.js";
 import { API_VERSION, REST_KIND, RESIZE_REQUEST } from "../api/names.js";
-import { numericId, resizeRequestLinks } from "../controller/identity.js";
+import { numericId, resizeRequestLinks } from "../api/identity.js";
 
 export interface RestContext {
   /** Public base URL of the operator, without a trailing slash. */

@@ -2,7 +2,7 @@
 // operations store. An operation is addressed by name or by numeric id, as in the compute API.
 import { locationPath } from "../api/location.js";
 import { REST_KIND } from "../api/names.js";
-import { locationUrl } from "../controller/identity.js";
+import { locationUrl } from "../api/identity.js";
 import type { OperationRef } from "../operations/model.js";
 import { NotFoundError } from "./errors.js";
 import { locationParam } from "./location.js";

@@ -14,7 +14,7 @@ import {
   type Operation,
   type OperationVerb,
 } from "../api/index.js";
-import { locationUrl, numericId, resizeRequestLinks, resizeRequestsUrl } from "../controller/identity.js";
+import { locationUrl, numericId, resizeRequestLinks, resizeRequestsUrl } from "../api/identity.js";
 import {
   INSERT_OPERATION_ANNOTATION,
   newOperation,

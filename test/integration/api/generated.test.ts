@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { generatedFiles } from "../../../src/api/generate/files.js";
+import { generatedFiles } from "../../../src/generate/files.js";
 import { repoRoot } from "./install.js";
 
 const run = promisify(execFile);

@@ -12,10 +12,10 @@ import {
   resizeRequestResource,
   type FieldNode,
 } from "../../../src/api/index.js";
-import { useInstanceGroupManagerPolicy } from "../../../src/api/generate/admission.js";
-import { crdFor, type JSONSchemaProps } from "../../../src/api/generate/crd.js";
-import { generatedFiles } from "../../../src/api/generate/files.js";
-import { apiReference } from "../../../src/api/generate/markdown.js";
+import { useInstanceGroupManagerPolicy } from "../../../src/generate/admission.js";
+import { crdFor, type JSONSchemaProps } from "../../../src/generate/crd.js";
+import { generatedFiles } from "../../../src/generate/files.js";
+import { apiReference } from "../../../src/generate/markdown.js";
 
 const kinds = [instanceGroupManagerResource, resizeRequestResource];
 
@@ -202,7 +202,7 @@ test("generated files: CRDs in manifests and the chart, the admission policy, th
     "manifests/crds/compute.resize-operator.dev_resizerequests.yaml",
     "charts/resize-operator/crds/compute.resize-operator.dev_resizerequests.yaml",
     "manifests/admission/use-instancegroupmanager-policy.yaml",
-    // The chart's copies of the policy and its RBAC rules (src/rbac/generate.ts).
+    // The chart's copies of the policy and its RBAC rules (src/generate/rbac.ts).
     "charts/resize-operator/files/admission/policy.yaml",
     "charts/resize-operator/files/admission/binding.yaml",
     "charts/resize-operator/files/rbac/cluster-rules.yaml",

@@ -9,7 +9,7 @@ import { REST_KIND } from "../../../src/api/names.js";
 import type { Provisioning, Release, ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { decide, type Plan, type RequestChange } from "../../../src/controller/decide.js";
 import { execute } from "./cluster.js";
-import { numericId, resizeRequestLinks } from "../../../src/controller/identity.js";
+import { numericId, resizeRequestLinks } from "../../../src/api/identity.js";
 import {
   DEFAULT_DECIDE_CONFIG,
   type DecideConfig,

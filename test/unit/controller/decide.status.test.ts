@@ -6,7 +6,7 @@ import {
 } from "../../../src/api/conditions.js";
 import type { InstanceGroupManagerStatus } from "../../../src/api/instance-group-manager.js";
 import { decide } from "../../../src/controller/decide.js";
-import { numericId } from "../../../src/controller/identity.js";
+import { numericId } from "../../../src/api/identity.js";
 import type { GroupSnapshot } from "../../../src/controller/snapshot.js";
 import {
   CFG,

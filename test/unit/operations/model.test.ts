@@ -1,5 +1,5 @@
 import type { Operation, ResizeRequest } from "../../../src/api/index.js";
-import { numericId } from "../../../src/controller/identity.js";
+import { numericId } from "../../../src/api/identity.js";
 import { advance } from "../../../src/operations/advance.js";
 import { failed, mergeOperation, newOperation } from "../../../src/operations/model.js";
 import { toRestResizeRequest } from "../../../src/rest/convert.js";

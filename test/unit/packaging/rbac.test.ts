@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { ALL_PERMISSIONS } from "../../../src/rbac/index.js";
-import { RULES_FILES, rbacFiles } from "../../../src/rbac/generate.js";
+import { RULES_FILES, rbacFiles } from "../../../src/generate/rbac.js";
 import { permission, ruleOf, type Permission, type PolicyRule } from "../../../src/rbac/permissions.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");

@@ -4,10 +4,10 @@
 // user roles (user-roles.ts): files/rbac/user-roles.yaml lists them (name suffix, aggregation,
 // description, rules file) for templates/user-roles.yaml, with one rules file per role.
 import { stringify } from "yaml";
-import type { GeneratedFile } from "../api/generate/files.js";
-import { ALL_PERMISSIONS } from "./index.js";
-import { ruleOf, type Permission, type PermissionScope } from "./permissions.js";
-import { USER_ROLES, type UserRole } from "./user-roles.js";
+import type { GeneratedFile } from "./file.js";
+import { ALL_PERMISSIONS } from "../rbac/index.js";
+import { ruleOf, type Permission, type PermissionScope } from "../rbac/permissions.js";
+import { USER_ROLES, type UserRole } from "../rbac/user-roles.js";
 
 export const RULES_FILES: Record<PermissionScope, string> = {
   cluster: "charts/resize-operator/files/rbac/cluster-rules.yaml",

@@ -2,9 +2,9 @@
 // flattened to dotted paths as `kubectl explain` shows them; named types (schemaId) get their own
 // section and are linked, so the error structure is described once although it appears four times.
 import type { z } from "zod";
-import type { CustomResourceModel } from "../custom-resource.js";
-import { API_VERSION, CATEGORY, REST_API } from "../names.js";
-import { fieldTree, type FieldNode } from "../tree.js";
+import type { CustomResourceModel } from "../api/custom-resource.js";
+import { API_VERSION, CATEGORY, REST_API } from "../api/names.js";
+import { fieldTree, type FieldNode } from "../api/tree.js";
 
 export interface ReferenceInput {
   readonly kinds: readonly CustomResourceModel[];

@@ -1,7 +1,7 @@
 // Numeric ids and URLs the compute API exposes for Kubernetes objects. Ids are derived from the uid,
 // so they are stable across restarts and replicas without being stored anywhere else.
 import { createHash } from "node:crypto";
-import { locationPath, type Location } from "../api/location.js";
+import { locationPath, type Location } from "./location.js";
 
 /** A uint64 (decimal string) derived from a Kubernetes uid: the first 8 bytes of its SHA-256. */
 export function numericId(uid: string): string {

@@ -1,10 +1,10 @@
 // Model → CustomResourceDefinition (apiextensions.k8s.io/v1). The schema is structural: every node has
 // a type, there is no $ref and no combinator, and every rule the model states in TypeScript reaches the
 // API server as OpenAPI constraints or CEL.
-import type { CustomResourceModel } from "../custom-resource.js";
-import type { CelRule } from "../meta.js";
-import { CATEGORY, GROUP, VERSION } from "../names.js";
-import { fieldTree, type FieldNode } from "../tree.js";
+import type { CustomResourceModel } from "../api/custom-resource.js";
+import type { CelRule } from "../api/meta.js";
+import { CATEGORY, GROUP, VERSION } from "../api/names.js";
+import { fieldTree, type FieldNode } from "../api/tree.js";
 
 /** The subset of JSONSchemaProps the generator emits, with the API server's own (wire) key names. */
 export interface JSONSchemaProps {

@@ -1,0 +1,119 @@
+// The layering of src/ (docs/architecture.md), checked on the import graph: no import cycles between
+// files, and no file imports from a layer above its own. A new module finds its place in LAYERS.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../src");
+
+/** Lowest first; a file may import its own layer and the layers below. First match wins. */
+const LAYERS: readonly { readonly name: string; readonly files: RegExp }[] = [
+  { name: "model", files: /^(api\/|rbac\/permissions\.ts$|rbac\/user-roles\.ts$)/ },
+  { name: "runtime", files: /^runtime\// },
+  { name: "events", files: /^events\// },
+  { name: "controller", files: /^controller\// },
+  { name: "operations", files: /^operations\// },
+  { name: "rest", files: /^rest\/(?!app\.ts$)/ },
+  { name: "discovery", files: /^discovery\// },
+  { name: "dashboard", files: /^(dashboard|commands)\// },
+  { name: "observability", files: /^observability\// },
+  { name: "http", files: /^rest\/app\.ts$/ },
+  { name: "permissions", files: /^rbac\/index\.ts$/ },
+  { name: "generate", files: /^generate\// },
+  { name: "operator", files: /^(config|operator|cli)\.ts$/ },
+];
+
+/** Deliberate exceptions, each with its reason. */
+const ALLOWED: readonly { readonly from: string; readonly to: string; readonly why: string }[] = [
+  {
+    from: "api/kinds.ts",
+    to: "runtime/resource-kind.ts",
+    why: "the model names its kinds in the client's shape (a type-only import; the client knows no model)",
+  },
+];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) return entry === "ui" ? [] : sourceFiles(full);
+    return entry.endsWith(".ts") ? [path.relative(SRC, full)] : [];
+  });
+}
+
+const IMPORT = /(?:import|export)\s[^;]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g;
+
+/** file → the src files it imports (relative specifiers only; packages are not layers). */
+function importGraph(files: readonly string[]): Map<string, string[]> {
+  return new Map(
+    files.map((file) => {
+      const text = readFileSync(path.join(SRC, file), "utf8");
+      const targets = [...text.matchAll(IMPORT)]
+        .map((m) => m[1] ?? m[2] ?? "")
+        .map((spec) => path.normalize(path.join(path.dirname(file), spec)).replace(/\.js$/, ".ts"))
+        .filter((target) => files.includes(target));
+      return [file, [...new Set(targets)]];
+    }),
+  );
+}
+
+function layerOf(file: string): number {
+  const index = LAYERS.findIndex((l) => l.files.test(file));
+  if (index < 0) throw new Error(`${file} is in no layer: add it to LAYERS`);
+  return index;
+}
+
+/** Strongly connected components with more than one file (Tarjan). */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  let next = 0;
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    for (let w = stack.pop(); w !== undefined; w = w === v ? undefined : stack.pop()) component.push(w);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+const graph = importGraph(sourceFiles(SRC));
+
+test("src/ has no import cycles", () => {
+  expect(graph.size).toBeGreaterThan(50);
+  expect(cycles(graph)).toEqual([]);
+});
+
+test("no file imports from a layer above its own", () => {
+  const upward = [...graph].flatMap(([file, targets]) =>
+    targets
+      .filter((t) => layerOf(t) > layerOf(file))
+      .filter((t) => !ALLOWED.some((a) => a.from === file && a.to === t))
+      .map(
+        (t) =>
+          `${file} (${LAYERS[layerOf(file)]?.name ?? ""}) imports ${t} (${LAYERS[layerOf(t)]?.name ?? ""})`,
+      ),
+  );
+  expect(upward).toEqual([]);
+});
+
+test("the checks bite: a cycle and an upward import are found", () => {
+  const bad = new Map([
+    ["a.ts", ["b.ts"]],
+    ["b.ts", ["a.ts"]],
+  ]);
+  expect(cycles(bad)).toEqual([["a.ts", "b.ts"]]);
+  expect(layerOf("api/names.ts")).toBeLessThan(layerOf("controller/decide.ts"));
+  for (const a of ALLOWED) expect(graph.get(a.from)).toContain(a.to);
+});
