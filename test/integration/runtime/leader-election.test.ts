@@ -52,12 +52,31 @@ function elector(lease: string, identity: string): InProcess {
   return { elector: e, ctl, run, leading: () => leading };
 }
 
+/**
+ * Resolves once the holder of `lease` has renewed it `times` more times: evidence that the other
+ * candidates had their retry periods to try (and fail) in the meantime, instead of a blind sleep.
+ */
+async function renewals(lease: string, times: number): Promise<void> {
+  const renewTime = async () =>
+    String((await coordination.readNamespacedLease({ name: lease, namespace: ns.name })).spec?.renewTime);
+  let last = await renewTime();
+  for (let seen = 0; seen < times;) {
+    const current = await eventually(`a renewal of lease ${lease}`, async () => {
+      const now = await renewTime();
+      return now !== last ? now : undefined;
+    });
+    last = current;
+    seen++;
+  }
+}
+
 test("two electors: exactly one leads, and the Lease says so with MicroTime timestamps", async () => {
   const a = elector("pair", "a");
   const b = elector("pair", "b");
   try {
     await eventually("a leader", () => Promise.resolve(a.leading() || b.leading() ? true : undefined));
-    await new Promise((r) => setTimeout(r, 5000));
+    // The leader renews every 2 s, the other tries every 2 s: after three renewals it has tried too.
+    await renewals("pair", 3);
     expect(Number(a.leading()) + Number(b.leading())).toBe(1);
     const holder = a.leading() ? "a" : "b";
     const lease = await coordination.readNamespacedLease({ name: "pair", namespace: ns.name });
@@ -77,7 +96,8 @@ test("graceful release: the follower takes over within a few seconds", async () 
   await eventually("a leads", () => Promise.resolve(a.leading() ? true : undefined));
   const b = elector("release", "b");
   try {
-    await new Promise((r) => setTimeout(r, 1000));
+    // b is campaigning once a has renewed the lease since b started.
+    await renewals("release", 1);
     a.ctl.abort();
     await a.run;
     const released = Date.now();
@@ -131,8 +151,8 @@ test("two operator processes: only the leader reconciles; SIGKILL it and the oth
     await eventually("the leader reconciled", () =>
       Promise.resolve(leader.lines.includes(`RECONCILED ${ns.name}/before`) ? true : undefined),
     );
-    // Give the follower time in which it must not act.
-    await new Promise((r) => setTimeout(r, 3000));
+    // The follower must not act while the leader keeps renewing.
+    await renewals("failover", 2);
     expect(follower.lines.some((l) => l.startsWith("RECONCILED") || l === "LEADING")).toBe(false);
 
     leader.child.kill("SIGKILL");

@@ -128,31 +128,12 @@ const table = states.flatMap((st) =>
   ),
 );
 
-/**
- * Combinations that expose a known bug of decide.ts; they run as test.failing and must be flipped to
- * plain tests when the bug is fixed. (Empty: the FIFO, "lowered after Applied" and "release scale-up"
- * bugs found here are fixed.)
- */
-const KNOWN_BUGS: ReadonlyMap<string, string> = new Map<string, string>([]);
-
 type Case = (typeof table)[number];
-const key = (c: Case): string => `${c.state} × ${c.obs} × ${c.action}`;
-const passing = table.filter((c) => !KNOWN_BUGS.has(key(c)));
-const buggy = table.filter((c) => KNOWN_BUGS.has(key(c)));
 
 describe("state × observation × user action: invariants", () => {
-  test("every known-bug key names a combination of the table", () => {
-    expect(buggy.length).toBe(KNOWN_BUGS.size);
-  });
-  test.each(passing)("$state × $obs × $action", async (c) => {
+  test.each(table)("$state × $obs × $action", async (c) => {
     await check(c);
   });
-  // test.each refuses an empty table: the failing block exists only while KNOWN_BUGS lists something.
-  if (buggy.length > 0) {
-    test.failing.each(buggy)("$state × $obs × $action", async (c) => {
-      await check(c);
-    });
-  }
 });
 
 async function check({ st, ob, u }: Case): Promise<void> {
