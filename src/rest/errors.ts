@@ -4,7 +4,15 @@
 // `{"error":{"code","message","errors":[{"domain","reason","message","location","locationType"}]}}`.
 import { STATUS_CODES } from "node:http";
 import type { z } from "zod";
-import { ApiError } from "../runtime/api-errors.js";
+import {
+  ApiError,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isInvalid,
+  isNotFound,
+  isTooManyRequests,
+} from "../runtime/api-errors.js";
 import { TimeoutError } from "../runtime/kube-http.js";
 import { StoreUnavailableError } from "../operations/store.js";
 
@@ -115,25 +123,14 @@ export function validationError(
 
 /** The Kubernetes API server's answer, in Google's terms. */
 function fromKubernetes(err: ApiError): RestError {
-  switch (err.status) {
-    case 400:
-    case 422:
-      return new InvalidError(err.message);
-    case 401:
-    case 403:
-      // The operator's own identity was refused (or an admission policy denied the user's request).
-      return new ForbiddenError(err.message);
-    case 404:
-      return new NotFoundError(err.message);
-    case 409:
-      return err.reason === "AlreadyExists"
-        ? new AlreadyExistsError(err.message)
-        : new RestError(409, "conflict", err.message);
-    case 429:
-      return new RestError(429, "rateLimitExceeded", err.message);
-    default:
-      return new BackendError(`Kubernetes API error: ${err.message}`);
-  }
+  if (isInvalid(err)) return new InvalidError(err.message);
+  // The operator's own identity was refused (or an admission policy denied the user's request).
+  if (isForbidden(err)) return new ForbiddenError(err.message);
+  if (isNotFound(err)) return new NotFoundError(err.message);
+  if (isAlreadyExists(err)) return new AlreadyExistsError(err.message);
+  if (isConflict(err)) return new RestError(409, "conflict", err.message);
+  if (isTooManyRequests(err)) return new RestError(429, "rateLimitExceeded", err.message);
+  return new BackendError(`Kubernetes API error: ${err.message}`);
 }
 
 /** The errors Express's body parser raises (they carry `type` and `status`). */

@@ -32,7 +32,31 @@ export function statusError(httpStatus: number, body: unknown): ApiError {
   return new ApiError(httpStatus, undefined, `HTTP ${httpStatus}`);
 }
 
-const HTTP = { notFound: 404, conflict: 409, gone: 410 } as const;
+const HTTP = {
+  badRequest: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  notFound: 404,
+  conflict: 409,
+  gone: 410,
+  invalid: 422,
+  tooManyRequests: 429,
+} as const;
+
+/** The request itself was refused as malformed or invalid (schema, CEL rule, admission). */
+export function isInvalid(err: unknown): boolean {
+  return err instanceof ApiError && (err.status === HTTP.badRequest || err.status === HTTP.invalid);
+}
+
+/** The caller's identity was refused or lacks the permission (RBAC, an admission policy). */
+export function isForbidden(err: unknown): boolean {
+  return err instanceof ApiError && (err.status === HTTP.unauthorized || err.status === HTTP.forbidden);
+}
+
+/** The API server asked the caller to slow down (API priority and fairness). */
+export function isTooManyRequests(err: unknown): boolean {
+  return err instanceof ApiError && err.status === HTTP.tooManyRequests;
+}
 
 /** The object (or the collection, or the API group) does not exist. */
 export function isNotFound(err: unknown): boolean {
