@@ -6,7 +6,7 @@ import { locationUrl } from "../api/identity.js";
 import type { OperationRef } from "../operations/model.js";
 import { NotFoundError } from "./errors.js";
 import { locationParam } from "./location.js";
-import { page } from "./query.js";
+import { listAnswer } from "./list-answer.js";
 import type { CallContext, Reply } from "./route.js";
 
 /** Names start with a letter, ids are digits only (the route's pattern), so one string is never both. */
@@ -41,25 +41,12 @@ export async function list(call: CallContext): Promise<Reply> {
   const { deps, params } = call;
   const project = params.string("project");
   const location = locationParam(params);
-  const selfLink = `${locationUrl(deps.publicUrl, project, location)}/operations`;
-  const filter = params.optionalString("filter");
-  const orderBy = params.optionalString("orderBy");
-  const pageToken = params.optionalString("pageToken");
-  const result = page(await deps.store.list(project, location), {
-    scope: selfLink,
-    maxResults: params.integer("maxResults"),
-    ...(filter !== undefined && { filter }),
-    ...(orderBy !== undefined && { orderBy }),
-    ...(pageToken !== undefined && { pageToken }),
-  });
   return {
-    body: {
+    body: listAnswer(params, await deps.store.list(project, location), {
       kind: REST_KIND.operationList,
       id: `projects/${project}/${locationPath(location)}/operations`,
-      items: result.items,
-      ...(result.nextPageToken !== undefined && { nextPageToken: result.nextPageToken }),
-      selfLink,
-    },
+      selfLink: `${locationUrl(deps.publicUrl, project, location)}/operations`,
+    }),
   };
 }
 

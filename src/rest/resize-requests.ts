@@ -33,7 +33,7 @@ import {
 import { fromRestInsert, toRestResizeRequest } from "./convert.js";
 import { InvalidResourceUsageError } from "./errors.js";
 import { locationParam } from "./location.js";
-import { page } from "./query.js";
+import { listAnswer } from "./list-answer.js";
 import type { CallContext, Reply } from "./route.js";
 
 interface Target {
@@ -150,25 +150,12 @@ export async function list(call: CallContext): Promise<Reply> {
   const all = (await listRequests(deps.kube, project, groupName)).map((rr) =>
     toRestResizeRequest(rr, { publicUrl: deps.publicUrl, project, location }),
   );
-  const selfLink = resizeRequestsUrl(deps.publicUrl, project, location, groupName);
-  const filter = params.optionalString("filter");
-  const orderBy = params.optionalString("orderBy");
-  const pageToken = params.optionalString("pageToken");
-  const result = page(all, {
-    scope: selfLink,
-    maxResults: params.integer("maxResults"),
-    ...(filter !== undefined && { filter }),
-    ...(orderBy !== undefined && { orderBy }),
-    ...(pageToken !== undefined && { pageToken }),
-  });
   return {
-    body: {
+    body: listAnswer(params, all, {
       kind: location.scope === "zones" ? REST_KIND.resizeRequestList : REST_KIND.regionResizeRequestList,
       id: `projects/${project}/${locationPath(location)}/instanceGroupManagers/${groupName}/resizeRequests`,
-      items: result.items,
-      ...(result.nextPageToken !== undefined && { nextPageToken: result.nextPageToken }),
-      selfLink,
-    },
+      selfLink: resizeRequestsUrl(deps.publicUrl, project, location, groupName),
+    }),
   };
 }
 
