@@ -6,7 +6,7 @@
 // time as the operator's work queue does. Writes are counted by the API server itself
 // (apiserver_request_total), so both sides are counted the same way.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ResizeRequest } from "../src/api/resize-request.js";
+import { ResizeRequest } from "../src/api/resize-request.js";
 import { Informer } from "../src/runtime/informer.js";
 import { KubeHttp } from "../src/runtime/kube-http.js";
 import { httpListWatch } from "../src/runtime/list-watch.js";
@@ -119,7 +119,11 @@ async function untilAllSucceeded(
   total: number,
   timeoutMs: number,
 ): Promise<number> {
-  const informer = new Informer<ResizeRequest>({ name: "bench", listWatch: httpListWatch(http, rrPath(ns)) });
+  const informer = new Informer<ResizeRequest>({
+    name: "bench",
+    listWatch: httpListWatch(http, rrPath(ns)),
+    decode: (raw) => ResizeRequest.parse(raw),
+  });
   const ctl = new AbortController();
   let doneAt: number | undefined;
   const succeeded = new Set<string>();

@@ -30,6 +30,7 @@ import { guard, signInPage } from "./guard.js";
 import { redisAdapter, type RedisAdapter } from "./redis-adapter.js";
 import type { DashboardSession } from "./session.js";
 import { LiveHub } from "./sse.js";
+import { KubeEventView } from "./event-view.js";
 import { CapacityHistory, type KubeEvent } from "./views.js";
 
 export {
@@ -161,7 +162,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   };
 
   const scope = options.namespace ? `/namespaces/${options.namespace}` : "";
-  const events = mgr.informer<KubeEvent>({ name: "events", path: `/apis/events.k8s.io/v1${scope}/events` });
+  const events = mgr.informer<KubeEvent>({
+    name: "events",
+    path: `/apis/events.k8s.io/v1${scope}/events`,
+    decode: (raw) => KubeEventView.parse(raw),
+  });
   const history = new CapacityHistory();
   const authz = new DashboardAuthz(new Authorizer(mgr.client));
   const identity = (session: DashboardSession) => identityOf(session, settings);

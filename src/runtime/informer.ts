@@ -21,10 +21,10 @@ export interface InformerOptions<T extends KubeObject> {
   name: string;
   listWatch: ListWatch;
   /**
-   * Converts a raw API object (plain JSON: timestamps are strings) into T; validate here when the shape
-   * matters. Objects that fail to decode are logged and skipped. Defaults to no conversion.
+   * Validates and converts a raw API object (plain JSON: timestamps are strings) into T. Objects that
+   * fail to decode are logged and skipped.
    */
-  decode?: (raw: KubeObject) => T;
+  decode: (raw: KubeObject) => T;
   indexers?: Readonly<Record<string, IndexFunc<T>>>;
   /** Every this many ms, every cached object is delivered again as an update (0 or absent: never). */
   resyncPeriodMs?: number;
@@ -50,7 +50,7 @@ export class Informer<T extends KubeObject> {
   constructor(private readonly options: InformerOptions<T>) {
     this.name = options.name;
     this.store = new Store<T>(options.indexers);
-    this.decode = options.decode ?? ((raw) => raw as T);
+    this.decode = options.decode;
     this.logger = (options.logger ?? pino({ level: "silent" })).child({ informer: options.name });
     this.clock = options.clock ?? realClock;
     this.reflector = new Reflector({

@@ -58,7 +58,8 @@ export interface InformerSpec<T extends KubeObject> {
   path: string;
   labelSelector?: string;
   fieldSelector?: string;
-  decode?: (raw: KubeObject) => T;
+  /** Validates and converts a raw object (every informer decodes: nothing reaches a cache unchecked). */
+  decode: (raw: KubeObject) => T;
   indexers?: Readonly<Record<string, IndexFunc<T>>>;
   resyncPeriodMs?: number;
 }

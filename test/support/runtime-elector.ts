@@ -27,6 +27,7 @@ const manager = new Manager({
 const configMaps = manager.informer({
   name: "configmaps",
   path: `/api/v1/namespaces/${namespace}/configmaps`,
+  decode: (raw) => raw,
 });
 const controller = new Controller({
   name: "configmaps",

@@ -57,6 +57,7 @@ test("sees adds, updates and deletes of ConfigMaps, with a working cache and ind
   const informer = new Informer<k8s.V1ConfigMap>({
     name: "configmaps",
     listWatch: httpListWatch(http, path(), { pageSize: 1 }),
+    decode: (raw) => raw,
     indexers: { byValue: (cm) => Object.values(cm.data ?? {}) },
   });
   const log: string[] = [];
@@ -120,6 +121,7 @@ test("on 410 Gone the informer relists and delivers what changed in between", as
   const informer = new Informer({
     name: "stale",
     listWatch: goneOnce,
+    decode: (raw) => raw,
     metrics,
     logger: pino({ level: "silent" }),
   });

@@ -41,6 +41,7 @@ test("the informer re-watches after kube-apiserver restarts and loses no update"
   const informer = new Informer<k8s.V1ConfigMap>({
     name: "restart",
     listWatch: httpListWatch(http, `/api/v1/namespaces/${ns.name}/configmaps`),
+    decode: (raw) => raw,
     metrics,
     backoff: { initialMs: 200, maxMs: 2000, factor: 2, jitter: 0.5 },
     logger: pino({ level: "silent" }),

@@ -10,7 +10,12 @@ import { FakeListWatch, obj } from "./fake-list-watch.js";
 function informerWith(items: KubernetesObject[], clock: FakeClock) {
   const lw = new FakeListWatch();
   lw.next = () => ({ items, resourceVersion: "100" });
-  const informer = new Informer<KubernetesObject>({ name: "things", listWatch: lw, clock });
+  const informer = new Informer<KubernetesObject>({
+    name: "things",
+    listWatch: lw,
+    clock,
+    decode: (raw) => raw,
+  });
   const ctl = new AbortController();
   const running = informer.run(ctl.signal);
   return { lw, informer, stop: () => (ctl.abort(), running) };

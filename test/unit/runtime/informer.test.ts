@@ -22,6 +22,7 @@ function setup(options: { resyncPeriodMs?: number; initial?: () => ListResult } 
   const informer = new Informer<KubernetesObject>({
     name: "cms",
     listWatch: lw,
+    decode: (raw) => raw,
     clock,
     metrics,
     backoff: { initialMs: 800, maxMs: 30_000, factor: 2, jitter: 0 },
@@ -198,7 +199,7 @@ describe("Informer", () => {
 
   test("waitForSync gives false when aborted before the sync", async () => {
     const lw = new FakeListWatch();
-    const informer = new Informer({ name: "x", listWatch: lw });
+    const informer = new Informer({ name: "x", listWatch: lw, decode: (raw) => raw });
     const ctl = new AbortController();
     const waiting = informer.waitForSync(ctl.signal);
     ctl.abort();
