@@ -24,6 +24,11 @@ interface Setting {
   readonly help: string;
   readonly default?: string;
   readonly schema: z.ZodType;
+  /**
+   * Settings that only make sense together (the Redis topology): once any of them is a flag, the
+   * environment values of the others are ignored, so a flag wins over a whole topology from the env.
+   */
+  readonly group?: string;
 }
 
 /** Flag name → environment variable, help text, default and schema. */
@@ -36,21 +41,25 @@ export const SETTINGS = {
   "redis-url": {
     env: "REDIS_URL",
     help: "Redis URL for Operations (redis://host:port); enables the compute REST API",
+    group: "redis-topology",
     schema: z.url({ protocol: /^rediss?$/ }).optional(),
   },
   "redis-sentinels": {
     env: "REDIS_SENTINELS",
     help: "Redis Sentinels (host:port,…) to find the Operations master through; needs --redis-sentinel-master",
+    group: "redis-topology",
     schema: z.string().min(1).optional(),
   },
   "redis-sentinel-master": {
     env: "REDIS_SENTINEL_MASTER",
     help: "name of the master the Sentinels monitor",
+    group: "redis-topology",
     schema: z.string().min(1).optional(),
   },
   "redis-cluster-nodes": {
     env: "REDIS_CLUSTER_NODES",
     help: "Redis Cluster seed nodes (host:port,…) for Operations",
+    group: "redis-topology",
     schema: z.string().min(1).optional(),
   },
   "redis-username": {
@@ -246,9 +255,18 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   }
   const problems: string[] = [];
   const config: Record<string, unknown> = {};
+  const flagGroups = new Set(
+    (Object.entries(SETTINGS) as [string, Setting][]).flatMap(([flag, s]) =>
+      s.group !== undefined && typeof values[flag] === "string" ? [s.group] : [],
+    ),
+  );
   for (const [flag, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
     const fromFlag = values[flag];
-    const raw = typeof fromFlag === "string" ? fromFlag : env[setting.env] || setting.default;
+    const envIgnored = setting.group !== undefined && flagGroups.has(setting.group);
+    const raw =
+      typeof fromFlag === "string"
+        ? fromFlag
+        : (envIgnored ? undefined : env[setting.env]) || setting.default;
     const parsed = setting.schema.safeParse(raw);
     if (parsed.success) config[flag] = parsed.data;
     else

@@ -102,3 +102,13 @@ test("host:port lists", () => {
   expect(parseHostPorts("h:1", "f")).toEqual([{ host: "h", port: 1 }]);
   expect(() => parseHostPorts(" , ", "f")).toThrow(/--f: expected host:port/);
 });
+
+test("a topology flag wins over a whole topology from the environment", () => {
+  expect(settings(["--redis-cluster-nodes=n:7000"], { REDIS_URL: "redis://r:6379" })?.topology).toEqual({
+    kind: "cluster",
+    nodes: [{ host: "n", port: 7000 }],
+  });
+  expect(() => settings([], { REDIS_URL: "redis://r", REDIS_CLUSTER_NODES: "n:1" })).toThrow(
+    /exactly one Redis topology/,
+  );
+});

@@ -1,0 +1,211 @@
+// The REST core (insert, requestId replay, get, list with paging, wait across two operator replicas,
+// cancel) against the replicated Redis topologies: a Sentinel set (master, two replicas, three
+// Sentinels) and a 3-master/3-replica Cluster, each real and started by this file. In the Cluster,
+// two projects whose hash tags live on different masters are used, so scripts run on more than one
+// node and a wait's wake-up crosses nodes. The single-server topology is client.test.ts.
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import {
+  command,
+  SENTINEL_MASTER,
+  startRedisCluster,
+  startSentinelSet,
+  type RedisClusterSet,
+  type SentinelSet,
+} from "../../../testbed/redis-topologies.js";
+import { installApi } from "../api/install.js";
+import { createTestNamespace, eventually } from "../../support/kube.js";
+import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { createGroup, createWorkers, untilState } from "../../support/resize.js";
+import {
+  call,
+  fullAccess,
+  serviceAccountToken,
+  startRestOperator,
+  type RestOperator,
+} from "../../support/rest.js";
+
+const ZONE = "local-a";
+
+interface Operation {
+  readonly name: string;
+  readonly status: string;
+  readonly operationType: string;
+  readonly clientOperationId?: string;
+  readonly error?: unknown;
+}
+
+interface Project {
+  readonly name: string;
+  readonly token: string;
+}
+
+const processes: OperatorProcess[] = [];
+const namespaces: { remove: () => Promise<void> }[] = [];
+let sentinel: SentinelSet | undefined;
+let cluster: RedisClusterSet | undefined;
+
+beforeAll(async () => {
+  await installApi();
+  const dir = process.env.TESTBED_DIR ?? "";
+  [sentinel, cluster] = await Promise.all([
+    startSentinelSet(path.join(dir, "topology-sentinel")),
+    startRedisCluster(path.join(dir, "topology-cluster")),
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await stopAll(processes);
+  await Promise.all([sentinel?.stop(), cluster?.stop()]);
+  await Promise.all(namespaces.map((ns) => ns.remove()));
+});
+
+async function project(prefix: string): Promise<Project & { remove: () => Promise<void> }> {
+  const ns = await createTestNamespace(prefix);
+  namespaces.push(ns);
+  await createWorkers(ns.name, "workers", 0);
+  await createGroup(ns.name, "workers", { maxSize: 4 });
+  const token = await serviceAccountToken(ns.name, "client", fullAccess());
+  return { ...ns, token };
+}
+
+/** The master port serving a project's hash tag in the cluster. */
+async function masterOf(projectName: string): Promise<number> {
+  const nodes = cluster?.nodes ?? [];
+  const slot = Number(await command(nodes[0]?.port ?? 0, "CLUSTER", "KEYSLOT", `{${projectName}}`));
+  const slots = (await command(nodes[0]?.port ?? 0, "CLUSTER", "SLOTS")) as [
+    number,
+    number,
+    [string, number],
+  ][];
+  const range = slots.find(([from, to]) => slot >= from && slot <= to);
+  return range?.[2][1] ?? -1;
+}
+
+/** Two operator replicas of one topology, serving every project given (one namespace each is watched). */
+async function replicas(redisFlags: readonly string[], ns: string): Promise<[RestOperator, RestOperator]> {
+  const started = await Promise.all(
+    ["a", "b"].map(() => startRestOperator(ns, redisFlags, ["--leader-elect=true"])),
+  );
+  processes.push(...started.map((r) => r.process));
+  return started as [RestOperator, RestOperator];
+}
+
+/** The REST core in `p`, with calls spread over the two replicas. */
+async function restCore(p: Project, [a, b]: [RestOperator, RestOperator]): Promise<void> {
+  const zone = (r: RestOperator) => `${r.baseUrl}/compute/v1/projects/${p.name}/zones/${ZONE}`;
+  const requests = (r: RestOperator) => `${zone(r)}/instanceGroupManagers/workers/resizeRequests`;
+  const { token } = p;
+
+  const requestId = randomUUID();
+  const first = await call("POST", `${requests(a)}?requestId=${requestId}`, {
+    token,
+    body: { name: "first", resizeBy: 1 },
+  });
+  expect(first.status).toBe(200);
+  const op = first.body as Operation;
+  expect(op.clientOperationId).toBe(requestId);
+  // The replay, on the other replica, returns the same Operation.
+  const replay = await call("POST", `${requests(b)}?requestId=${requestId}`, {
+    token,
+    body: { name: "first", resizeBy: 1 },
+  });
+  expect(replay.status).toBe(200);
+  expect((replay.body as Operation).name).toBe(op.name);
+
+  // wait on the replica that did not insert: woken through pub/sub, whichever replica reconciles.
+  const waited = await eventually("insert DONE through wait", async () => {
+    const reply = await call("POST", `${zone(b)}/operations/${op.name}/wait`, { token });
+    expect(reply.status).toBe(200);
+    const body = reply.body as Operation;
+    return body.status === "DONE" ? body : undefined;
+  });
+  expect(waited.error).toBeUndefined();
+  const got = await call("GET", `${zone(a)}/operations/${op.name}`, { token });
+  expect(got).toMatchObject({ status: 200, body: { name: op.name, status: "DONE" } });
+
+  for (const name of ["second", "third"]) {
+    const reply = await call("POST", requests(b), { token, body: { name, resizeBy: 1 } });
+    expect(reply.status).toBe(200);
+  }
+  // The group (maxSize 4) is full once these run: a request for 4 more queues and can be cancelled.
+  await untilState(p.name, "first", ["SUCCEEDED"]);
+  const queued = await call("POST", requests(a), { token, body: { name: "queued", resizeBy: 4 } });
+  expect(queued.status).toBe(200);
+  await untilState(p.name, "queued", ["ACCEPTED"]);
+  const cancel = await call("POST", `${requests(b)}/queued/cancel?requestId=${randomUUID()}`, { token });
+  expect(cancel.status).toBe(200);
+  const cancelOp = cancel.body as Operation;
+  expect(cancelOp.operationType).toBe("compute.instanceGroupManagerResizeRequests.cancel");
+  await eventually("cancel DONE", async () => {
+    const reply = await call("POST", `${zone(a)}/operations/${cancelOp.name}/wait`, { token });
+    return (reply.body as Operation).status === "DONE" ? true : undefined;
+  });
+  await untilState(p.name, "queued", ["CANCELLED"]);
+
+  // Paging through the project's operations, two at a time: five operations, each once. (On one
+  // replica: a page token is bound to the collection's URL, which includes each test replica's own
+  // public URL.)
+  const seen: string[] = [];
+  let pageToken = "";
+  let pages = 0;
+  do {
+    const reply = await call(
+      "GET",
+      `${zone(b)}/operations?maxResults=2${pageToken && `&pageToken=${encodeURIComponent(pageToken)}`}`,
+      { token },
+    );
+    expect(reply.status).toBe(200);
+    const body = reply.body as { items?: Operation[]; nextPageToken?: string };
+    seen.push(...(body.items ?? []).map((o) => o.name));
+    pageToken = body.nextPageToken ?? "";
+    pages++;
+  } while (pageToken);
+  expect(pages).toBe(3);
+  expect(new Set(seen).size).toBe(5);
+  expect(seen).toContain(op.name);
+  expect(seen).toContain(cancelOp.name);
+}
+
+test("Sentinel: the REST core through two operator replicas", async () => {
+  const p = await project("topo-sentinel");
+  const flags = [
+    `--redis-sentinels=${sentinel?.sentinelsFlag ?? ""}`,
+    `--redis-sentinel-master=${SENTINEL_MASTER}`,
+  ];
+  await restCore(p, await replicas(flags, p.name));
+});
+
+test("Cluster: the REST core in projects on different masters", async () => {
+  // Namespace names are random: take two whose hash tags are served by different masters.
+  const first = await project("topo-cluster");
+  let second = await project("topo-cluster");
+  while ((await masterOf(second.name)) === (await masterOf(first.name)))
+    second = await project("topo-cluster");
+  const flags = [`--redis-cluster-nodes=${cluster?.nodes[0] ? `127.0.0.1:${cluster.nodes[0].port}` : ""}`];
+  await restCore(first, await replicas(flags, first.name));
+  await restCore(second, await replicas(flags, second.name));
+});
+
+test("a Cluster node given as --redis-url stops start-up with a message naming --redis-cluster-nodes", async () => {
+  const node = cluster?.nodes[0]?.port ?? 0;
+  const proc = startOperator({
+    namespace: "default",
+    name: `wrong-topology-${node}`,
+    args: [`--redis-url=redis://127.0.0.1:${node}`],
+  });
+  processes.push(proc);
+  await eventually(
+    "the operator to exit by itself",
+    () => Promise.resolve(proc.exited() || undefined),
+    30_000,
+  );
+  const code = await proc.stop();
+  expect(code).toBe(2);
+  expect(readFileSync(proc.log, "utf8")).toMatch(
+    new RegExp(
+      `--redis-url redis://127\\.0\\.0\\.1:${node} is a Redis Cluster node: .*--redis-cluster-nodes`,
+    ),
+  );
+});
