@@ -99,6 +99,8 @@ export interface SentinelSet {
   readonly sentinelsFlag: string;
   /** The port of the current master, as the Sentinels see it. */
   masterPort(): Promise<number | undefined>;
+  /** Waits until the master has two synced replicas and every Sentinel knows them all. */
+  healthy(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -137,26 +139,30 @@ export async function startSentinelSet(dir: string): Promise<SentinelSet> {
     }
     return undefined;
   };
-  await waitFor(
-    "sentinels that know the master, both replicas and each other",
-    async () => {
-      for (const port of sentinelPorts) {
-        const replicas = await command(port, "SENTINEL", "replicas", SENTINEL_MASTER);
-        const peers = await command(port, "SENTINEL", "sentinels", SENTINEL_MASTER);
-        if (!Array.isArray(replicas) || replicas.length < 2 || !Array.isArray(peers) || peers.length < 2)
-          return false;
-      }
-      return (await onlineReplicas(master.port)) === 2;
-    },
-    30_000,
-    () => sentinels.map((s) => tail(s.log, 10)).join("\n"),
-  );
+  const healthy = async (timeoutMs = 30_000): Promise<void> =>
+    waitFor(
+      "sentinels that know the master, both replicas and each other",
+      async () => {
+        for (const port of sentinelPorts) {
+          const replicas = await command(port, "SENTINEL", "replicas", SENTINEL_MASTER);
+          const peers = await command(port, "SENTINEL", "sentinels", SENTINEL_MASTER);
+          if (!Array.isArray(replicas) || replicas.length < 2 || !Array.isArray(peers) || peers.length < 2)
+            return false;
+        }
+        const port = await masterPort();
+        return port !== undefined && (await onlineReplicas(port)) === 2;
+      },
+      timeoutMs,
+      () => sentinels.map((s) => tail(s.log, 10)).join("\n"),
+    );
+  await healthy();
   return {
     servers,
     sentinels,
     sentinelPorts,
     sentinelsFlag: sentinelPorts.map((p) => `127.0.0.1:${p}`).join(","),
     masterPort,
+    healthy,
     async stop() {
       await Promise.all([...sentinels.map((s) => stopProcess(s)), ...servers.map((s) => s.stop())]);
     },
@@ -169,6 +175,8 @@ export interface RedisClusterSet {
   readonly nodesFlag: string;
   /** Ports of the nodes that are masters now. */
   masters(): Promise<number[]>;
+  /** The port of the master serving the slot of `key` (e.g. a hash tag `{project}`). */
+  masterOf(key: string): Promise<number | undefined>;
   /** Waits until every slot is served and every master has a connected replica. */
   healthy(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -221,10 +229,22 @@ export async function startRedisCluster(dir: string): Promise<RedisClusterSet> {
       timeoutMs,
     );
   await healthy();
+  const masterOf = async (key: string): Promise<number | undefined> => {
+    for (const node of nodes) {
+      const slot = Number(await command(node.port, "CLUSTER", "KEYSLOT", key));
+      const slots = await command(node.port, "CLUSTER", "SLOTS");
+      if (!Array.isArray(slots)) continue;
+      for (const range of slots as [number, number, [string, number]][]) {
+        if (slot >= range[0] && slot <= range[1]) return range[2][1];
+      }
+    }
+    return undefined;
+  };
   return {
     nodes,
     nodesFlag: nodes.map((n) => `127.0.0.1:${n.port}`).join(","),
     masters,
+    masterOf,
     healthy,
     async stop() {
       await Promise.all(nodes.map((n) => n.stop()));

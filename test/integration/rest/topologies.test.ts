@@ -7,7 +7,6 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import {
-  command,
   SENTINEL_MASTER,
   startRedisCluster,
   startSentinelSet,
@@ -71,17 +70,7 @@ async function project(prefix: string): Promise<Project & { remove: () => Promis
 }
 
 /** The master port serving a project's hash tag in the cluster. */
-async function masterOf(projectName: string): Promise<number> {
-  const nodes = cluster?.nodes ?? [];
-  const slot = Number(await command(nodes[0]?.port ?? 0, "CLUSTER", "KEYSLOT", `{${projectName}}`));
-  const slots = (await command(nodes[0]?.port ?? 0, "CLUSTER", "SLOTS")) as [
-    number,
-    number,
-    [string, number],
-  ][];
-  const range = slots.find(([from, to]) => slot >= from && slot <= to);
-  return range?.[2][1] ?? -1;
-}
+const masterOf = async (projectName: string) => (await cluster?.masterOf(`{${projectName}}`)) ?? -1;
 
 /** Two operator replicas of one topology, serving every project given (one namespace each is watched). */
 async function replicas(redisFlags: readonly string[], ns: string): Promise<[RestOperator, RestOperator]> {
