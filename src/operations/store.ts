@@ -97,6 +97,11 @@ export interface OperationStoreOptions {
 
 const MAX_CAS_ATTEMPTS = 16;
 const RECHECK = Symbol("recheck");
+/**
+ * How long a failed call keeps /readyz unready when nothing succeeds after it: long enough to be
+ * seen, short enough that a replica taken out of its Service gets traffic (and a chance) again.
+ */
+const FAILURE_MEMORY_MS = 3000;
 
 export class OperationStore {
   private readonly keys: OperationKeys;
@@ -104,6 +109,11 @@ export class OperationStore {
   private readonly minReplicaAcks: number;
   private readonly replicaAckTimeoutMs: number;
   private readonly listeners = new Map<string, Set<(message: string) => void>>();
+  /**
+   * When the last call failed as unavailable, until one succeeds: a Cluster client stays "ready"
+   * while one shard fails over, so the connection status alone would not tell /readyz.
+   */
+  private failedAt: number | undefined;
 
   /**
    * `redis` runs commands; `subscriber` is a second connection used only for pub/sub (a subscribed
@@ -125,7 +135,8 @@ export class OperationStore {
 
   /** True while both connections are up. */
   ready(): boolean {
-    return this.redis.status === "ready" && this.subscriber.status === "ready";
+    const failing = this.failedAt !== undefined && this.now() - this.failedAt < FAILURE_MEMORY_MS;
+    return !failing && this.redis.status === "ready" && this.subscriber.status === "ready";
   }
 
   private opKey(ref: OperationRef): string {
@@ -143,10 +154,18 @@ export class OperationStore {
 
   private async call<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      const result = await fn();
+      this.failedAt = undefined;
+      return result;
     } catch (err) {
-      throw storeError(err);
+      throw this.failed(err);
     }
+  }
+
+  private failed(err: unknown): unknown {
+    const mapped = storeError(err);
+    if (mapped instanceof StoreUnavailableError) this.failedAt = this.now();
+    return mapped;
   }
 
   /**
@@ -168,15 +187,16 @@ export class OperationStore {
       return replies;
     });
     const [scriptError, reply] = results[0] ?? [new Error("no reply")];
-    if (scriptError) throw storeError(scriptError);
+    if (scriptError) throw this.failed(scriptError);
     if (this.minReplicaAcks === 0) return { reply, replicated: true, acks: 0 };
     const [waitError, acks] = results[1] ?? [new Error("no WAIT reply")];
-    if (waitError) throw storeError(waitError);
+    if (waitError) throw this.failed(waitError);
     const count = typeof acks === "number" ? acks : 0;
     return { reply, replicated: count >= this.minReplicaAcks, acks: count };
   }
 
   private notReplicated(acks: number): StoreUnavailableError {
+    this.failedAt = this.now();
     return new StoreUnavailableError(
       `${acks} of ${this.minReplicaAcks} replicas acknowledged the write within ${this.replicaAckTimeoutMs}ms`,
     );

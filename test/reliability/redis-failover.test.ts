@@ -5,7 +5,7 @@
 // server restarts on its port and data folder (as a pod would) and rejoins as a replica. Afterwards:
 // every insert that got 200 has its Operation and its request, there is exactly one Operation and one
 // request per requestId, REST answered 5xx only as 503 (Google body, backendError) and only after the
-// kill, within the failover window, and no operator restarted. Soak: repeated until SOAK_MINUTES.
+// kill, within the failover window, /readyz said so meanwhile, and no operator restarted. Soak: repeated until SOAK_MINUTES.
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -154,13 +154,31 @@ async function round(kind: string, topology: Topology, index: number): Promise<R
     60_000,
   );
   const victim = await topology.victim(ns.name);
+  // /readyz of one replica, sampled through the failover.
+  const readiness: number[] = [];
+  const sampling = new AbortController();
+  const sampler = (async () => {
+    while (!sampling.signal.aborted) {
+      readiness.push((await fetch(`${replicas[0]?.baseUrl ?? ""}/readyz`)).status);
+      await sleep(100);
+    }
+  })();
   const killedAt = Date.now();
   await victim.kill();
   await topology.failedOver(victim);
   const failedOverMs = Date.now() - killedAt;
   await victim.restart();
   await Promise.all(clients);
+  sampling.abort();
+  await sampler;
   await topology.whole();
+  // Unready (Redis unavailable) during the failover, ready again after it.
+  expect(readiness).toContain(503);
+  await waitFor(
+    "/readyz 200 after the failover",
+    async () => (await fetch(`${replicas[0]?.baseUrl ?? ""}/readyz`)).status === 200,
+    30_000,
+  );
 
   // REST: 5xx only as 503 backendError, and only after the kill, within the window.
   const failures = attempts.filter((a) => a.status !== 200);
