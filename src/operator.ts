@@ -30,7 +30,7 @@ import { migrateLegacyKeys } from "./operations/migrate.js";
 import { OperationStore } from "./operations/store.js";
 import { redisClient, type RedisClient } from "./redis/clients.js";
 import { checkTopology } from "./redis/probe.js";
-import { redisSettings, type RedisSettings } from "./redis/settings.js";
+import { RedisConfigError, redisSettings, type RedisSettings } from "./redis/settings.js";
 import { createApp, REST_BASE, type AppOptions } from "./rest/app.js";
 import { Authenticator, Authorizer } from "./rest/auth.js";
 import { rawClientErrorResponse } from "./rest/errors.js";
@@ -153,6 +153,14 @@ export async function runOperator(config: Config): Promise<void> {
     if (err instanceof AuthSettingsError) throw new ConfigError(err.message);
     throw err;
   }
+  // The Redis topology too: contradicting flags stop start-up before anything runs.
+  let redis: RedisSettings | undefined;
+  try {
+    redis = redisSettings(config, { env: process.env });
+  } catch (err) {
+    if (err instanceof RedisConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
   const kc = loadKubeConfig(config.kubeconfig);
   const metrics = new PromMetrics({ processMetrics: true });
   const mgr = new Manager({
@@ -196,7 +204,6 @@ export async function runOperator(config: Config): Promise<void> {
     groups: groups.lister,
     recorderStats: () => recorder.stats(),
   });
-  const redis = redisSettings(config, { env: process.env });
   let rest: AppOptions["rest"];
   let store: OperationStore | undefined;
   const clients: RedisClient[] = [];
@@ -209,7 +216,7 @@ export async function runOperator(config: Config): Promise<void> {
       await prepareRedis(commands, redis, log);
     } catch (err) {
       for (const client of clients) client.disconnect();
-      throw err;
+      throw err instanceof RedisConfigError ? new ConfigError(err.message) : err;
     }
     store = new OperationStore(commands, subscriber, {
       retentionMs: config["operation-retention"],

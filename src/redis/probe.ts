@@ -3,9 +3,8 @@
 // on every REST call; here it stops start-up with a message naming the right flag.
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ConfigError } from "../config.js";
 import type { RedisClient } from "./clients.js";
-import type { RedisSettings } from "./settings.js";
+import { RedisConfigError, type RedisSettings } from "./settings.js";
 
 /** A Redis URL without its password, for messages. */
 export function displayUrl(url: string): string {
@@ -59,7 +58,7 @@ async function untilReady(client: RedisClient, timeoutMs: number): Promise<boole
 }
 
 /**
- * Throws a ConfigError when the servers contradict the configured topology. Redis being unreachable
+ * Throws a RedisConfigError when the servers contradict the configured topology. Redis being unreachable
  * is not a configuration error: the operator starts, /readyz says so, and REST answers 503.
  */
 export async function checkTopology(
@@ -77,6 +76,6 @@ export async function checkTopology(
     return "unreachable";
   }
   const problem = topologyProblem(settings, info);
-  if (problem) throw new ConfigError(problem);
+  if (problem) throw new RedisConfigError(problem);
   return "checked";
 }

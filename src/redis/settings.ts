@@ -2,7 +2,28 @@
 // Sentinel or Cluster), its credentials and TLS, and how many replicas must hold a write before REST
 // acknowledges it. Cross-flag rules live here because each flag alone is valid.
 import { readFileSync } from "node:fs";
-import { ConfigError, type Config } from "../config.js";
+
+/** A Redis setting that contradicts another or the servers; start-up stops with its message. */
+export class RedisConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RedisConfigError";
+  }
+}
+
+/** The validated flags this module reads (a slice of the operator's Config). */
+export interface RedisFlags {
+  readonly "redis-url"?: string | undefined;
+  readonly "redis-sentinels"?: string | undefined;
+  readonly "redis-sentinel-master"?: string | undefined;
+  readonly "redis-cluster-nodes"?: string | undefined;
+  readonly "redis-username"?: string | undefined;
+  readonly "redis-password-file"?: string | undefined;
+  readonly "redis-tls": boolean;
+  readonly "redis-tls-ca-file"?: string | undefined;
+  readonly "redis-min-replica-acks"?: number | undefined;
+  readonly "redis-replica-ack-timeout": number;
+}
 
 export interface HostPort {
   readonly host: string;
@@ -31,13 +52,13 @@ export function parseHostPorts(text: string, flag: string): HostPort[] {
     .split(",")
     .map((i) => i.trim())
     .filter((i) => i !== "");
-  if (items.length === 0) throw new ConfigError(`--${flag}: expected host:port[,host:port…]`);
+  if (items.length === 0) throw new RedisConfigError(`--${flag}: expected host:port[,host:port…]`);
   return items.map((item) => {
     const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):([0-9]{1,5})$/.exec(item);
     const port = Number(match?.[3]);
     const host = match?.[1] ?? match?.[2];
     if (!host || !(port > 0 && port < 65536))
-      throw new ConfigError(`--${flag}: expected host:port, got '${item}'`);
+      throw new RedisConfigError(`--${flag}: expected host:port, got '${item}'`);
     return { host, port };
   });
 }
@@ -48,7 +69,7 @@ export interface SettingsSources {
 }
 
 /** The Redis settings, or undefined when no topology is configured (REST off). */
-export function redisSettings(config: Config, sources: SettingsSources): RedisSettings | undefined {
+export function redisSettings(config: RedisFlags, sources: SettingsSources): RedisSettings | undefined {
   const url = config["redis-url"];
   const sentinels = config["redis-sentinels"];
   const master = config["redis-sentinel-master"];
@@ -58,11 +79,14 @@ export function redisSettings(config: Config, sources: SettingsSources): RedisSe
     sentinels !== undefined && "--redis-sentinels",
     nodes !== undefined && "--redis-cluster-nodes",
   ].filter((g): g is string => g !== false);
-  if (given.length > 1) throw new ConfigError(`give exactly one Redis topology; got ${given.join(" and ")}`);
+  if (given.length > 1)
+    throw new RedisConfigError(`give exactly one Redis topology; got ${given.join(" and ")}`);
   if (master !== undefined && sentinels === undefined)
-    throw new ConfigError("--redis-sentinel-master needs --redis-sentinels");
+    throw new RedisConfigError("--redis-sentinel-master needs --redis-sentinels");
   if (sentinels !== undefined && master === undefined)
-    throw new ConfigError("--redis-sentinels needs --redis-sentinel-master (the monitored master's name)");
+    throw new RedisConfigError(
+      "--redis-sentinels needs --redis-sentinel-master (the monitored master's name)",
+    );
   let topology: RedisTopology;
   if (url !== undefined) topology = { kind: "single", url };
   else if (sentinels !== undefined && master !== undefined)
@@ -75,14 +99,14 @@ export function redisSettings(config: Config, sources: SettingsSources): RedisSe
   const passwordFile = config["redis-password-file"];
   const envPassword = sources.env.REDIS_PASSWORD;
   if (passwordFile !== undefined && envPassword)
-    throw new ConfigError("give the Redis password once: REDIS_PASSWORD or --redis-password-file");
+    throw new RedisConfigError("give the Redis password once: REDIS_PASSWORD or --redis-password-file");
   let password = envPassword || undefined;
   if (passwordFile !== undefined) {
     try {
       // A Secret mounted as a file usually ends with a newline that is not part of the password.
       password = readFile(passwordFile).replace(/\r?\n$/, "");
     } catch (err) {
-      throw new ConfigError(
+      throw new RedisConfigError(
         `--redis-password-file: cannot read ${passwordFile}: ${err instanceof Error ? err.message : String(err)}`,
       );
     }
@@ -93,7 +117,7 @@ export function redisSettings(config: Config, sources: SettingsSources): RedisSe
     try {
       ca = readFile(caFile);
     } catch (err) {
-      throw new ConfigError(
+      throw new RedisConfigError(
         `--redis-tls-ca-file: cannot read ${caFile}: ${err instanceof Error ? err.message : String(err)}`,
       );
     }

@@ -1,6 +1,6 @@
 // The Redis topology from flags: exactly one, complete, with credentials from env or a Secret file.
-import { ConfigError, loadConfig } from "../../../src/config.js";
-import { parseHostPorts, redisSettings } from "../../../src/redis/settings.js";
+import { loadConfig } from "../../../src/config.js";
+import { parseHostPorts, RedisConfigError, redisSettings } from "../../../src/redis/settings.js";
 
 function settings(argv: string[], env: NodeJS.ProcessEnv = {}, files: Record<string, string> = {}) {
   return redisSettings(loadConfig(argv, env), {
@@ -61,7 +61,7 @@ test.each([
   [["--redis-cluster-nodes=a"], /--redis-cluster-nodes: expected host:port, got 'a'/],
   [["--redis-cluster-nodes=a:99999"], /expected host:port/],
 ])("%j is refused: %s", (argv, message) => {
-  expect(() => settings(argv)).toThrow(ConfigError);
+  expect(() => settings(argv)).toThrow(RedisConfigError);
   expect(() => settings(argv)).toThrow(message);
 });
 
