@@ -37,7 +37,8 @@ export function ping(port: number): Promise<boolean> {
       reply += d.toString();
       if (reply.includes("\r\n")) {
         socket.end();
-        resolve(reply.startsWith("+PONG"));
+        // A server with a password answers NOAUTH: it is up all the same.
+        resolve(reply.startsWith("+PONG") || reply.startsWith("-NOAUTH"));
       }
     });
     socket.on("error", () => {

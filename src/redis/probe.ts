@@ -46,14 +46,34 @@ export function topologyProblem(settings: RedisSettings, info: string): string |
 
 const isReady = (client: RedisClient): boolean => client.status === "ready";
 
+/** Redis refusing the credentials: retrying cannot help, so start-up stops. */
+export function credentialsProblem(message: string): string | undefined {
+  return /^(WRONGPASS|NOAUTH)\b/.test(message)
+    ? `Redis refused the credentials (${message.split(/[.\n]/)[0] ?? message}): check --redis-username, ` +
+        "REDIS_PASSWORD or --redis-password-file"
+    : undefined;
+}
+
+/** Waits for the client to be ready; a credentials refusal meanwhile is thrown at once. */
 async function untilReady(client: RedisClient, timeoutMs: number): Promise<boolean> {
   if (isReady(client)) return true;
   const abort = new AbortController();
+  let refused: string | undefined;
+  const onError = (err: Error): void => {
+    refused ??= credentialsProblem(err.message);
+    if (refused) abort.abort();
+  };
+  client.on("error", onError);
   try {
-    await Promise.race([once(client, "ready", { signal: abort.signal }), sleep(timeoutMs)]);
+    await Promise.race([
+      once(client, "ready", { signal: abort.signal }).catch(() => undefined),
+      sleep(timeoutMs, undefined, { signal: abort.signal }).catch(() => undefined),
+    ]);
   } finally {
     abort.abort();
+    client.off("error", onError);
   }
+  if (refused) throw new RedisConfigError(refused);
   return isReady(client);
 }
 

@@ -4,7 +4,7 @@
 // two projects whose hash tags live on different masters are used, so scripts run on more than one
 // node and a wait's wake-up crosses nodes. The single-server topology is client.test.ts.
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
   SENTINEL_MASTER,
@@ -13,8 +13,10 @@ import {
   type RedisClusterSet,
   type SentinelSet,
 } from "../../../testbed/redis-topologies.js";
+import { startRedis, stopRedis } from "../../../testbed/redis.js";
 import { installApi } from "../api/install.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
+import { secretsInLogs } from "../../support/reliability.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { createGroup, createWorkers, untilState } from "../../support/resize.js";
 import {
@@ -197,4 +199,56 @@ test("a Cluster node given as --redis-url stops start-up with a message naming -
       `--redis-url redis://127\\.0\\.0\\.1:${node} is a Redis Cluster node: .*--redis-cluster-nodes`,
     ),
   );
+});
+
+test("the password from a mounted Secret file works and is never logged", async () => {
+  const dir = path.join(process.env.TESTBED_DIR ?? "", `topology-auth-${Date.now()}`);
+  const password = `pw-${randomUUID()}`;
+  const server = await startRedis({ dir, args: ["--requirepass", password] });
+  try {
+    const file = path.join(dir, "password");
+    // As a Secret volume would hold it, with a trailing newline.
+    writeFileSync(file, `${password}\n`);
+    const p = await project("topo-auth");
+    const rest = await startRestOperator(p.name, [
+      `--redis-url=${server.url}`,
+      `--redis-password-file=${file}`,
+    ]);
+    processes.push(rest.process);
+    const zone = `${rest.baseUrl}/compute/v1/projects/${p.name}/zones/${ZONE}`;
+    const insert = await call(
+      "POST",
+      `${zone}/instanceGroupManagers/workers/resizeRequests?requestId=${randomUUID()}`,
+      {
+        token: p.token,
+        body: { name: "with-auth", resizeBy: 1 },
+      },
+    );
+    expect(insert.status).toBe(200);
+    const got = await call("GET", `${zone}/operations/${(insert.body as Operation).name}`, {
+      token: p.token,
+    });
+    expect(got.status).toBe(200);
+    await rest.process.stop();
+    // A wrong password stops start-up with a message naming the settings, not a 503 per request.
+    writeFileSync(file, "not-the-password");
+    const wrong = startOperator({
+      namespace: p.name,
+      name: `wrong-password-${server.port}`,
+      args: [`--redis-url=${server.url}`, `--redis-password-file=${file}`],
+    });
+    processes.push(wrong);
+    await eventually(
+      "the operator to exit by itself",
+      () => Promise.resolve(wrong.exited() || undefined),
+      30_000,
+    );
+    expect(await wrong.stop()).toBe(2);
+    expect(readFileSync(wrong.log, "utf8")).toMatch(
+      /Redis refused the credentials \(WRONGPASS[^)]*\): check --redis-username, REDIS_PASSWORD or --redis-password-file/,
+    );
+    expect(secretsInLogs({ "redis password": password })).toEqual([]);
+  } finally {
+    await stopRedis(server);
+  }
 });

@@ -1,5 +1,5 @@
 // The start-up check's verdict on what INFO says about the server behind the configured topology.
-import { displayUrl, topologyProblem } from "../../../src/redis/probe.js";
+import { credentialsProblem, displayUrl, topologyProblem } from "../../../src/redis/probe.js";
 import type { RedisSettings } from "../../../src/redis/settings.js";
 
 const single = (url: string): RedisSettings => ({
@@ -43,4 +43,12 @@ test("Sentinel masters are not second-guessed", () => {
 test("displayUrl hides only the password", () => {
   expect(displayUrl("redis://user:pw@h:1/0")).toBe("redis://user:redacted@h:1/0");
   expect(displayUrl("redis://h:1")).toBe("redis://h:1");
+});
+
+test("a credentials refusal names the settings to check; other errors are not one", () => {
+  expect(credentialsProblem("WRONGPASS invalid username-password pair or user is disabled.")).toBe(
+    "Redis refused the credentials (WRONGPASS invalid username-password pair or user is disabled): check --redis-username, REDIS_PASSWORD or --redis-password-file",
+  );
+  expect(credentialsProblem("NOAUTH Authentication required.")).toMatch(/^Redis refused the credentials/);
+  expect(credentialsProblem("connect ECONNREFUSED 127.0.0.1:6379")).toBeUndefined();
 });
