@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
+  command,
   SENTINEL_MASTER,
   startRedisCluster,
   startSentinelSet,
@@ -17,6 +18,7 @@ import { startRedis, stopRedis } from "../../../testbed/redis.js";
 import { installApi } from "../api/install.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
 import { secretsInLogs } from "../../support/reliability.js";
+import { freePort } from "../../../testbed/processes.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { createGroup, createWorkers, untilState } from "../../support/resize.js";
 import {
@@ -248,6 +250,66 @@ test("the password from a mounted Secret file works and is never logged", async 
       /Redis refused the credentials \(WRONGPASS[^)]*\): check --redis-username, REDIS_PASSWORD or --redis-password-file/,
     );
     expect(secretsInLogs({ "redis password": password })).toEqual([]);
+  } finally {
+    await stopRedis(server);
+  }
+});
+
+test("TLS: rediss:// with a private CA works; without that CA the certificate is refused", async () => {
+  // The testbed's CA and its API-server certificate (SAN 127.0.0.1) serve as Redis's TLS identity.
+  const pki = path.join(process.env.TESTBED_DIR ?? "", "pki");
+  const tlsPort = await freePort();
+  const server = await startRedis({
+    dir: path.join(process.env.TESTBED_DIR ?? "", `topology-tls-${Date.now()}`),
+    args: [
+      "--tls-port",
+      String(tlsPort),
+      "--tls-cert-file",
+      path.join(pki, "apiserver.crt"),
+      "--tls-key-file",
+      path.join(pki, "apiserver.key"),
+      "--tls-ca-cert-file",
+      path.join(pki, "ca.crt"),
+      "--tls-auth-clients",
+      "no",
+    ],
+  });
+  try {
+    const p = await project("topo-tls");
+    const url = `rediss://127.0.0.1:${tlsPort}`;
+    const rest = await startRestOperator(p.name, [
+      `--redis-url=${url}`,
+      `--redis-tls-ca-file=${path.join(pki, "ca.crt")}`,
+    ]);
+    processes.push(rest.process);
+    const zone = `${rest.baseUrl}/compute/v1/projects/${p.name}/zones/${ZONE}`;
+    const insert = await call("POST", `${zone}/instanceGroupManagers/workers/resizeRequests`, {
+      token: p.token,
+      body: { name: "over-tls", resizeBy: 1 },
+    });
+    expect(insert.status).toBe(200);
+    const clients = (await command(server.port, "CLIENT", "LIST")) as string;
+    expect(clients).toMatch(new RegExp(`laddr=127\\.0\\.0\\.1:${tlsPort}`));
+
+    // The system CAs do not know the testbed's: the operator runs, but Redis stays unavailable.
+    const port = await freePort();
+    const untrusting = startOperator({
+      namespace: p.name,
+      name: `tls-untrusted-${port}`,
+      args: [`--http-port=${port}`, `--redis-url=${url}`],
+    });
+    processes.push(untrusting);
+    await eventually("the untrusted operator to log the refused certificate", () =>
+      Promise.resolve(
+        /"err":"[^"]*certificate[^"]*","msg":"redis unavailable"/.test(
+          readFileSync(untrusting.log, "utf8"),
+        ) || undefined,
+      ),
+    );
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.text()).toMatch(/redis unavailable/);
+    expect(untrusting.exited()).toBe(false);
   } finally {
     await stopRedis(server);
   }
