@@ -2,7 +2,9 @@
 // cancel) against the replicated Redis topologies: a Sentinel set (master, two replicas, three
 // Sentinels) and a 3-master/3-replica Cluster, each real and started by this file. In the Cluster,
 // two projects whose hash tags live on different masters are used, so scripts run on more than one
-// node and a wait's wake-up crosses nodes. The single-server topology is client.test.ts.
+// node and a wait's wake-up crosses nodes. Then the start-up checks (a Cluster node as --redis-url, a
+// refused password), a password from a file that never reaches the logs, and TLS with a private CA.
+// The single-server REST core is client.test.ts.
 import { randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
