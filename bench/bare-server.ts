@@ -19,7 +19,7 @@ createServer((req, res) => {
   const [, kind, project = "", second = "", name = ""] = (req.url ?? "").split("/");
   const answer = async (): Promise<unknown> => {
     if (kind === "op") {
-      const json = await redis.get(`resize-operator:op:${project}:${second}:${name}`);
+      const json = await redis.get(`resize-operator:{${project}}:op:${second}:${name}`);
       return json === null ? undefined : (JSON.parse(json) as unknown);
     }
     const base = `/apis/compute.resize-operator.dev/v1/namespaces/${project}`;

@@ -290,6 +290,36 @@ export async function untilReady(op: OperatorRun, timeoutMs = 300_000): Promise<
   }
 }
 
+export interface PolicyRule {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+}
+
+/** A ServiceAccount `name` in `ns` bound to a Role with `rules`, and a token for it. */
+export async function serviceAccountToken(
+  http: KubeHttp,
+  ns: string,
+  name: string,
+  rules: readonly PolicyRule[],
+): Promise<string> {
+  await http.request("POST", `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { metadata: { name } } });
+  await http.request("POST", `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+    body: { metadata: { name }, rules },
+  });
+  await http.request("POST", `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+    body: {
+      metadata: { name },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+      subjects: [{ kind: "ServiceAccount", name, namespace: ns }],
+    },
+  });
+  const reply = (await http.request("POST", `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, {
+    body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
+  })) as { status: { token: string } };
+  return reply.status.token;
+}
+
 /** Resident set size of a process in bytes (VmRSS). */
 export function rssBytes(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");

@@ -21,6 +21,7 @@ import {
   repoRoot,
   report,
   round,
+  serviceAccountToken,
   startOperator,
   untilReady,
   workDir,
@@ -63,33 +64,14 @@ function load(url: string, headers: Record<string, string> = {}): Load {
 }
 
 /** A ServiceAccount allowed to read requests in `ns`, and a token for it. */
-async function readerToken(http: KubeHttp, ns: string): Promise<string> {
-  await http.request("POST", `/api/v1/namespaces/${ns}/serviceaccounts`, {
-    body: { metadata: { name: "reader" } },
-  });
-  await http.request("POST", `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
-    body: {
-      metadata: { name: "reader" },
-      rules: [
-        {
-          apiGroups: ["compute.resize-operator.dev"],
-          resources: ["resizerequests", "instancegroupmanagers"],
-          verbs: ["get", "list"],
-        },
-      ],
+function readerToken(http: KubeHttp, ns: string): Promise<string> {
+  return serviceAccountToken(http, ns, "reader", [
+    {
+      apiGroups: ["compute.resize-operator.dev"],
+      resources: ["resizerequests", "instancegroupmanagers"],
+      verbs: ["get", "list"],
     },
-  });
-  await http.request("POST", `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
-    body: {
-      metadata: { name: "reader" },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "reader" },
-      subjects: [{ kind: "ServiceAccount", name: "reader", namespace: ns }],
-    },
-  });
-  const reply = (await http.request("POST", `/api/v1/namespaces/${ns}/serviceaccounts/reader/token`, {
-    body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
-  })) as { status: { token: string } };
-  return reply.status.token;
+  ]);
 }
 
 export async function restBench(cli: string, profileDir?: string): Promise<void> {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { buildOperator, kubeconfigFile, log, workDir } from "./lib.js";
 import { eventSeries } from "./events.js";
 import { memoryAndStartup } from "./memory.js";
+import { redisTopologies } from "./redis-topologies.js";
 import { restBench } from "./rest.js";
 import { throughput } from "./throughput.js";
 
@@ -14,6 +15,7 @@ const profileDir = (name: string): string | undefined =>
 const BENCHES: Record<string, (cli: string) => Promise<void>> = {
   throughput: (cli) => throughput(cli, profileDir("throughput")),
   rest: (cli) => restBench(cli, profileDir("rest")),
+  "redis-topologies": redisTopologies,
   memory: memoryAndStartup,
   events: () => eventSeries(),
 };

@@ -24,6 +24,11 @@ interface Setting {
   readonly help: string;
   readonly default?: string;
   readonly schema: z.ZodType;
+  /**
+   * Settings that only make sense together (the Redis topology): once any of them is a flag, the
+   * environment values of the others are ignored, so a flag wins over a whole topology from the env.
+   */
+  readonly group?: string;
 }
 
 /** Flag name → environment variable, help text, default and schema. */
@@ -36,7 +41,58 @@ export const SETTINGS = {
   "redis-url": {
     env: "REDIS_URL",
     help: "Redis URL for Operations (redis://host:port); enables the compute REST API",
+    group: "redis-topology",
     schema: z.url({ protocol: /^rediss?$/ }).optional(),
+  },
+  "redis-sentinels": {
+    env: "REDIS_SENTINELS",
+    help: "Redis Sentinels (host:port,…) to find the Operations master through; needs --redis-sentinel-master",
+    group: "redis-topology",
+    schema: z.string().min(1).optional(),
+  },
+  "redis-sentinel-master": {
+    env: "REDIS_SENTINEL_MASTER",
+    help: "name of the master the Sentinels monitor",
+    group: "redis-topology",
+    schema: z.string().min(1).optional(),
+  },
+  "redis-cluster-nodes": {
+    env: "REDIS_CLUSTER_NODES",
+    help: "Redis Cluster seed nodes (host:port,…) for Operations",
+    group: "redis-topology",
+    schema: z.string().min(1).optional(),
+  },
+  "redis-username": {
+    env: "REDIS_USERNAME",
+    help: "Redis ACL user (the password comes from env REDIS_PASSWORD or --redis-password-file)",
+    schema: z.string().min(1).optional(),
+  },
+  "redis-password-file": {
+    env: "REDIS_PASSWORD_FILE",
+    help: "file holding the Redis password (a mounted Secret); env REDIS_PASSWORD is the alternative",
+    schema: z.string().min(1).optional(),
+  },
+  "redis-tls": {
+    env: "REDIS_TLS",
+    help: "TLS to Redis and Sentinels (true|false; a rediss:// URL implies true)",
+    default: "false",
+    schema: bool,
+  },
+  "redis-tls-ca-file": {
+    env: "REDIS_TLS_CA_FILE",
+    help: "PEM bundle of the CAs that sign the Redis servers' certificates (default: the system's)",
+    schema: z.string().min(1).optional(),
+  },
+  "redis-min-replica-acks": {
+    env: "REDIS_MIN_REPLICA_ACKS",
+    help: "replicas that must hold an Operation write before REST acknowledges it (WAIT); default 1 with Sentinel or Cluster, 0 with one server",
+    schema: z.coerce.number().int().min(0).max(16).optional(),
+  },
+  "redis-replica-ack-timeout": {
+    env: "REDIS_REPLICA_ACK_TIMEOUT",
+    help: "how long a write waits for those replicas before REST answers 503 (below the 2s command timeout)",
+    default: "1s",
+    schema: duration("redis-replica-ack-timeout"),
   },
   "operation-retention": {
     env: "OPERATION_RETENTION",
@@ -199,9 +255,18 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   }
   const problems: string[] = [];
   const config: Record<string, unknown> = {};
+  const flagGroups = new Set(
+    (Object.entries(SETTINGS) as [string, Setting][]).flatMap(([flag, s]) =>
+      s.group !== undefined && typeof values[flag] === "string" ? [s.group] : [],
+    ),
+  );
   for (const [flag, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
     const fromFlag = values[flag];
-    const raw = typeof fromFlag === "string" ? fromFlag : env[setting.env] || setting.default;
+    const envIgnored = setting.group !== undefined && flagGroups.has(setting.group);
+    const raw =
+      typeof fromFlag === "string"
+        ? fromFlag
+        : (envIgnored ? undefined : env[setting.env]) || setting.default;
     const parsed = setting.schema.safeParse(raw);
     if (parsed.success) config[flag] = parsed.data;
     else

@@ -26,7 +26,11 @@ import {
   registerDomainMetrics,
   restMetrics,
 } from "./observability/index.js";
+import { migrateLegacyKeys } from "./operations/migrate.js";
 import { OperationStore } from "./operations/store.js";
+import { redisClient, type RedisClient } from "./redis/clients.js";
+import { checkTopology } from "./redis/probe.js";
+import { RedisConfigError, redisSettings, type RedisSettings } from "./redis/settings.js";
 import { createApp, REST_BASE, type AppOptions } from "./rest/app.js";
 import { Authenticator, Authorizer } from "./rest/auth.js";
 import { rawClientErrorResponse } from "./rest/errors.js";
@@ -107,29 +111,36 @@ function httpServer(handler: RequestListener, port: number, log: Logger): Runnab
 }
 
 /**
- * A Redis connection that fails fast while Redis is down (no offline queue, short timeouts) and
- * reconnects by itself, so REST answers 503 during an outage and recovers without a restart.
+ * Before serving: the topology matches the servers (else a ConfigError stops start-up), and data of
+ * the legacy key layout is migrated. Redis being down is not fatal: both happen once it is up.
  */
-function redisClient(url: string, role: string, log: Logger, errors: { inc(): void }): Redis {
-  const client = new Redis(url, {
-    enableOfflineQueue: false,
-    commandTimeout: 2000,
-    connectTimeout: 2000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: (attempt) => Math.min(attempt * 250, 2000),
-  });
-  let down = false;
-  client.on("error", (err: Error) => {
-    errors.inc();
-    // ioredis reports every failed reconnect; one line per outage is enough.
-    if (!down) log.warn({ redis: role, err: err.message }, "redis unavailable");
-    down = true;
-  });
-  client.on("ready", () => {
-    if (down) log.info({ redis: role }, "redis available again");
-    down = false;
-  });
-  return client;
+async function prepareRedis(commands: RedisClient, settings: RedisSettings, log: Logger): Promise<void> {
+  const migrate = async (): Promise<void> => {
+    try {
+      const { moved } = await migrateLegacyKeys(commands);
+      if (Object.values(moved).some((n) => n > 0))
+        log.info({ moved }, "migrated operations to the current key layout");
+    } catch (err) {
+      log.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        "operations key migration failed; retried at the next start",
+      );
+    }
+  };
+  const outcome = await checkTopology(commands, settings, 10_000);
+  log.info(
+    {
+      topology: settings.topology.kind,
+      minReplicaAcks: settings.minReplicaAcks,
+      tls: settings.tls !== undefined,
+    },
+    outcome === "checked" ? "redis topology checked" : "redis not reachable yet; serving 503 until it is",
+  );
+  if (outcome === "checked") await migrate();
+  else
+    commands.once("ready", () => {
+      void migrate();
+    });
 }
 
 export async function runOperator(config: Config): Promise<void> {
@@ -140,6 +151,14 @@ export async function runOperator(config: Config): Promise<void> {
     authSettings = dashboardConfigured(process.env) ? loadAuthSettings(process.env) : undefined;
   } catch (err) {
     if (err instanceof AuthSettingsError) throw new ConfigError(err.message);
+    throw err;
+  }
+  // The Redis topology too: contradicting flags stop start-up before anything runs.
+  let redis: RedisSettings | undefined;
+  try {
+    redis = redisSettings(config, { env: process.env });
+  } catch (err) {
+    if (err instanceof RedisConfigError) throw new ConfigError(err.message);
     throw err;
   }
   const kc = loadKubeConfig(config.kubeconfig);
@@ -185,18 +204,25 @@ export async function runOperator(config: Config): Promise<void> {
     groups: groups.lister,
     recorderStats: () => recorder.stats(),
   });
-  const redisUrl = config["redis-url"];
   let rest: AppOptions["rest"];
   let store: OperationStore | undefined;
-  const clients: Redis[] = [];
-  if (redisUrl) {
+  const clients: RedisClient[] = [];
+  if (redis) {
     clients.push(
-      ...["commands", "subscriber"].map((role) =>
-        redisClient(redisUrl, role, log, redisErrors(metrics, role)),
-      ),
+      ...["commands", "subscriber"].map((role) => redisClient(redis, role, log, redisErrors(metrics, role))),
     );
-    const [commands, subscriber] = clients as [Redis, Redis];
-    store = new OperationStore(commands, subscriber, { retentionMs: config["operation-retention"] });
+    const [commands, subscriber] = clients as [RedisClient, RedisClient];
+    try {
+      await prepareRedis(commands, redis, log);
+    } catch (err) {
+      for (const client of clients) client.disconnect();
+      throw err instanceof RedisConfigError ? new ConfigError(err.message) : err;
+    }
+    store = new OperationStore(commands, subscriber, {
+      retentionMs: config["operation-retention"],
+      minReplicaAcks: redis.minReplicaAcks,
+      replicaAckTimeoutMs: redis.replicaAckTimeoutMs,
+    });
     rest = {
       routes: ROUTES,
       maxBodyBytes: config["max-body-bytes"],
@@ -231,7 +257,8 @@ export async function runOperator(config: Config): Promise<void> {
         requests,
         groups,
         ...(config.namespace && { namespace: config.namespace }),
-        ...(clients[0] && { redis: clients[0] }),
+        // Sessions use multi-key transactions across unrelated keys, which a Redis Cluster refuses.
+        ...(clients[0] instanceof Redis && { redis: clients[0] }),
         ...(rest && { rest: rest.deps }),
         routes: ROUTES,
         log,

@@ -37,7 +37,8 @@ export function ping(port: number): Promise<boolean> {
       reply += d.toString();
       if (reply.includes("\r\n")) {
         socket.end();
-        resolve(reply.startsWith("+PONG"));
+        // A server with a password answers NOAUTH: it is up all the same.
+        resolve(reply.startsWith("+PONG") || reply.startsWith("-NOAUTH"));
       }
     });
     socket.on("error", () => {
@@ -54,11 +55,14 @@ export interface RedisOptions {
   readonly port?: number;
   /** AOF persistence, so a restarted server keeps what it had (reliability tests). */
   readonly appendOnly?: boolean;
+  /** More redis-server arguments (replication, cluster mode); the data folder is per port when given. */
+  readonly args?: readonly string[];
 }
 
 export async function startRedis(options: RedisOptions): Promise<RedisServer> {
   const port = options.port ?? (await freePort());
-  const dataDir = path.join(options.dir, "redis");
+  // Servers of one topology share `dir`: each keeps its data (and cluster state) in its own folder.
+  const dataDir = path.join(options.dir, options.args ? `redis-${port}` : "redis");
   mkdirSync(dataDir, { recursive: true });
   const proc = startProcess(
     `redis-${port}`,
@@ -76,6 +80,7 @@ export async function startRedis(options: RedisOptions): Promise<RedisServer> {
       options.appendOnly ? "yes" : "no",
       "--protected-mode",
       "yes",
+      ...(options.args ?? []),
     ],
     options.dir,
   );

@@ -90,7 +90,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const { settings, mgr, log } = options;
   if (settings.adapter === "redis" && !options.redis)
     throw new AuthSettingsError(
-      "database sessions (AUTH_SESSION_STRATEGY=database / AUTH_ADAPTER=redis) need --redis-url",
+      "database sessions (AUTH_SESSION_STRATEGY=database / AUTH_ADAPTER=redis) need --redis-url or --redis-sentinels (a Redis Cluster is not supported for sessions)",
     );
   if (providerIds(settings).length === 0)
     throw new AuthSettingsError(

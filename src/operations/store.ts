@@ -1,40 +1,21 @@
-// Operations in Redis. Every write is one server-side script, so replicas never interleave:
-//   op:<project>:<loc>:<name>      the Operation as JSON; DONE operations expire after the retention
-//   index:<project>:<loc>          sorted set of operation names by insert time (list and paging)
-//   request-id:<project>:<uuid>    requestId → "<loc>/<name>", expiring after the retention
-//   pending:<project>:<request>    "<loc>/<name>" of operations the operations controller still advances
-//   channel op:<project>:<loc>:<name>   every change is published there (the new JSON, "" when deleted),
-//                                       which is what `wait` listens to on any replica.
-// <loc> is the zone's name for zone operations (the layout of the zonal-only releases, so their data
-// stays readable) and `regions/<region>` for region operations; names never contain '/', so the two
-// cannot collide and the operation name is what follows the last '/'.
+// Operations in Redis (key layout: keys.ts). Every write is one server-side script whose keys share the
+// project's hash tag, so replicas never interleave and a Redis Cluster runs it on one node.
+// Every change is published on the channel named like the operation's key (the new JSON, "" when
+// deleted), which is what `wait` listens to on any replica. Classic PUBLISH is used in every topology:
+// a Redis Cluster broadcasts it to all nodes, so a subscriber on any node hears it.
+// Creates and deletes are acknowledged only once `minReplicaAcks` replicas have them (WAIT on the same
+// connection, right after the script): a failover then cannot lose what a REST client was told. A
+// create that is not replicated in time is undone and reported as unavailable, so the client's retry
+// (same requestId) starts afresh instead of finding half a state.
 // Changes are compare-and-set: read, merge with the pure rules of model.ts, write only if the stored
 // JSON is still what was read. Redis errors other than script bugs become StoreUnavailableError, which
 // the REST edge answers with 503.
-import type { Redis } from "ioredis";
+import type { ChainableCommander } from "ioredis";
 import { Operation } from "../api/operation.js";
 import type { Location } from "../api/location.js";
+import type { RedisClient } from "../redis/clients.js";
 import { mergeOperation, type OperationPatch, type OperationRef } from "./model.js";
-
-function locationKey(location: Location): string {
-  return location.scope === "zones" ? location.name : `regions/${location.name}`;
-}
-
-function parseLocationKey(key: string): Location {
-  return key.startsWith("regions/")
-    ? { scope: "regions", name: key.slice("regions/".length) }
-    : { scope: "zones", name: key };
-}
-
-/** `<loc>/<name>`, the member form of a reference in the pending sets and requestId keys. */
-function member(ref: OperationRef): string {
-  return `${locationKey(ref.location)}/${ref.name}`;
-}
-
-function parseMember(project: string, text: string): OperationRef {
-  const slash = text.lastIndexOf("/");
-  return { project, location: parseLocationKey(text.slice(0, slash)), name: text.slice(slash + 1) };
-}
+import { DEFAULT_PREFIX, member, OperationKeys, parseMember } from "./keys.js";
 
 /** Redis cannot be reached (or did not answer in time): the caller should answer 503 and retry later. */
 export class StoreUnavailableError extends Error {
@@ -44,6 +25,16 @@ export class StoreUnavailableError extends Error {
     });
     this.name = "StoreUnavailableError";
   }
+}
+
+/** Redis's refusals that mean "not now" (a failover, a loading replica), not a bug in what we sent. */
+const TRANSIENT_REPLIES = /^(READONLY|CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN|NOREPLICAS|MOVED|ASK)\b/;
+
+/** Any failure of a Redis call → StoreUnavailableError, except Redis refusing a command as wrong. */
+export function storeError(err: unknown): unknown {
+  if (err instanceof StoreUnavailableError) return err;
+  if (err instanceof Error && err.name === "ReplyError" && !TRANSIENT_REPLIES.test(err.message)) return err;
+  return new StoreUnavailableError(err);
 }
 
 const CREATE = `
@@ -74,6 +65,7 @@ const DELETE = `
 local removed = redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 if ARGV[2] ~= '' then redis.call('DEL', KEYS[3]) end
+if ARGV[3] ~= '' then redis.call('SREM', KEYS[4], ARGV[3]) end
 if removed == 1 then redis.call('PUBLISH', KEYS[1], '') end
 return removed`;
 
@@ -95,26 +87,47 @@ export interface OperationStoreOptions {
   readonly retentionMs: number;
   readonly prefix?: string;
   readonly now?: () => number;
+  /** Replicas that must hold a create or delete before it is acknowledged (WAIT); 0 skips WAIT. */
+  readonly minReplicaAcks?: number;
+  /** How long WAIT may take before the write is reported as unavailable. */
+  readonly replicaAckTimeoutMs?: number;
+  /** How often `wait` re-reads the operation, should a published change be missed in a failover. */
+  readonly waitRecheckMs?: number;
 }
 
 const MAX_CAS_ATTEMPTS = 16;
+const RECHECK = Symbol("recheck");
+/**
+ * How long a failed call keeps /readyz unready when nothing succeeds after it: long enough to be
+ * seen, short enough that a replica taken out of its Service gets traffic (and a chance) again.
+ */
+const FAILURE_MEMORY_MS = 3000;
 
 export class OperationStore {
-  private readonly prefix: string;
+  private readonly keys: OperationKeys;
   private readonly now: () => number;
+  private readonly minReplicaAcks: number;
+  private readonly replicaAckTimeoutMs: number;
   private readonly listeners = new Map<string, Set<(message: string) => void>>();
+  /**
+   * When the last call failed as unavailable, until one succeeds: a Cluster client stays "ready"
+   * while one shard fails over, so the connection status alone would not tell /readyz.
+   */
+  private failedAt: number | undefined;
 
   /**
    * `redis` runs commands; `subscriber` is a second connection used only for pub/sub (a subscribed
    * connection can run nothing else).
    */
   constructor(
-    private readonly redis: Redis,
-    private readonly subscriber: Redis,
+    private readonly redis: RedisClient,
+    private readonly subscriber: RedisClient,
     private readonly options: OperationStoreOptions,
   ) {
-    this.prefix = options.prefix ?? "resize-operator:";
+    this.keys = new OperationKeys(options.prefix ?? DEFAULT_PREFIX);
     this.now = options.now ?? Date.now;
+    this.minReplicaAcks = options.minReplicaAcks ?? 0;
+    this.replicaAckTimeoutMs = options.replicaAckTimeoutMs ?? 1000;
     subscriber.on("message", (channel: string, message: string) => {
       for (const listener of this.listeners.get(channel) ?? []) listener(message);
     });
@@ -122,30 +135,71 @@ export class OperationStore {
 
   /** True while both connections are up. */
   ready(): boolean {
-    return this.redis.status === "ready" && this.subscriber.status === "ready";
+    const failing = this.failedAt !== undefined && this.now() - this.failedAt < FAILURE_MEMORY_MS;
+    return !failing && this.redis.status === "ready" && this.subscriber.status === "ready";
   }
 
   private opKey(ref: OperationRef): string {
-    return `${this.prefix}op:${ref.project}:${locationKey(ref.location)}:${ref.name}`;
+    return this.keys.op(ref);
   }
   private indexKey(project: string, location: Location): string {
-    return `${this.prefix}index:${project}:${locationKey(location)}`;
+    return this.keys.index(project, location);
   }
   private requestIdKey(project: string, requestId: string): string {
-    return `${this.prefix}request-id:${project}:${requestId}`;
+    return this.keys.requestId(project, requestId);
   }
   private pendingKey(project: string, request: string): string {
-    return `${this.prefix}pending:${project}:${request}`;
+    return this.keys.pending(project, request);
   }
 
   private async call<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      const result = await fn();
+      this.failedAt = undefined;
+      return result;
     } catch (err) {
-      // A ReplyError is Redis refusing a command we sent: a bug here, not an outage.
-      if (err instanceof Error && err.name === "ReplyError") throw err;
-      throw new StoreUnavailableError(err);
+      throw this.failed(err);
     }
+  }
+
+  private failed(err: unknown): unknown {
+    const mapped = storeError(err);
+    if (mapped instanceof StoreUnavailableError) this.failedAt = this.now();
+    return mapped;
+  }
+
+  /**
+   * Runs `queue` (one script) and, when replicas are required, WAIT in the same pipeline: on the same
+   * connection, so WAIT covers the script's write. Returns the script's reply and whether enough
+   * replicas acknowledged.
+   */
+  private async durable(queue: (pipeline: ChainableCommander) => void): Promise<{
+    reply: unknown;
+    replicated: boolean;
+    acks: number;
+  }> {
+    const pipeline = this.redis.pipeline();
+    queue(pipeline);
+    if (this.minReplicaAcks > 0) pipeline.wait(this.minReplicaAcks, this.replicaAckTimeoutMs);
+    const results = await this.call(async () => {
+      const replies = await pipeline.exec();
+      if (!replies) throw new Error("pipeline aborted");
+      return replies;
+    });
+    const [scriptError, reply] = results[0] ?? [new Error("no reply")];
+    if (scriptError) throw this.failed(scriptError);
+    if (this.minReplicaAcks === 0) return { reply, replicated: true, acks: 0 };
+    const [waitError, acks] = results[1] ?? [new Error("no WAIT reply")];
+    if (waitError) throw this.failed(waitError);
+    const count = typeof acks === "number" ? acks : 0;
+    return { reply, replicated: count >= this.minReplicaAcks, acks: count };
+  }
+
+  private notReplicated(acks: number): StoreUnavailableError {
+    this.failedAt = this.now();
+    return new StoreUnavailableError(
+      `${acks} of ${this.minReplicaAcks} replicas acknowledged the write within ${this.replicaAckTimeoutMs}ms`,
+    );
   }
 
   private ttl(op: Operation): string {
@@ -153,8 +207,9 @@ export class OperationStore {
   }
 
   async create(operation: Operation, ref: OperationRef, options: CreateOptions = {}): Promise<CreateResult> {
-    const reply = await this.call(() =>
-      this.redis.eval(
+    const pending = options.request !== undefined && operation.status !== "DONE";
+    const { reply, replicated, acks } = await this.durable((p) =>
+      p.eval(
         CREATE,
         4,
         this.opKey(ref),
@@ -168,10 +223,16 @@ export class OperationStore {
         this.ttl(operation),
         options.requestId === undefined ? "0" : "1",
         this.options.retentionMs,
-        options.request === undefined || operation.status === "DONE" ? "0" : "1",
+        pending ? "1" : "0",
       ),
     );
     const [code, value] = reply as [number, string | null];
+    if (!replicated) {
+      // Undo our own write (best effort: the master may be the thing that is failing), so that the
+      // client's retry with the same requestId creates the operation afresh.
+      if (code === 1) await this.remove(ref, options.requestId, pending ? options.request : undefined);
+      throw this.notReplicated(acks);
+    }
     if (code === 1) return { operation, created: true };
     if (code === 2 && value) return { operation: decode(value), created: false };
     // The requestId is known: return its operation.
@@ -179,6 +240,23 @@ export class OperationStore {
     if (!existing)
       throw new StoreUnavailableError(`operation of requestId ${options.requestId ?? ""} expired`);
     return { operation: existing, created: false };
+  }
+
+  private async remove(ref: OperationRef, requestId?: string, request?: string): Promise<boolean> {
+    const reply = await this.call(() =>
+      this.redis.eval(
+        DELETE,
+        4,
+        this.opKey(ref),
+        this.indexKey(ref.project, ref.location),
+        this.requestIdKey(ref.project, requestId ?? ""),
+        this.pendingKey(ref.project, request ?? ""),
+        ref.name,
+        requestId ?? "",
+        request === undefined ? "" : member(ref),
+      ),
+    ).catch(() => 0);
+    return reply === 1;
   }
 
   async get(ref: OperationRef): Promise<Operation | undefined> {
@@ -210,17 +288,20 @@ export class OperationStore {
    * with its requestId so that a retry is processed afresh). Returns false when it did not exist.
    */
   async delete(ref: OperationRef, requestId?: string): Promise<boolean> {
-    const reply = await this.call(() =>
-      this.redis.eval(
+    const { reply, replicated, acks } = await this.durable((p) =>
+      p.eval(
         DELETE,
-        3,
+        4,
         this.opKey(ref),
         this.indexKey(ref.project, ref.location),
         this.requestIdKey(ref.project, requestId ?? ""),
+        this.pendingKey(ref.project, ""),
         ref.name,
         requestId ?? "",
+        "",
       ),
     );
+    if (!replicated) throw this.notReplicated(acks);
     return reply === 1;
   }
 
@@ -273,9 +354,10 @@ export class OperationStore {
     };
     await this.listen(channel, listener);
     const deadline = this.now() + timeoutMs;
-    const next = (): Promise<string | undefined> =>
+    const recheckMs = this.options.waitRecheckMs ?? 5000;
+    const next = (): Promise<string | typeof RECHECK | undefined> =>
       new Promise((resolve) => {
-        const finish = (message: string | undefined): void => {
+        const finish = (message: string | typeof RECHECK | undefined): void => {
           waiter = undefined;
           clearTimeout(timer);
           signal?.removeEventListener("abort", onAbort);
@@ -284,7 +366,15 @@ export class OperationStore {
         const onAbort = (): void => {
           finish(undefined);
         };
-        const timer = setTimeout(onAbort, Math.max(0, deadline - this.now()));
+        const remaining = Math.max(0, deadline - this.now());
+        // Pub/sub is at most once: a change published while the subscriber reconnects (a failover) is
+        // never heard, so the operation is re-read now and then.
+        const timer =
+          remaining > recheckMs
+            ? setTimeout(() => {
+                finish(RECHECK);
+              }, recheckMs)
+            : setTimeout(onAbort, remaining);
         signal?.addEventListener("abort", onAbort, { once: true });
         waiter = finish;
         if (signal?.aborted) onAbort();
@@ -294,7 +384,13 @@ export class OperationStore {
       while (latest && latest.status !== "DONE") {
         const message = queued.shift() ?? (await next());
         if (message === undefined) break;
-        latest = message === "" ? undefined : decode(message);
+        if (message === RECHECK) {
+          try {
+            latest = await this.get(ref);
+          } catch {
+            // Redis is failing over: keep the last state and listen on.
+          }
+        } else latest = message === "" ? undefined : decode(message);
       }
       return latest;
     } finally {

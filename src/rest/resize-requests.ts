@@ -4,7 +4,7 @@
 // it again if the cluster refuses the change, so that a retry starts afresh. Cancel and delete follow
 // GCE's rules: cancel only an active request, delete only a finished one.
 import { isFinalState } from "../api/lifecycle.js";
-import type { ResizeRequestInsert } from "../api/resize-request.js";
+import type { ResizeRequest, ResizeRequestInsert } from "../api/resize-request.js";
 import { INSTANCE_GROUP_MANAGER, REST_KIND, USE_VERB } from "../api/names.js";
 import {
   locationPath,
@@ -30,6 +30,8 @@ import {
   findRequest,
   listRequests,
 } from "./cluster.js";
+import { isAlreadyExists } from "../runtime/api-errors.js";
+import type { KubeClient } from "../runtime/resource-client.js";
 import { fromRestInsert, toRestResizeRequest } from "./convert.js";
 import { InvalidResourceUsageError } from "./errors.js";
 import { locationParam } from "./location.js";
@@ -103,6 +105,33 @@ async function mutate<T>(
   }
 }
 
+/**
+ * Creates an insert's request; one that exists already and was created for the same operation (the
+ * insert annotation says so) is that operation's, from an earlier try of the same requestId.
+ */
+async function createOrAdopt(
+  kube: KubeClient,
+  rr: ResizeRequest,
+  where: { project: string; location: Location; group: string },
+): Promise<ResizeRequest> {
+  try {
+    return await createRequest(kube, rr);
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    const name = rr.metadata.name ?? "";
+    const existing = await findRequest(kube, where.project, where.location, where.group, name).catch(
+      () => undefined,
+    );
+    const operation = rr.metadata.annotations?.[INSERT_OPERATION_ANNOTATION];
+    if (
+      operation === undefined ||
+      existing?.metadata.annotations?.[INSERT_OPERATION_ANNOTATION] !== operation
+    )
+      throw err;
+    return existing;
+  }
+}
+
 /** The group a call names, resolved in the call's zone or region. */
 async function resolveGroup(call: CallContext) {
   const { deps, params } = call;
@@ -130,11 +159,22 @@ export async function insert(call: CallContext): Promise<Reply> {
     group: groupName,
     name: body.name,
   });
-  if (!started.created) return { body: started.operation };
+  // A replay returns the stored operation, unless it is still PENDING: then the first try may have
+  // been cut short (a Redis failover between recording the operation and creating the request), and
+  // the request is created now, so that an acknowledged requestId always has its request.
+  if (
+    !started.created &&
+    !(
+      started.operation.status === "PENDING" &&
+      started.operation.operationType === operationTypeOf(location.scope, "insert")
+    )
+  )
+    return { body: started.operation };
   const created = await mutate(call, started.ref, started.requestId, () =>
-    createRequest(
+    createOrAdopt(
       deps.kube,
       fromRestInsert(body, project, groupName, { [INSERT_OPERATION_ANNOTATION]: started.ref.name }),
+      { project, location, group: groupName },
     ),
   );
   const running = await deps.store.update(started.ref, {

@@ -16,10 +16,13 @@ export interface RestOperator {
   readonly baseUrl: string;
 }
 
-/** Starts the operator with REST on a free port and waits until /readyz answers 200. */
+/**
+ * Starts the operator with REST on a free port and waits until /readyz answers 200. `redis` is a URL
+ * (one server) or the flags of another topology (Sentinel, Cluster).
+ */
 export async function startRestOperator(
   namespace: string,
-  redisUrl: string,
+  redis: string | readonly string[],
   args: readonly string[] = [],
 ): Promise<RestOperator> {
   const port = await freePort();
@@ -27,7 +30,12 @@ export async function startRestOperator(
   const proc = startOperator({
     namespace,
     name: `rest-${port}`,
-    args: [`--http-port=${port}`, `--redis-url=${redisUrl}`, `--public-url=${baseUrl}`, ...args],
+    args: [
+      `--http-port=${port}`,
+      ...(typeof redis === "string" ? [`--redis-url=${redis}`] : redis),
+      `--public-url=${baseUrl}`,
+      ...args,
+    ],
   });
   await untilReady(baseUrl, proc);
   return { process: proc, baseUrl };

@@ -68,11 +68,58 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const valuesFiles = ["values.yaml", "ci/all-options-values.yaml", "ci/external-redis-values.yaml"];
+const valuesFiles = [
+  "values.yaml",
+  "ci/all-options-values.yaml",
+  "ci/external-redis-values.yaml",
+  "ci/external-redis-sentinel-values.yaml",
+  "ci/external-redis-cluster-values.yaml",
+];
 
 test.each(valuesFiles)("helm lint --strict passes with %s", async (file) => {
   const out = await helm("lint", "--strict", CHART, "-f", path.join(CHART, file));
   expect(out).toContain("1 chart(s) linted, 0 chart(s) failed");
+});
+
+test("an external Redis renders its topology, a password file and TLS; two topologies are refused", async () => {
+  const rendered = await helm(
+    "template",
+    release,
+    CHART,
+    "-f",
+    path.join(CHART, "ci/external-redis-sentinel-values.yaml"),
+  );
+  const deployment = parseAllDocuments(rendered)
+    .map((d) => d.toJS() as { kind?: string; spec?: { template: { spec: k8s.V1PodSpec } } } | null)
+    .find((o) => o?.kind === "Deployment");
+  const pod = deployment?.spec?.template.spec;
+  const env = Object.fromEntries(
+    (pod?.containers[0]?.env ?? []).map((e) => [e.name, e.value ?? "(from a Secret)"]),
+  );
+  expect(env).toMatchObject({
+    REDIS_SENTINELS: expect.stringMatching(/^redis-sentinel-0\.[^,]+:26379,.+,.+:26379$/) as unknown,
+    REDIS_SENTINEL_MASTER: "operations",
+    REDIS_USERNAME: "resize-operator",
+    REDIS_PASSWORD_FILE: "/etc/resize-operator/redis-auth/password",
+    REDIS_TLS: "true",
+    REDIS_TLS_CA_FILE: "/etc/resize-operator/redis-ca/ca.crt",
+  });
+  expect(env).not.toHaveProperty("REDIS_URL");
+  expect(env).not.toHaveProperty("REDIS_PASSWORD");
+  expect(pod?.volumes?.map((v) => v.secret?.secretName)).toEqual(
+    expect.arrayContaining(["resize-operator-redis-auth", "resize-operator-redis-ca"]),
+  );
+  await expect(
+    helm(
+      "template",
+      release,
+      CHART,
+      "-f",
+      path.join(CHART, "ci/external-redis-cluster-values.yaml"),
+      "--set",
+      "redis.external.secretName=url",
+    ),
+  ).rejects.toThrow(/give exactly one topology/);
 });
 
 test("helm lint --strict rejects an unknown key", async () => {

@@ -278,7 +278,7 @@ test("wait returns within a second of the operation finishing, woken by the chan
       if (message !== "" && (JSON.parse(message) as { status?: string }).status === "DONE")
         doneAt.set(channel.split(":").pop() ?? "", Date.now());
     });
-    await redis.psubscribe(`resize-operator:op:${ns.name}:${ZONE}:*`);
+    await redis.psubscribe(`resize-operator:{${ns.name}}:op:${ZONE}:*`);
     const op = (
       await client.instanceGroupManagerResizeRequests.insert({
         project: ns.name,

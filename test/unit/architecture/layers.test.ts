@@ -10,6 +10,7 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..
 const LAYERS: readonly { readonly name: string; readonly files: RegExp }[] = [
   { name: "model", files: /^(api\/|rbac\/permissions\.ts$|rbac\/user-roles\.ts$)/ },
   { name: "runtime", files: /^runtime\// },
+  { name: "redis", files: /^redis\// },
   { name: "events", files: /^events\// },
   { name: "controller", files: /^controller\// },
   { name: "operations", files: /^operations\// },
