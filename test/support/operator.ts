@@ -86,5 +86,17 @@ export function startOperator(options: OperatorOptions): OperatorProcess {
 
 /** Stops every process given, whatever state they are in (for afterAll/finally). */
 export async function stopAll(processes: readonly OperatorProcess[]): Promise<void> {
-  await Promise.all(processes.map((p) => Promise.race([p.stop(), sleep(35_000).then(() => p.kill())])));
+  await Promise.all(
+    processes.map(async (p) => {
+      // SIGKILL after 35 s; the timer is cancelled once the process has stopped, so it does not keep
+      // jest alive after the run.
+      const patience = new AbortController();
+      const killLater = sleep(35_000, undefined, { signal: patience.signal }).then(
+        () => p.kill(),
+        () => undefined,
+      );
+      await Promise.race([p.stop(), killLater]);
+      patience.abort();
+    }),
+  );
 }
