@@ -308,7 +308,10 @@ test("TLS: rediss:// with a private CA works; without that CA the certificate is
         ) || undefined,
       ),
     );
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    // The Redis connection is tried before the HTTP server listens: wait for an answer at all.
+    const ready = await eventually("the untrusted operator's /readyz to answer", () =>
+      fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined),
+    );
     expect(ready.status).toBe(503);
     expect(await ready.text()).toMatch(/redis unavailable/);
     expect(untrusting.exited()).toBe(false);
