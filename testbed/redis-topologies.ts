@@ -194,7 +194,9 @@ export async function startRedisCluster(dir: string): Promise<RedisClusterSet> {
     "2000",
   ];
   const nodes: Member[] = [];
-  for (let i = 0; i < 6; i++) nodes.push(await member(dir, args));
+  // The cluster bus defaults to port + 10000, which nothing reserved: each node gets a free one.
+  for (let i = 0; i < 6; i++)
+    nodes.push(await member(dir, [...args, "--cluster-port", String(await freePort())]));
   await run("redis-cli", [
     "--cluster",
     "create",
