@@ -82,6 +82,8 @@ test("a 401 from the JSON API sends the page to the sign-in page under the base 
   const context = await browser.newContext();
   const page = await context.newPage();
   await signIn(page, "/#/groups");
+  // The page has loaded and rendered (it follows hash changes from then on).
+  await page.getByRole("heading", { name: "Instance groups" }).waitFor();
   // The session ends behind the page's back (expiry, sign-out in another tab).
   await context.clearCookies();
   await page.evaluate('window.location.hash = "#/operations"');
