@@ -9,6 +9,7 @@ import { Count, Generation, ObjectName, Rfc1035Label, Uint64String } from "./pri
 
 export const DEFAULT_PROVISIONING_TIMEOUT = "10m";
 export const DEFAULT_READY_REPLICAS_FIELD = "status.readyReplicas";
+export const DEFAULT_UNSCHEDULABLE_GRACE_PERIOD = "60s";
 
 export const TargetRef = z
   .object({
@@ -68,6 +69,36 @@ const SpecWithoutLocationRules = rule(
               "Dotted path of the field in the target object that counts its ready instances, for workloads that report readiness elsewhere (for example status.availableReplicas).",
           })
           .default(DEFAULT_READY_REPLICAS_FIELD),
+        finishedRequestRetention: kubeDuration({ min: "0s", max: "87600h" })
+          .meta({
+            description:
+              "How long a finished resize request (SUCCEEDED with its instances released or without a run duration, FAILED, CANCELLED) is kept before the controller deletes it. 0s deletes it at once. When omitted, the operator's --finished-request-retention applies (default 168h, 7 days). A request whose release is still due is never deleted.",
+          })
+          .optional(),
+        maxQueueDuration: kubeDuration({ min: "1s", max: "87600h" })
+          .meta({
+            description:
+              "Default queue deadline of this group's requests (a request's own spec.maxQueueDuration wins; REST inserts always get this one): a request still waiting in the queue when it elapses goes FAILED. No deadline when omitted.",
+          })
+          .optional(),
+        clusterAutoscaler: z
+          .enum(["Detect", "None"])
+          .meta({
+            enumDescriptions: {
+              Detect:
+                "A cluster autoscaler may add capacity; its NotTriggerScaleUp pod events tell when it will not.",
+              None: "Nothing adds capacity to the cluster: Unschedulable pods will stay Unschedulable.",
+            },
+            description:
+              "Whether the cluster can add capacity for the target's pods. Detect: an attempt whose new pods are Unschedulable rolls back after unschedulableGracePeriod only once a cluster autoscaler reported NotTriggerScaleUp on them (TriggeredScaleUp keeps it waiting up to provisioningTimeout). None: nothing will add capacity, so Unschedulable pods roll the attempt back after unschedulableGracePeriod.",
+          })
+          .default("Detect"),
+        unschedulableGracePeriod: kubeDuration({ min: "0s", max: "24h" })
+          .meta({
+            description:
+              "How long an attempt's new pods may stay Unschedulable, when nothing will add capacity, before the attempt is rolled back with ZONE_RESOURCE_POOL_EXHAUSTED instead of waiting for provisioningTimeout.",
+          })
+          .default(DEFAULT_UNSCHEDULABLE_GRACE_PERIOD),
       })
       .meta({ description: "Desired state of the group." }),
     {

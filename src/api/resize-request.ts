@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { Conditions } from "./conditions.js";
 import { customResource, type CustomResourceModel } from "./custom-resource.js";
-import { Duration } from "./duration.js";
+import { Duration, kubeDuration } from "./duration.js";
 import { Errors } from "./errors.js";
 import { FINAL_STATES, RESIZE_REQUEST_STATES } from "./lifecycle.js";
 import { rule, type RuleSpec } from "./meta.js";
@@ -169,6 +169,12 @@ const specFields = {
   instances: specInstances.optional(),
   requestedRunDuration: requestedRunDuration.optional(),
   description: description.optional(),
+  maxQueueDuration: kubeDuration({ min: "1s", max: "87600h" })
+    .meta({
+      description:
+        "Queue deadline: if the request is still waiting in its group's queue (not provisioning) this long after creation, it goes FAILED. Defaults to the group's spec.maxQueueDuration; no deadline when neither is set. Kubernetes API only (REST inserts get the group's default).",
+    })
+    .optional(),
   cancel: z
     .boolean()
     .meta({

@@ -84,7 +84,7 @@ test("the ResizeRequest CRD carries the spec rules and the state enum", () => {
   const spec = schema?.properties?.spec;
   const rules = spec?.["x-kubernetes-validations"]?.map((r) => r.rule) ?? [];
   expect(rules).toContain("has(self.resizeBy) != has(self.instances)");
-  expect(rules.filter((r) => r.includes("oldSelf"))).toHaveLength(6);
+  expect(rules.filter((r) => r.includes("oldSelf"))).toHaveLength(7);
   expect(spec?.properties?.instances?.["x-kubernetes-list-type"]).toBe("map");
   expect(spec?.properties?.instances?.["x-kubernetes-list-map-keys"]).toEqual(["name"]);
   expect(spec?.properties?.cancel?.default).toBe(false);
