@@ -311,6 +311,10 @@ export const ResizeRequestStatus = rule(
           description: "Earliest time of the next attempt after a failed one (exponential backoff).",
         }).optional(),
         provisioning: Provisioning.optional(),
+        provisioningStartedTime: Timestamp.meta({
+          description:
+            "When the attempt that succeeded started; succeededTime minus this is how long provisioning took (the queue model's attempt duration).",
+        }).optional(),
         succeededTime: Timestamp.meta({
           description: "When all instances were ready and the request succeeded.",
         }).optional(),

@@ -352,6 +352,7 @@ function advanceAttempt(d: RequestDraft, p: Provisioning, ctx: Ctx): void {
       ? durationToMillis(d.view.spec.requestedRunDuration)
       : undefined;
     d.patch({
+      provisioningStartedTime: p.startedTime,
       succeededTime: ctx.now,
       ...(runMs !== undefined && { runUntil: iso(ctx.s.nowMs + runMs) }),
     });
