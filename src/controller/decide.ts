@@ -7,7 +7,6 @@
 // target with the record: equal to the "before" value means not applied yet (apply it), equal to the
 // "after" value means applied (move on). Applying an absolute value twice is harmless, so no change is
 // ever applied twice or lost. While a recorded change is unresolved, no other change starts.
-import { isDeepStrictEqual } from "node:util";
 import type { Condition } from "../api/conditions.js";
 import { ResizeRequestCondition as RC, InstanceGroupManagerCondition as GC } from "../api/conditions.js";
 import { durationToMillis } from "../api/duration.js";
@@ -78,9 +77,21 @@ export function backoffMs(attempt: number, cfg: DecideConfig): number {
   return exponentialDelay(policy, Math.max(0, attempt - 1));
 }
 
-/** Equal as JSON, whatever the key order (the API server returns keys sorted). */
-function sameJson(a: unknown, b: unknown): boolean {
-  return isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+/**
+ * Equal as the API server would store them: key order does not matter and a key holding undefined is
+ * the same as no key. A structural walk, no serialisation: it runs for every request of every pass.
+ */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((item, i) => sameData(item, b[i]));
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = (o: Record<string, unknown>): string[] => Object.keys(o).filter((k) => o[k] !== undefined);
+  const kx = keys(x);
+  return kx.length === keys(y).length && kx.every((k) => k in y && sameData(x[k], y[k]));
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -103,7 +114,8 @@ class RequestDraft {
     readonly view: RequestView,
     private readonly now: string,
   ) {
-    this.status = structuredClone(view.status);
+    // Shared with the cache, never mutated: every change below builds new objects (copy on write).
+    this.status = view.status;
   }
 
   get name(): string {
@@ -175,7 +187,7 @@ class RequestDraft {
   }
 
   change(): RequestChange | undefined {
-    const statusChanged = !sameJson(this.status, this.view.status);
+    const statusChanged = !sameData(this.status, this.view.status);
     const finalizer =
       this.finalizer === "add" && !this.view.hasFinalizer
         ? "add"
@@ -585,7 +597,7 @@ function groupStatus(
     conditions: setCondition(previous?.conditions, condition, ctx.now, group.generation),
     observedGeneration: group.generation,
   };
-  return sameJson(next, previous ?? {}) ? undefined : next;
+  return sameData(next, previous ?? {}) ? undefined : next;
 }
 
 export function decide(

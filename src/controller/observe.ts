@@ -9,10 +9,11 @@ import type { ResizeRequest } from "../api/resize-request.js";
 import { PODS } from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Lister } from "../runtime/store.js";
+import { IN_PLAY_BY_GROUP } from "./in-play.js";
 import type { GroupSnapshot, RequestView, TargetView } from "./snapshot.js";
 import type { ScaleClient, TargetRead } from "./target.js";
 
-/** Index of the ResizeRequest cache: "namespace/group" of the group a request names. */
+/** Index of the ResizeRequest cache: "namespace/group" of the group a request names (all of them). */
 export const BY_GROUP = "byGroup";
 export const groupKeyOf = (rr: ResizeRequest): string =>
   `${rr.metadata.namespace ?? ""}/${rr.spec.instanceGroupManager}`;
@@ -32,7 +33,7 @@ export interface Observation {
   readonly target: TargetRead | undefined;
 }
 
-function requestView(rr: ResizeRequest): RequestView {
+export function requestView(rr: ResizeRequest): RequestView {
   const m = rr.metadata;
   return {
     name: m.name ?? "",
@@ -71,7 +72,8 @@ export async function observeGroup(
   groupName: string,
 ): Promise<Observation> {
   const group = deps.groups.get(`${namespace}/${groupName}`);
-  const requests = deps.requests.byIndex(BY_GROUP, `${namespace}/${groupName}`);
+  // Only the requests in play: a finished request with nothing left to do costs the pass nothing.
+  const requests = deps.requests.byIndex(IN_PLAY_BY_GROUP, `${namespace}/${groupName}`);
   const nowMs = deps.now();
   let target: TargetRead | undefined;
   let stuck: string | undefined;

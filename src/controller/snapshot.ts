@@ -41,7 +41,7 @@ export interface GroupSnapshot {
   readonly target: TargetView | undefined;
   /** The scheduler's message for the target's unschedulable pods, if any are Pending as Unschedulable. */
   readonly unschedulable: string | undefined;
-  /** Every ResizeRequest naming this group, in any order. */
+  /** The ResizeRequests naming this group that are in play (in-play.ts), in any order. */
   readonly requests: readonly RequestView[];
 }
 
