@@ -79,7 +79,13 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
       options.config,
     ),
   });
-  controller.watchPrimary(groups);
+  // A group's own status writes (ours) need no pass: only its spec (generation) and deletion do.
+  controller.watchPrimary(
+    groups,
+    (before, after) =>
+      before.metadata.generation !== after.metadata.generation ||
+      before.metadata.deletionTimestamp !== after.metadata.deletionTimestamp,
+  );
   controller.watchMapped(requests, (rr) => [groupKeyOf(rr)]);
   mgr.addController(controller);
   return controller;
