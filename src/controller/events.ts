@@ -68,4 +68,10 @@ export const resizeEvents = defineEventCatalog({
     action: "Release",
     when: "The requested run duration elapsed after success; the request's instances were removed (never below minSize). The state stays SUCCEEDED.",
   },
+  RetentionExpired: {
+    type: "Normal",
+    reason: "RetentionExpired",
+    action: "Delete",
+    when: "A finished request (its instances released, if it had a run duration) was deleted after its group's finishedRequestRetention.",
+  },
 });

@@ -7,8 +7,8 @@ export const CONTROLLER_PERMISSIONS = [
   permission({
     apiGroups: [GROUP],
     resources: [RESIZE_REQUEST.plural],
-    verbs: ["get", "list", "watch", "patch"],
-    why: "resize controller: cache of requests (list/watch); re-reads a request before scaling (get); adds and removes its finalizer (merge patch)",
+    verbs: ["get", "list", "watch", "patch", "delete"],
+    why: "resize controller: cache of requests (list/watch); re-reads a request before scaling (get); adds and removes its finalizer (merge patch); deletes finished requests after their group's finishedRequestRetention (delete)",
   }),
   permission({
     apiGroups: [GROUP],
