@@ -29,7 +29,7 @@ function rr(status: ResizeRequestStatus | undefined, deleting = false): ResizeRe
   };
 }
 
-const released = (hoursAgo: number): ResizeRequestStatus["release"] => ({
+const released = (hoursAgo: number): NonNullable<ResizeRequestStatus["release"]> => ({
   phase: "Applied",
   baseReplicas: 3,
   targetReplicas: 2,
@@ -55,7 +55,7 @@ describe("retentionDecision", () => {
     ],
     [
       "SUCCEEDED, release under way",
-      rr({ state: "SUCCEEDED", runUntil: at(80), release: { ...released(80)!, phase: "Applying" } }),
+      rr({ state: "SUCCEEDED", runUntil: at(80), release: { ...released(80), phase: "Applying" } }),
       { action: "keep", why: "its release is still due" },
     ],
     [
