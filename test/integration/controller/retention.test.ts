@@ -1,9 +1,11 @@
 // Retention of finished requests on the local cluster: a finished request is deleted after its group's
 // finishedRequestRetention (an Event records it), a request whose run-duration release is still due
 // stays until its instances are released, and the operator's default applies to groups without one.
+import { auth, compute, type compute_v1 } from "@googleapis/compute";
 import { installApi, kubectl } from "../api/install.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
-import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { stopAll } from "../../support/operator.js";
+import { fullAccess, serviceAccountToken, startRestOperator, type RestOperator } from "../../support/rest.js";
 import {
   createGroup,
   createRequest,
@@ -15,7 +17,8 @@ import {
 } from "../../support/resize.js";
 
 let ns: Awaited<ReturnType<typeof createTestNamespace>>;
-let operator: OperatorProcess;
+let operator: RestOperator;
+let client: compute_v1.Compute;
 
 const gone = async (name: string): Promise<true | undefined> =>
   (await listRequests(ns.name)).some((r) => r.metadata.name === name) ? undefined : true;
@@ -24,14 +27,16 @@ beforeAll(async () => {
   await installApi();
   ns = await createTestNamespace("retention");
   // The operator's default (groups without spec.finishedRequestRetention) is 0s here: deleted at once.
-  operator = startOperator({
-    namespace: ns.name,
-    name: "retention-op",
-    args: ["--finished-request-retention=0s"],
-  });
+  operator = await startRestOperator(ns.name, process.env.REDIS_URL ?? "", [
+    "--finished-request-retention=0s",
+  ]);
+  const oauth = new auth.OAuth2();
+  const token = await serviceAccountToken(ns.name, "client", fullAccess());
+  oauth.setCredentials({ access_token: token, expiry_date: Date.now() + 3_600_000 });
+  client = compute({ version: "v1", rootUrl: `${operator.baseUrl}/`, auth: oauth });
 });
 afterAll(async () => {
-  await stopAll([operator]);
+  await stopAll([operator.process]);
   await ns.remove();
 });
 
@@ -80,4 +85,28 @@ test("without a group setting the operator's default applies; failed requests ex
   const events = await kubectl("events", "-n", ns.name, "--for", "resizerequest/too-big");
   expect(events).toContain("AdmissionFailed");
   expect(events).toContain("RetentionExpired");
+});
+
+test("REST keeps working across a deletion: list without it, its insert Operation still answers", async () => {
+  await createWorkers(ns.name, "rest");
+  await createGroup(ns.name, "rest", { maxSize: 10, finishedRequestRetention: "1s" });
+  const target = { project: ns.name, zone: "local-a", instanceGroupManager: "rest" };
+  const inserted = await client.instanceGroupManagerResizeRequests.insert({
+    ...target,
+    requestBody: { name: "via-rest", resizeBy: 1 },
+  });
+  const operation = inserted.data.name ?? "";
+  await untilState(ns.name, "via-rest", ["SUCCEEDED"]);
+  await eventually("the REST request to be deleted", () => gone("via-rest"));
+  const listed = await client.instanceGroupManagerResizeRequests.list(target);
+  expect(listed.status).toBe(200);
+  expect((listed.data.items ?? []).map((r) => r.name)).not.toContain("via-rest");
+  const op = await client.zoneOperations.get({ project: ns.name, zone: "local-a", operation });
+  expect(op.data).toMatchObject({
+    status: "DONE",
+    operationType: "compute.instanceGroupManagerResizeRequests.insert",
+  });
+  await expect(
+    client.instanceGroupManagerResizeRequests.get({ ...target, resizeRequest: "via-rest" }),
+  ).rejects.toMatchObject({ status: 404 });
 });
