@@ -57,7 +57,18 @@ export function waitingFor(
     const last = status.lastAttempt?.error?.errors[0]?.code;
     return `in backoff after ${plural(attempts, "failed attempt")}${last === undefined ? "" : ` (last: ${last})`}`;
   }
-  return "for the group's change in progress to finish";
+  // Nothing blocks it now: it was held by a change of another request, or room appeared only now.
+  const holder = s.requests.find(
+    (o) =>
+      o.name !== r.name && (o.status.provisioning !== undefined || o.status.release?.phase === "Applying"),
+  );
+  if (holder)
+    return holder.status.provisioning
+      ? `behind the attempt of request ${holder.name}`
+      : `behind the release of request ${holder.name}'s instances`;
+  return status.reason === "WaitingForCapacity" && group.maxSize !== undefined
+    ? `for room under maxSize ${group.maxSize}, which came only at the deadline`
+    : "for its turn";
 }
 
 /**

@@ -155,7 +155,29 @@ describe("a waiting request whose queue deadline passed goes FAILED (QueueDeadli
       },
       name: "a",
       message:
-        "waited 10m in the queue of group pool for the group's change in progress to finish; the group's maxQueueDuration of 10m elapsed",
+        "waited 10m in the queue of group pool for room under maxSize 10, which came only at the deadline; the group's maxQueueDuration of 10m elapsed",
+    },
+    {
+      label: "the head held back by another request's release",
+      snapshot: {
+        group: group({ maxQueueDurationMs: 10 * MIN }),
+        requests: [
+          req("r", {
+            created: T0 - 20 * MIN,
+            status: {
+              ...accepted("r"),
+              state: "SUCCEEDED",
+              reason: "Provisioned",
+              release: { phase: "Applying", baseReplicas: 4, targetReplicas: 2, startedTime: iso(at(-1)) },
+            },
+          }),
+          req("a", { status: accepted("a") }),
+        ],
+        replicas: 4,
+      },
+      name: "a",
+      message:
+        "waited 10m in the queue of group pool behind the release of request r's instances; the group's maxQueueDuration of 10m elapsed",
     },
   ];
 
@@ -188,12 +210,12 @@ describe("a waiting request whose queue deadline passed goes FAILED (QueueDeadli
       expect(status.nextAttemptTime).toBeUndefined();
     });
 
-    test("condition Failed and a Warning event QueueDeadlineExceeded; nothing is scaled", () => {
+    test("condition Failed and a Warning event QueueDeadlineExceeded; nothing is scaled for it", () => {
       expect(cond(status, RC.Failed)).toMatchObject({ status: "True", reason: "QueueDeadlineExceeded" });
       const event = plan.events.find((e) => e.request === name && e.event.reason === "QueueDeadlineExceeded");
       expect(event?.event.type).toBe("Warning");
       expect(event?.note).toBe(`DEADLINE_EXCEEDED: ${message}`);
-      expect(plan.scale).toBeUndefined();
+      expect(plan.scale?.request).not.toBe(name);
     });
   });
 });
