@@ -7,7 +7,7 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { groupLocation } from "../api/location.js";
 import { FINALIZER } from "../api/names.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { CORE_EVENTS, PODS, type CoreEvent } from "../runtime/builtin-kinds.js";
+import { CORE_EVENTS, PODS, type CoreEvent, type Pod } from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Lister } from "../runtime/store.js";
 import type {
@@ -70,25 +70,19 @@ function lastPosted(e: CoreEvent): number {
   return times.length > 0 ? Math.max(...times) : 0;
 }
 
-interface Stuck {
-  /** The scheduler's message, summarised for attempt errors. */
+export interface Stuck {
+  /** The scheduler's message, summarised for attempt errors; undefined when no pod is stuck. */
   readonly summary: string | undefined;
   readonly pods: readonly UnschedulablePod[];
 }
 
 /**
- * The target's Pending-as-Unschedulable pods, and (`autoscaler`: clusterAutoscaler Detect) the cluster
- * autoscaler's scale-up events on them: one list of pods and, only when some are stuck, one list of the
- * namespace's autoscaler events.
+ * Pure: the pods the scheduler could not place (Pending, PodScheduled=False with reason Unschedulable),
+ * each with the cluster autoscaler's scale-up events about it (matched by uid: a pod recreated under the
+ * same name is another pod, and the autoscaler's word on the old one does not count).
  */
-async function unschedulable(
-  client: KubeClient,
-  namespace: string,
-  selector: string,
-  autoscaler: boolean,
-): Promise<Stuck> {
-  const pods = await client.resource(PODS).list({ namespace, labelSelector: selector });
-  const stuck = pods.items.flatMap((pod) => {
+export function stuckPods(pods: readonly Pod[], events: readonly CoreEvent[]): Stuck {
+  const stuck = pods.flatMap((pod) => {
     const scheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
     return pod.status?.phase === "Pending" &&
       scheduled?.status === "False" &&
@@ -96,28 +90,41 @@ async function unschedulable(
       ? [{ pod, scheduled }]
       : [];
   });
-  const first = stuck[0];
-  if (!first) return { summary: undefined, pods: [] };
   const verdicts = new Map<string, AutoscalerEvent[]>();
-  if (autoscaler) {
-    const events = await client
-      .resource(CORE_EVENTS)
-      .list({ namespace, fieldSelector: `involvedObject.kind=Pod,source=${CLUSTER_AUTOSCALER}` });
-    for (const e of events.items) {
-      const uid = e.involvedObject?.uid;
-      if (uid === undefined || !isVerdict(e.reason)) continue;
-      const verdict = { reason: e.reason, atMs: lastPosted(e), message: e.message ?? "" };
-      verdicts.set(uid, [...(verdicts.get(uid) ?? []), verdict]);
-    }
+  for (const e of events) {
+    const uid = e.involvedObject?.uid;
+    if (uid === undefined || !isVerdict(e.reason)) continue;
+    const verdict = { reason: e.reason, atMs: lastPosted(e), message: e.message ?? "" };
+    verdicts.set(uid, [...(verdicts.get(uid) ?? []), verdict]);
   }
+  const first = stuck[0];
   return {
-    summary: `${stuck.length} pod(s) Unschedulable: ${first.scheduled.message ?? "no message"}`,
+    summary: first && `${stuck.length} pod(s) Unschedulable: ${first.scheduled.message ?? "no message"}`,
     pods: stuck.map(({ pod, scheduled }) => ({
       name: pod.metadata?.name ?? "",
       sinceMs: Date.parse(scheduled.lastTransitionTime ?? "") || 0,
       autoscalerEvents: verdicts.get(pod.metadata?.uid ?? "") ?? [],
     })),
   };
+}
+
+/**
+ * The target's stuck pods: one list of its pods and, only when some are stuck and `autoscaler`
+ * (clusterAutoscaler Detect), one list of the cluster autoscaler's pod events in the namespace.
+ */
+async function unschedulable(
+  client: KubeClient,
+  namespace: string,
+  selector: string,
+  autoscaler: boolean,
+): Promise<Stuck> {
+  const pods = (await client.resource(PODS).list({ namespace, labelSelector: selector })).items;
+  const stuck = stuckPods(pods, []);
+  if (!autoscaler || stuck.pods.length === 0) return stuck;
+  const events = await client
+    .resource(CORE_EVENTS)
+    .list({ namespace, fieldSelector: `involvedObject.kind=Pod,source=${CLUSTER_AUTOSCALER}` });
+  return stuckPods(pods, events.items);
 }
 
 export async function observeGroup(
