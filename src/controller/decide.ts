@@ -9,7 +9,7 @@
 // ever applied twice or lost. While a recorded change is unresolved, no other change starts.
 import type { Condition } from "../api/conditions.js";
 import { ResizeRequestCondition as RC, InstanceGroupManagerCondition as GC } from "../api/conditions.js";
-import { durationToMillis } from "../api/duration.js";
+import { durationToMillis, formatDuration } from "../api/duration.js";
 import type { Errors } from "../api/errors.js";
 import type { InstanceGroupManagerStatus } from "../api/instance-group-manager.js";
 import { fifo, isFinalState } from "../api/lifecycle.js";
@@ -24,9 +24,12 @@ import {
   messageOf,
   notFound,
   notScalable,
+  QUEUE_DEADLINE_EXCEEDED,
   quotaExceeded,
   targetModified,
 } from "./errors.js";
+import { fastRollback } from "./capacity.js";
+import { checkQueueDeadline } from "./deadline.js";
 import { resizeEvents as E } from "./events.js";
 import { numericId, resizeRequestLinks } from "../api/identity.js";
 import type { DecideConfig, GroupSnapshot, RequestView, TargetView } from "./snapshot.js";
@@ -96,11 +99,6 @@ export function sameData(a: unknown, b: unknown): boolean {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const ms = (timestamp: string | undefined): number => (timestamp === undefined ? 0 : Date.parse(timestamp));
-
-function formatDuration(millis: number): string {
-  const s = Math.round(millis / 1000);
-  return s >= 60 && s % 60 === 0 ? `${s / 60}m` : `${s}s`;
-}
 
 /** Accumulates one request's next status, its events and its finalizer change. */
 class RequestDraft {
@@ -180,10 +178,10 @@ class RequestDraft {
     if (this.view.hasFinalizer) this.finalizer = "remove";
   }
 
-  fail(reason: string, errors: Errors): void {
+  fail(reason: string, errors: Errors, event: EventDefinition = E.AdmissionFailed): void {
     this.patch({ error: errors });
     this.finish("FAILED", reason, messageOf(errors));
-    this.emit(E.AdmissionFailed, messageOf(errors));
+    this.emit(event, messageOf(errors));
   }
 
   change(): RequestChange | undefined {
@@ -387,13 +385,16 @@ function advanceAttempt(d: RequestDraft, p: Provisioning, ctx: Ctx): void {
     return;
   }
   const deadline = ms(p.deadline);
-  if (p.deadline !== undefined && ctx.s.nowMs >= deadline) {
+  const early = fastRollback(ctx.s.group, p, ctx.s.unschedulablePods);
+  const timedOut = p.deadline !== undefined && ctx.s.nowMs >= deadline;
+  if (timedOut || (early && ctx.s.nowMs >= early.atMs)) {
     const timeoutMs = ctx.s.group?.provisioningTimeoutMs ?? 0;
     const errors = attemptTimedOut({
       wanted: t,
       ready: target.readyReplicas,
-      timeout: formatDuration(timeoutMs),
+      timeout: formatDuration(timedOut ? timeoutMs : ctx.s.nowMs - ms(p.appliedTime)),
       unschedulable: ctx.s.unschedulable,
+      ...(!timedOut && early && { noCapacity: early.why }),
     });
     d.patch({ lastAttempt: { error: errors } });
     d.emit(E.AttemptFailed, `Attempt ${p.attempt}: ${messageOf(errors)}. Rolling back ${k} instances.`);
@@ -402,6 +403,7 @@ function advanceAttempt(d: RequestDraft, p: Provisioning, ctx: Ctx): void {
   }
   d.phase("provisioning", "WaitingForInstances", waiting);
   ctx.requeue.push(Math.min(ctx.cfg.pollIntervalMs, Math.max(0, deadline - ctx.s.nowMs)));
+  if (early) ctx.requeue.push(early.atMs - ctx.s.nowMs);
 }
 
 /** Finishes the run-duration release of a SUCCEEDED request, or starts it when due. */
@@ -530,6 +532,18 @@ function admit(d: RequestDraft, ctx: Ctx): "admitted" | "waiting" | "failed" {
   return "admitted";
 }
 
+/** Fails a waiting request whose queue deadline passed (deadline.ts); otherwise wakes the group then. */
+function queueDeadlinePassed(d: RequestDraft, ctx: Ctx): boolean {
+  const check = checkQueueDeadline(d.view, d.status, ctx.s, sizeOf(d.view));
+  if (check === undefined) return false;
+  if ("inMs" in check) {
+    ctx.requeue.push(check.inMs);
+    return false;
+  }
+  d.fail(QUEUE_DEADLINE_EXCEEDED, check.errors, E.QueueDeadlineExceeded);
+  return true;
+}
+
 function startAttempt(d: RequestDraft, ctx: Ctx, t: number): void {
   const group = ctx.s.group;
   if (!group) return;
@@ -637,7 +651,9 @@ export function decide(
       d.emit(E.Cancelled, `${cancelled(d.view)} The request left the queue.`);
       continue;
     }
-    if (admit(d, ctx) !== "admitted") continue;
+    const admission = admit(d, ctx);
+    if (admission !== "failed" && queueDeadlinePassed(d, ctx)) continue;
+    if (admission !== "admitted") continue;
     position++;
     const target = s.target;
     const group = s.group;
