@@ -12,6 +12,7 @@ import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
 import type { MetricsSink } from "../runtime/metrics.js";
 import { resourcePath } from "../runtime/resource-kind.js";
+import { stripUnreadMetadata } from "../runtime/transform.js";
 import type { ExecuteDeps } from "./execute.js";
 import { BY_GROUP, groupKeyOf } from "./observe.js";
 import { resizeReconciler } from "./reconciler.js";
@@ -41,12 +42,14 @@ export function resizeInformers(
     name: RESIZE_REQUEST.plural,
     path: resourcePath(RESIZE_REQUESTS, scope),
     decode: (raw: KubernetesObject) => ResizeRequest.parse(raw),
+    transform: stripUnreadMetadata,
     indexers: { [BY_GROUP]: (rr) => [groupKeyOf(rr)] },
   });
   const groups = mgr.informer<InstanceGroupManager>({
     name: INSTANCE_GROUP_MANAGER.plural,
     path: resourcePath(INSTANCE_GROUP_MANAGERS, scope),
     decode: (raw: KubernetesObject) => InstanceGroupManager.parse(raw),
+    transform: stripUnreadMetadata,
   });
   return { requests, groups };
 }

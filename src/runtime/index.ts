@@ -9,6 +9,7 @@ export {
   type RateLimiter,
 } from "./rate-limiter.js";
 export { WorkQueue, type WorkQueueOptions } from "./workqueue.js";
+export { LAST_APPLIED_ANNOTATION, stripUnreadMetadata, type Transform } from "./transform.js";
 export { NAMESPACE_INDEX, objectKey, splitKey, Store, type IndexFunc, type Lister } from "./store.js";
 export {
   ApiError,
