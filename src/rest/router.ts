@@ -43,6 +43,8 @@ export function restRouter(routes: readonly Route[], deps: RestDeps, log: Logger
       markRoute(res, route.id);
       const user = await deps.authenticator.authenticate(credentials(req));
       res.locals.user = user.username;
+      // Made when the handler first logs: most calls never do.
+      let logger: Logger | undefined;
       const reply = await invoke({
         route,
         path: req.params,
@@ -50,7 +52,9 @@ export function restRouter(routes: readonly Route[], deps: RestDeps, log: Logger
         body: req.body,
         user,
         authorize: (u, check) => deps.authorizer.authorize(u, check),
-        log: callLog(res, log, route, user.username),
+        get log() {
+          return (logger ??= callLog(res, log, route, user.username));
+        },
         res,
         deps,
       });
