@@ -62,7 +62,11 @@ export function httpListWatch(client: KubeHttp, path: string, options: HttpListW
   const selectors = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
   const pageSize = options.pageSize ?? 500;
 
-  async function listPaged<P>(signal: AbortSignal, limit: number, prepare: Prepare<P>): Promise<ListResult<P>> {
+  async function listPaged<P>(
+    signal: AbortSignal,
+    limit: number,
+    prepare: Prepare<P>,
+  ): Promise<ListResult<P>> {
     const items: P[] = [];
     let cont: string | undefined;
     for (;;) {

@@ -1,7 +1,13 @@
 // A scripted ListWatch for unit tests of the informer and controller: the test decides what each list
 // returns and drives each watch (events, normal end, failure) by hand.
 import type { KubernetesObject } from "@kubernetes/client-node";
-import type { ListResult, ListWatch, Prepare, WatchEvent, WatchOptions } from "../../../src/runtime/list-watch.js";
+import type {
+  ListResult,
+  ListWatch,
+  Prepare,
+  WatchEvent,
+  WatchOptions,
+} from "../../../src/runtime/list-watch.js";
 
 export interface OpenWatch {
   options: WatchOptions;
