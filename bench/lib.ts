@@ -9,8 +9,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import { parse } from "yaml";
+import { ResizeRequest } from "../src/api/resize-request.js";
 import { ApiError } from "../src/runtime/api-errors.js";
+import { Informer } from "../src/runtime/informer.js";
 import { KubeHttp } from "../src/runtime/kube-http.js";
+import { httpListWatch } from "../src/runtime/list-watch.js";
 import { freePort } from "../testbed/processes.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -160,7 +163,12 @@ export const igmPath = (ns: string): string =>
 export const workloadPath = (ns: string): string => `/apis/${WORKLOAD_API}/namespaces/${ns}/workloads`;
 
 /** Creates a Workload at 0 replicas and a group that owns it (ready = spec.replicas). */
-export async function createGroupWithTarget(http: KubeHttp, ns: string, name: string): Promise<void> {
+export async function createGroupWithTarget(
+  http: KubeHttp,
+  ns: string,
+  name: string,
+  spec: Record<string, unknown> = {},
+): Promise<void> {
   await retrying(`workload ${name}`, () =>
     http.request("POST", workloadPath(ns), {
       body: { apiVersion: WORKLOAD_API, kind: "Workload", metadata: { name }, spec: { replicas: 0 } },
@@ -177,6 +185,7 @@ export async function createGroupWithTarget(http: KubeHttp, ns: string, name: st
           targetRef: { apiVersion: WORKLOAD_API, kind: "Workload", name },
           maxSize: 100_000,
           readyReplicasField: "spec.replicas",
+          ...spec,
         },
       },
     }),
@@ -192,6 +201,102 @@ export async function createRequest(http: KubeHttp, ns: string, name: string, gr
         metadata: { name },
         spec: { instanceGroupManager: group, resizeBy: 1 },
       },
+    }),
+  );
+}
+
+/** Resolves with the time the watch saw the last of `total` requests SUCCEEDED. */
+export async function untilAllSucceeded(
+  http: KubeHttp,
+  ns: string,
+  total: number,
+  timeoutMs: number,
+): Promise<number> {
+  const informer = new Informer<ResizeRequest>({
+    name: "bench",
+    listWatch: httpListWatch(http, rrPath(ns)),
+    decode: (raw) => ResizeRequest.parse(raw),
+  });
+  const ctl = new AbortController();
+  let doneAt: number | undefined;
+  const succeeded = new Set<string>();
+  const check = (rr: ResizeRequest): void => {
+    if (rr.status?.state === "SUCCEEDED") succeeded.add(rr.metadata.name ?? "");
+    if (succeeded.size === total && doneAt === undefined) doneAt = Date.now();
+  };
+  informer.addEventHandler({
+    onAdd: check,
+    onUpdate: (_, rr) => {
+      check(rr);
+    },
+    onDelete: () => undefined,
+  });
+  const running = informer.run(ctl.signal);
+  const deadline = Date.now() + timeoutMs;
+  while (doneAt === undefined && Date.now() < deadline) await sleep(50);
+  ctl.abort();
+  await running;
+  if (doneAt === undefined)
+    throw new Error(`only ${succeeded.size}/${total} requests SUCCEEDED in ${timeoutMs} ms`);
+  return doneAt;
+}
+
+/**
+ * A request as the operator leaves it once it SUCCEEDED through the REST API: every status field an
+ * attempt writes (ids, links, times, conditions), so that cached objects have their real size.
+ */
+export function succeededStatus(
+  ns: string,
+  group: string,
+  name: string,
+  index: number,
+): Record<string, unknown> {
+  const time = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  const base = `http://127.0.0.1/compute/v1/projects/${ns}/zones/local-a/instanceGroupManagers/${group}/resizeRequests`;
+  const id = String(4_000_000_000_000 + index);
+  const condition = (type: string, reason: string, message: string) => ({
+    type,
+    status: "True",
+    reason,
+    message,
+    lastTransitionTime: time,
+    observedGeneration: 1,
+  });
+  return {
+    kind: "compute#instanceGroupManagerResizeRequest",
+    id,
+    creationTimestamp: time,
+    zone: "local-a",
+    state: "SUCCEEDED",
+    selfLink: `${base}/${name}`,
+    selfLinkWithId: `${base}/${id}`,
+    attempts: 1,
+    provisioningStartedTime: time,
+    succeededTime: time,
+    operations: [
+      { name: `operation-${id}-insert`, operationType: "compute.instanceGroupManagerResizeRequests.insert" },
+    ],
+    conditions: [
+      condition("Accepted", "Accepted", "The request is valid and queued."),
+      condition("Succeeded", "Provisioned", "All 1 instances are ready."),
+    ],
+    observedGeneration: 1,
+  };
+}
+
+/** Creates a request and writes a final SUCCEEDED status to it (the status subresource), two calls. */
+export async function createSucceededRequest(
+  http: KubeHttp,
+  ns: string,
+  name: string,
+  group: string,
+  index: number,
+): Promise<void> {
+  await createRequest(http, ns, name, group);
+  await retrying(`status of ${name}`, () =>
+    http.request("PATCH", `${rrPath(ns)}/${name}/status`, {
+      body: { status: succeededStatus(ns, group, name, index) },
+      contentType: "application/merge-patch+json",
     }),
   );
 }

@@ -7,6 +7,7 @@ import { eventSeries } from "./events.js";
 import { memoryAndStartup } from "./memory.js";
 import { redisTopologies } from "./redis-topologies.js";
 import { restBench } from "./rest.js";
+import { scale } from "./scale.js";
 import { throughput } from "./throughput.js";
 
 const profileDir = (name: string): string | undefined =>
@@ -16,6 +17,7 @@ const BENCHES: Record<string, (cli: string) => Promise<void>> = {
   throughput: (cli) => throughput(cli, profileDir("throughput")),
   rest: (cli) => restBench(cli, profileDir("rest")),
   "redis-topologies": redisTopologies,
+  scale,
   memory: memoryAndStartup,
   events: () => eventSeries(),
 };

@@ -6,10 +6,8 @@
 // time as the operator's work queue does. Writes are counted by the API server itself
 // (apiserver_request_total), so both sides are counted the same way.
 import { setTimeout as sleep } from "node:timers/promises";
-import { ResizeRequest } from "../src/api/resize-request.js";
-import { Informer } from "../src/runtime/informer.js";
+import type { ResizeRequest } from "../src/api/resize-request.js";
 import { KubeHttp } from "../src/runtime/kube-http.js";
-import { httpListWatch } from "../src/runtime/list-watch.js";
 import {
   apiServerRequests,
   createGroupWithTarget,
@@ -25,6 +23,7 @@ import {
   round,
   rrPath,
   startOperator,
+  untilAllSucceeded,
   untilReady,
   workloadPath,
   writesBetween,
@@ -110,42 +109,6 @@ async function runBaseline(http: KubeHttp, f: Fixture): Promise<number> {
     }
   });
   return Date.now() - started;
-}
-
-/** Resolves with the time the watch saw the last of `total` requests SUCCEEDED. */
-async function untilAllSucceeded(
-  http: KubeHttp,
-  ns: string,
-  total: number,
-  timeoutMs: number,
-): Promise<number> {
-  const informer = new Informer<ResizeRequest>({
-    name: "bench",
-    listWatch: httpListWatch(http, rrPath(ns)),
-    decode: (raw) => ResizeRequest.parse(raw),
-  });
-  const ctl = new AbortController();
-  let doneAt: number | undefined;
-  const succeeded = new Set<string>();
-  const check = (rr: ResizeRequest): void => {
-    if (rr.status?.state === "SUCCEEDED") succeeded.add(rr.metadata.name ?? "");
-    if (succeeded.size === total && doneAt === undefined) doneAt = Date.now();
-  };
-  informer.addEventHandler({
-    onAdd: check,
-    onUpdate: (_, rr) => {
-      check(rr);
-    },
-    onDelete: () => undefined,
-  });
-  const running = informer.run(ctl.signal);
-  const deadline = Date.now() + timeoutMs;
-  while (doneAt === undefined && Date.now() < deadline) await sleep(50);
-  ctl.abort();
-  await running;
-  if (doneAt === undefined)
-    throw new Error(`only ${succeeded.size}/${total} requests SUCCEEDED in ${timeoutMs} ms`);
-  return doneAt;
 }
 
 export async function throughput(cli: string, profileDir?: string): Promise<void> {

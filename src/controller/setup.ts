@@ -13,6 +13,7 @@ import type { Manager } from "../runtime/manager.js";
 import type { MetricsSink } from "../runtime/metrics.js";
 import type { IndexFunc } from "../runtime/store.js";
 import { resourcePath } from "../runtime/resource-kind.js";
+import { stripUnreadMetadata } from "../runtime/transform.js";
 import type { ExecuteDeps } from "./execute.js";
 import { IN_PLAY_BY_GROUP, inPlay } from "./in-play.js";
 import { BY_GROUP, groupKeyOf, requestView } from "./observe.js";
@@ -49,12 +50,14 @@ export function resizeInformers(
     name: RESIZE_REQUEST.plural,
     path: resourcePath(RESIZE_REQUESTS, scope),
     decode: (raw: KubernetesObject) => ResizeRequest.parse(raw),
+    transform: stripUnreadMetadata,
     indexers: REQUEST_INDEXERS,
   });
   const groups = mgr.informer<InstanceGroupManager>({
     name: INSTANCE_GROUP_MANAGER.plural,
     path: resourcePath(INSTANCE_GROUP_MANAGERS, scope),
     decode: (raw: KubernetesObject) => InstanceGroupManager.parse(raw),
+    transform: stripUnreadMetadata,
   });
   return { requests, groups };
 }

@@ -18,6 +18,7 @@ import { ForbiddenError, InvalidError, NotFoundError } from "../rest/errors.js";
 import type { Route } from "../rest/route.js";
 import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
+import { stripUnreadMetadata } from "../runtime/transform.js";
 import { API_BASE, dashboardApi, userOf } from "./api.js";
 import { buildAuthConfig, type AuthDeps } from "./auth-config.js";
 import { providerIds } from "./auth-providers.js";
@@ -166,6 +167,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     name: "events",
     path: `/apis/events.k8s.io/v1${scope}/events`,
     decode: (raw) => KubeEventView.parse(raw),
+    transform: stripUnreadMetadata,
   });
   const history = new CapacityHistory();
   const authz = new DashboardAuthz(new Authorizer(mgr.client));

@@ -2,6 +2,7 @@
 // client errors. The method label is the route's API method id (compute.zoneOperations.get, …) so
 // the label set is bounded by the route table, never by the URLs clients send.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { matchedRoute } from "../rest/route.js";
 import type { MetricsSink } from "../runtime/metrics.js";
 import { DOMAIN_METRIC } from "./metrics.js";
 
@@ -53,7 +54,8 @@ export function restMetrics(
     const record = (): void => {
       if (recorded) return;
       recorded = true;
-      const method = match(req.method ?? "GET", path.slice(base.length));
+      // Calls refused before the router matched them (a bad body, an unknown path) are matched here.
+      const method = matchedRoute(res) ?? match(req.method ?? "GET", path.slice(base.length));
       // A client that went away before the answer has no status; 499 as nginx logs it.
       const code = res.writableFinished ? String(res.statusCode) : "499";
       sink.counter(DOMAIN_METRIC.restRequests, { method, code }).inc();

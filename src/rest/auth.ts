@@ -3,7 +3,7 @@
 // kept nor logged), and every call is authorized with a SubjectAccessReview for the reviewed identity
 // against Kubernetes RBAC in the project's namespace. Tokens that carry OAuth scopes must also carry
 // one of the method's scopes.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { GROUP } from "../api/names.js";
 import { SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS } from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";
@@ -74,7 +74,8 @@ export class Authenticator {
       throw new UnauthenticatedError(
         "Request is missing required authentication credential. Expected an OAuth 2 access token (Authorization: Bearer).",
       );
-    const key = createHash("sha256").update(token).digest("hex");
+    // One-shot hashing: no Hash object per call.
+    const key = hash("sha256", token, "base64");
     const now = this.now();
     const hit = this.cache.get(key);
     let user: UserInfo | undefined;
@@ -134,9 +135,20 @@ export class Authorizer {
     this.now = options.now ?? Date.now;
   }
 
+  /**
+   * The identity part of a cache key, serialised once per UserInfo: the Authenticator hands out the
+   * same object for a token while its review is cached.
+   */
+  private readonly userKeys = new WeakMap<UserInfo, string>();
+
   /** ForbiddenError unless RBAC allows `check` for `user`. */
   async authorize(user: UserInfo, check: AccessCheck): Promise<void> {
-    const key = JSON.stringify([user.username, user.uid, user.groups, user.extra, check]);
+    let userKey = this.userKeys.get(user);
+    if (userKey === undefined) {
+      userKey = JSON.stringify([user.username, user.uid, user.groups, user.extra]);
+      this.userKeys.set(user, userKey);
+    }
+    const key = `${userKey}|${JSON.stringify([check.verb, check.resource, check.namespace, check.name])}`;
     const now = this.now();
     const hit = this.cache.get(key);
     const allowed = hit && hit.expires > now ? hit.allowed : await this.review(user, check);

@@ -67,7 +67,10 @@ export async function invoke(call: Invocation): Promise<Reply> {
     params,
     body,
     user,
-    log: call.log,
+    // Read through, so that a logger made on first use (the router's) is made only if the handler logs.
+    get log() {
+      return call.log;
+    },
     signal: untilAnswered(call.res),
     deps: call.deps,
   });

@@ -1,6 +1,7 @@
 // The shape of one REST method as plain data. The route table (routes.ts) is a list of these; the
 // Express router is built from it, and so is the discovery document (resources, methods, parameters,
 // request/response schemas and scopes), so the two cannot disagree.
+import type { ServerResponse } from "node:http";
 import type { z } from "zod";
 import type { Logger } from "pino";
 import { fieldTree } from "../api/tree.js";
@@ -83,6 +84,19 @@ export interface Route {
   readonly description: string;
   readonly access: RouteAccess;
   readonly handler: Handler;
+}
+
+/** The route id of calls the REST router has matched, so that metrics need not match them again. */
+const matched = new WeakMap<ServerResponse, string>();
+
+/** Called by the REST router once it has matched a call to its route. */
+export function markRoute(res: ServerResponse, id: string): void {
+  matched.set(res, id);
+}
+
+/** The id of the route the REST router matched the call to, if it did. */
+export function matchedRoute(res: ServerResponse): string | undefined {
+  return matched.get(res);
 }
 
 /**

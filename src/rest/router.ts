@@ -6,7 +6,7 @@ import type { Logger } from "pino";
 import type { RestDeps } from "./deps.js";
 import { NotFoundError } from "./errors.js";
 import { invoke } from "./invoke.js";
-import { checkRoute, type Route } from "./route.js";
+import { checkRoute, markRoute, type Route } from "./route.js";
 import { queryToken, sendJson } from "./system-parameters.js";
 
 /** `projects/{project}/…` → `/projects/:project/…`. */
@@ -25,9 +25,13 @@ function credentials(req: Request): string | undefined {
   return token === undefined ? undefined : `Bearer ${token}`;
 }
 
-function callLog(res: Response, fallback: Logger): Logger {
-  const log: unknown = res.locals.log;
-  return (log as Logger | undefined) ?? fallback;
+/**
+ * The call's logger: one child of the app's logger carrying the request id (set by the app), the API
+ * method and the user — one set of bindings per call rather than a child of a child.
+ */
+function callLog(res: Response, log: Logger, route: Route, user: string): Logger {
+  const reqId: unknown = res.locals.reqId;
+  return log.child({ ...(typeof reqId === "string" && { reqId }), method: route.id, user });
 }
 
 export function restRouter(routes: readonly Route[], deps: RestDeps, log: Logger): express.Router {
@@ -36,8 +40,11 @@ export function restRouter(routes: readonly Route[], deps: RestDeps, log: Logger
     checkRoute(route);
     const method = route.httpMethod === "GET" ? "get" : route.httpMethod === "POST" ? "post" : "delete";
     router[method](expressPath(route.path), async (req: Request, res: Response) => {
+      markRoute(res, route.id);
       const user = await deps.authenticator.authenticate(credentials(req));
       res.locals.user = user.username;
+      // Made when the handler first logs: most calls never do.
+      let logger: Logger | undefined;
       const reply = await invoke({
         route,
         path: req.params,
@@ -45,7 +52,9 @@ export function restRouter(routes: readonly Route[], deps: RestDeps, log: Logger
         body: req.body,
         user,
         authorize: (u, check) => deps.authorizer.authorize(u, check),
-        log: callLog(res, log).child({ method: route.id, user: user.username }),
+        get log() {
+          return (logger ??= callLog(res, log, route, user.username));
+        },
         res,
         deps,
       });

@@ -8,6 +8,7 @@ import type { ListWatch, WatchEvent } from "./list-watch.js";
 import type { MetricsSink } from "./metrics.js";
 import { Reflector } from "./reflector.js";
 import { objectKey, Store, type IndexFunc, type Lister } from "./store.js";
+import type { Transform } from "./transform.js";
 
 export interface EventHandler<T> {
   onAdd?(obj: T): void;
@@ -25,6 +26,8 @@ export interface InformerOptions<T extends KubeObject> {
    * fail to decode are logged and skipped.
    */
   decode: (raw: KubeObject) => T;
+  /** Applied to every raw object before `decode`, e.g. to drop fields no reader needs (transform.ts). */
+  transform?: Transform;
   indexers?: Readonly<Record<string, IndexFunc<T>>>;
   /** Every this many ms, every cached object is delivered again as an update (0 or absent: never). */
   resyncPeriodMs?: number;
@@ -42,7 +45,7 @@ export class Informer<T extends KubeObject> {
   private readonly decode: (raw: KubeObject) => T;
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private readonly reflector: Reflector;
+  private readonly reflector: Reflector<T>;
   private synced = false;
   private readonly syncWaiters: (() => void)[] = [];
   private running = false;
@@ -50,7 +53,8 @@ export class Informer<T extends KubeObject> {
   constructor(private readonly options: InformerOptions<T>) {
     this.name = options.name;
     this.store = new Store<T>(options.indexers);
-    this.decode = options.decode;
+    const transform = options.transform;
+    this.decode = transform ? (raw) => options.decode(transform(raw)) : options.decode;
     this.logger = (options.logger ?? pino({ level: "silent" })).child({ informer: options.name });
     this.clock = options.clock ?? realClock;
     this.reflector = new Reflector({
@@ -62,6 +66,7 @@ export class Informer<T extends KubeObject> {
       backoff: options.backoff,
       minWatchTimeoutSeconds: options.minWatchTimeoutSeconds,
       sink: {
+        prepare: (raw) => this.tryDecode(raw),
         replace: (items) => {
           this.replace(items);
         },
@@ -154,11 +159,9 @@ export class Informer<T extends KubeObject> {
     }
   }
 
-  private replace(items: KubeObject[]): void {
+  private replace(items: T[]): void {
     const seen = new Set<string>();
-    for (const raw of items) {
-      const obj = this.tryDecode(raw);
-      if (!obj) continue;
+    for (const obj of items) {
       seen.add(objectKey(obj));
       const old = this.store.set(obj);
       if (!old) this.emit("onAdd", (h) => h.onAdd?.(obj));

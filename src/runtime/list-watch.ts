@@ -16,8 +16,8 @@ export interface WatchEvent {
   object: KubeObject;
 }
 
-export interface ListResult {
-  items: KubeObject[];
+export interface ListResult<P = KubeObject> {
+  items: P[];
   resourceVersion: string;
 }
 
@@ -28,8 +28,17 @@ export interface WatchOptions {
   signal: AbortSignal;
 }
 
+/**
+ * Turns each listed object into what the caller keeps (e.g. decoded and stripped), or undefined to drop
+ * it. Applied page by page, so that a large list never holds every raw object at once.
+ */
+export type Prepare<P> = (raw: KubeObject) => P | undefined;
+
+/** Keeps listed objects as they are. */
+export const asListed: Prepare<KubeObject> = (raw) => raw;
+
 export interface ListWatch {
-  list(signal: AbortSignal): Promise<ListResult>;
+  list<P>(signal: AbortSignal, prepare: Prepare<P>): Promise<ListResult<P>>;
   /**
    * Streams events after `resourceVersion` to `onEvent`. Resolves when the stream ends normally; rejects
    * with an error for which `isGone` is true when the resourceVersion is too old (also when the server
@@ -53,8 +62,12 @@ export function httpListWatch(client: KubeHttp, path: string, options: HttpListW
   const selectors = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
   const pageSize = options.pageSize ?? 500;
 
-  async function listPaged(signal: AbortSignal, limit: number): Promise<ListResult> {
-    const items: KubeObject[] = [];
+  async function listPaged<P>(
+    signal: AbortSignal,
+    limit: number,
+    prepare: Prepare<P>,
+  ): Promise<ListResult<P>> {
+    const items: P[] = [];
     let cont: string | undefined;
     for (;;) {
       const page = await listPage(
@@ -63,7 +76,10 @@ export function httpListWatch(client: KubeHttp, path: string, options: HttpListW
         { ...selectors, limit: limit > 0 ? limit : undefined, continue: cont },
         { timeoutMs: 60_000, signal },
       );
-      items.push(...page.items.map((item) => Unstructured.parse(item)));
+      for (const item of page.items) {
+        const kept = prepare(Unstructured.parse(item));
+        if (kept !== undefined) items.push(kept);
+      }
       cont = page.continue;
       if (!cont) {
         const resourceVersion = page.resourceVersion;
@@ -74,12 +90,12 @@ export function httpListWatch(client: KubeHttp, path: string, options: HttpListW
   }
 
   return {
-    async list(signal) {
+    async list(signal, prepare) {
       try {
-        return await listPaged(signal, pageSize);
+        return await listPaged(signal, pageSize, prepare);
       } catch (err) {
         // An expired continue token: the snapshot is gone, so take the whole list in one request.
-        if (pageSize > 0 && isGone(err)) return listPaged(signal, 0);
+        if (pageSize > 0 && isGone(err)) return listPaged(signal, 0, prepare);
         throw err;
       }
     },

@@ -22,6 +22,7 @@ import { httpLeaseClient } from "./lease-client.js";
 import { httpListWatch } from "./list-watch.js";
 import { noopMetrics, type MetricsSink } from "./metrics.js";
 import type { IndexFunc } from "./store.js";
+import type { Transform } from "./transform.js";
 
 export interface Runnable {
   name: string;
@@ -60,6 +61,8 @@ export interface InformerSpec<T extends KubeObject> {
   fieldSelector?: string;
   /** Validates and converts a raw object (every informer decodes: nothing reaches a cache unchecked). */
   decode: (raw: KubeObject) => T;
+  /** Applied before `decode` (e.g. `stripUnreadMetadata`: a lean cache). */
+  transform?: Transform;
   indexers?: Readonly<Record<string, IndexFunc<T>>>;
   resyncPeriodMs?: number;
 }
@@ -129,6 +132,7 @@ export class Manager {
         fieldSelector: spec.fieldSelector,
       }),
       decode: spec.decode,
+      transform: spec.transform,
       indexers: spec.indexers,
       resyncPeriodMs: spec.resyncPeriodMs ?? this.options.resyncPeriodMs,
       logger: this.log,

@@ -7,26 +7,27 @@
 //   watch again from the last resourceVersion after an exponential backoff with jitter.
 // Watching from the last seen resourceVersion is what makes a cut connection lose nothing; when the
 // server can no longer serve it (410), the relist and diff still deliver every change.
-import type { KubeObject } from "./object.js";
 import type { Logger } from "pino";
 import { Backoff, type BackoffPolicy } from "./backoff.js";
 import { isAborted, realClock, sleep, type Clock } from "./clock.js";
 import { isGone } from "./api-errors.js";
-import type { ListWatch, WatchEvent } from "./list-watch.js";
+import type { ListWatch, Prepare, WatchEvent } from "./list-watch.js";
 import { METRIC, noopMetrics, type MetricsSink } from "./metrics.js";
 
 /** Receives what the reflector learns, in order. */
-export interface ReflectorSink {
-  /** A full list: the complete current state. */
-  replace(items: KubeObject[]): void;
+export interface ReflectorSink<P> {
+  /** Applied to each listed object as its page arrives (see `Prepare`). */
+  prepare: Prepare<P>;
+  /** A full list: the complete current state, prepared. */
+  replace(items: P[]): void;
   /** One watch event (bookmarks excluded). */
   apply(event: WatchEvent): void;
 }
 
-export interface ReflectorOptions {
+export interface ReflectorOptions<P> {
   name: string;
   listWatch: ListWatch;
-  sink: ReflectorSink;
+  sink: ReflectorSink<P>;
   logger: Logger;
   clock?: Clock;
   metrics?: MetricsSink;
@@ -47,7 +48,7 @@ export const DEFAULT_REFLECTOR_BACKOFF: BackoffPolicy = {
 /** A watch that ends sooner than this without delivering anything counts as a failure. */
 const SHORT_WATCH_MS = 1000;
 
-export class Reflector {
+export class Reflector<P> {
   private resourceVersion = "";
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -55,7 +56,7 @@ export class Reflector {
   private readonly relists;
   private readonly restarts;
 
-  constructor(private readonly options: ReflectorOptions) {
+  constructor(private readonly options: ReflectorOptions<P>) {
     this.clock = options.clock ?? realClock;
     this.random = options.random ?? Math.random;
     this.backoff = new Backoff(options.backoff ?? DEFAULT_REFLECTOR_BACKOFF, 2 * 60_000, this.random);
@@ -80,7 +81,7 @@ export class Reflector {
       const started = this.clock.now();
       try {
         if (needList) {
-          const result = await listWatch.list(signal);
+          const result = await listWatch.list(signal, sink.prepare);
           if (isAborted(signal)) return;
           sink.replace(result.items);
           this.resourceVersion = result.resourceVersion;

@@ -4,7 +4,7 @@ import { pino } from "pino";
 import { Informer } from "../../../src/runtime/informer.js";
 import { ApiError, isGone } from "../../../src/runtime/api-errors.js";
 import { KubeHttp } from "../../../src/runtime/kube-http.js";
-import { httpListWatch, type ListWatch } from "../../../src/runtime/list-watch.js";
+import { asListed, httpListWatch, type ListWatch } from "../../../src/runtime/list-watch.js";
 import { METRIC } from "../../../src/runtime/metrics.js";
 import { InMemoryMetrics } from "../../support/in-memory-metrics.js";
 import { objectKey } from "../../../src/runtime/store.js";
@@ -37,10 +37,10 @@ async function compactEtcd(): Promise<string> {
     ?.args.find((a) => a.startsWith("--etcd-servers="));
   if (!etcdArg) throw new Error("no --etcd-servers argument recorded");
   const etcd = etcdArg.slice("--etcd-servers=".length).split(",")[0] ?? "";
-  const old = await httpListWatch(http, path()).list(new AbortController().signal);
+  const old = await httpListWatch(http, path()).list(new AbortController().signal, asListed);
   // Two writes so that the compaction point is strictly after `old`.
   await core.createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { generateName: "bump-" } } });
-  const now = await httpListWatch(http, path()).list(new AbortController().signal);
+  const now = await httpListWatch(http, path()).list(new AbortController().signal, asListed);
   const res = await fetch(`${etcd}/v3/kv/compaction`, {
     method: "POST",
     body: JSON.stringify({ revision: now.resourceVersion, physical: true }),
@@ -106,9 +106,9 @@ test("on 410 Gone the informer relists and delivers what changed in between", as
   // 410 (see the next test), so the 410 is injected: the first watch fails as if the server had sent
   // ERROR 410 Expired, while objects change meanwhile; the relist must find those changes.
   const goneOnce: ListWatch = {
-    list: async (signal) => {
+    list: async (signal, prepare) => {
       lists++;
-      return real.list(signal);
+      return real.list(signal, prepare);
     },
     watch: async (options, onEvent) => {
       if (watches++ > 0) return real.watch(options, onEvent);

@@ -1,3 +1,4 @@
+import { markRoute } from "../../../src/rest/route.js";
 import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
@@ -214,5 +215,23 @@ describe("REST metrics", () => {
     expect(sample(text, 'rest_requests_total{method="compute.zoneOperations.get",code="499"}')).toBe(1);
     expect(sample(text, 'rest_request_duration_seconds_count{method="compute.zoneOperations.get"}')).toBe(3);
     expect(text).not.toContain("healthz");
+  });
+
+  test("takes the route id the REST router marked on the response instead of matching the path", async () => {
+    const m = new PromMetrics();
+    const mw = restMetrics(m, routes, "/compute/v1");
+    const res = Object.assign(new EventEmitter(), { statusCode: 200, writableFinished: true });
+    // A path no route matches: only the mark can name the method.
+    mw(
+      { url: "/compute/v1/unmatched", method: "GET" } as IncomingMessage,
+      res as unknown as ServerResponse,
+      () => {
+        markRoute(res as unknown as ServerResponse, "compute.zoneOperations.get");
+      },
+    );
+    res.emit("finish");
+    const text = await m.metrics();
+    expect(sample(text, 'rest_requests_total{method="compute.zoneOperations.get",code="200"}')).toBe(1);
+    expect(text).not.toContain('method="other"');
   });
 });

@@ -1,7 +1,13 @@
 // A scripted ListWatch for unit tests of the informer and controller: the test decides what each list
 // returns and drives each watch (events, normal end, failure) by hand.
 import type { KubernetesObject } from "@kubernetes/client-node";
-import type { ListResult, ListWatch, WatchEvent, WatchOptions } from "../../../src/runtime/list-watch.js";
+import type {
+  ListResult,
+  ListWatch,
+  Prepare,
+  WatchEvent,
+  WatchOptions,
+} from "../../../src/runtime/list-watch.js";
 
 export interface OpenWatch {
   options: WatchOptions;
@@ -16,10 +22,17 @@ export class FakeListWatch implements ListWatch {
   /** What the next list returns (or throws). */
   next: () => ListResult = () => ({ items: [], resourceVersion: "1" });
 
-  list(): Promise<ListResult> {
+  list<P>(_signal: AbortSignal, prepare: Prepare<P>): Promise<ListResult<P>> {
     this.lists++;
     try {
-      return Promise.resolve(this.next());
+      const { items, resourceVersion } = this.next();
+      return Promise.resolve({
+        items: items.flatMap((raw) => {
+          const kept = prepare(raw);
+          return kept === undefined ? [] : [kept];
+        }),
+        resourceVersion,
+      });
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }

@@ -264,4 +264,26 @@ describe("Informer", () => {
     ctl.abort();
     await running;
   });
+  test("listed objects are decoded as the list delivers them; undecodable ones are skipped", async () => {
+    const lw = new FakeListWatch();
+    lw.next = () => ({ items: [obj("bad", "2"), obj("good", "3")], resourceVersion: "5" });
+    const decoded: string[] = [];
+    const informer = new Informer<KubernetesObject>({
+      name: "x",
+      listWatch: lw,
+      decode: (raw) => {
+        decoded.push(raw.metadata?.name ?? "");
+        if (raw.metadata?.name === "bad") throw new Error("invalid");
+        return raw;
+      },
+    });
+    const ctl = new AbortController();
+    const running = informer.run(ctl.signal);
+    await flushPromises();
+    expect(decoded).toEqual(["bad", "good"]);
+    expect(informer.hasSynced()).toBe(true);
+    expect(informer.lister.keys()).toEqual(["ns/good"]);
+    ctl.abort();
+    await running;
+  });
 });
