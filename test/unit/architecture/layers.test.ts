@@ -9,6 +9,7 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..
 /** Lowest first; a file may import its own layer and the layers below. First match wins. */
 const LAYERS: readonly { readonly name: string; readonly files: RegExp }[] = [
   { name: "model", files: /^(api\/|rbac\/permissions\.ts$|rbac\/user-roles\.ts$)/ },
+  { name: "queue", files: /^queue\// },
   { name: "runtime", files: /^runtime\// },
   { name: "redis", files: /^redis\// },
   { name: "events", files: /^events\// },
