@@ -19,6 +19,7 @@ const LAYERS: readonly { readonly name: string; readonly files: RegExp }[] = [
   { name: "discovery", files: /^discovery\// },
   { name: "dashboard", files: /^(dashboard|commands)\// },
   { name: "observability", files: /^observability\// },
+  { name: "plugin", files: /^(plugin\/|kubectl-resize\.ts$)/ },
   { name: "http", files: /^rest\/app\.ts$/ },
   { name: "permissions", files: /^rbac\/index\.ts$/ },
   { name: "generate", files: /^generate\// },
