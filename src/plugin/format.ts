@@ -6,7 +6,10 @@ import type { ResizeRequest } from "../api/resize-request.js";
 import type { EventSummary } from "../dashboard/views.js";
 import type { Eta, QueueInsight, RequestInsight, WaitingFor } from "../queue/insight.js";
 
+/** A time in text and tables: RFC 3339 to the second, as kubectl prints times. */
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+/** A time in -o json|yaml: to the millisecond, so that scripts get the model's exact value. */
+const isoMs = (ms: number): string => new Date(ms).toISOString();
 
 /** A duration as kubectl prints ages (k8s.io/apimachinery duration.HumanDuration). */
 export function humanDuration(ms: number): string {
@@ -112,7 +115,7 @@ export function queueDocument(namespace: string, group: string, q: QueueInsight,
   return {
     group,
     namespace,
-    time: iso(now),
+    time: isoMs(now),
     queueLength: q.queueLength,
     ...(q.history && {
       recentAttempts: {
@@ -129,14 +132,14 @@ function requestDocument(r: RequestInsight): object {
   const eta =
     r.eta.basis === "unknown"
       ? r.eta
-      : { basis: r.eta.basis, time: iso(r.eta.time), start: iso(r.eta.start) };
+      : { basis: r.eta.basis, time: isoMs(r.eta.time), start: isoMs(r.eta.start) };
   const w = r.waitingFor;
   const waitingFor = {
     ...w,
-    ...("until" in w && w.until !== undefined && { until: iso(w.until) }),
-    ...("startedTime" in w && { startedTime: iso(w.startedTime) }),
+    ...("until" in w && w.until !== undefined && { until: isoMs(w.until) }),
+    ...("startedTime" in w && { startedTime: isoMs(w.startedTime) }),
   };
-  return { ...r, waitingSince: iso(r.waitingSince), waitingFor, eta };
+  return { ...r, waitingSince: isoMs(r.waitingSince), waitingFor, eta };
 }
 
 export interface Explained {
