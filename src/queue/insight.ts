@@ -89,7 +89,7 @@ export interface RequestInsight {
 export interface AttemptHistory {
   /** Succeeded requests the figures come from (at most HISTORY_SIZE, the most recent). */
   readonly samples: number;
-  /** Median time from an attempt's start to all its instances ready, ms. */
+  /** Median time from an attempt's start to all its instances ready, in whole ms. */
   readonly attemptDurationMs: number;
   /** Succeeded attempts over all attempts of those requests (1 when none failed). */
   readonly successRate: number;
@@ -130,10 +130,11 @@ export function attemptHistory(requests: readonly ResizeRequest[]): AttemptHisto
   if (recent.length === 0) return undefined;
   const durations = recent.map((s) => s.duration).sort((a, b) => a - b);
   const mid = Math.floor(durations.length / 2);
+  // Whole milliseconds, as the times it gives are.
   const median =
     durations.length % 2 === 1
       ? (durations[mid] ?? 0)
-      : ((durations[mid - 1] ?? 0) + (durations[mid] ?? 0)) / 2;
+      : Math.round(((durations[mid - 1] ?? 0) + (durations[mid] ?? 0)) / 2);
   const attempts = recent.reduce((sum, s) => sum + s.attempts, 0);
   return { samples: recent.length, attemptDurationMs: median, successRate: recent.length / attempts };
 }
@@ -286,7 +287,7 @@ export function queueInsight(input: QueueInput): QueueInsight {
       releases,
       busyUntil,
       // Expected attempts per success (1 / success rate), each taking the usual duration.
-      duration: history.attemptDurationMs / history.successRate,
+      duration: Math.round(history.attemptDurationMs / history.successRate),
       approximate,
     });
   }

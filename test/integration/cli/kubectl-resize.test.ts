@@ -113,7 +113,7 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
   const [a, b] = [await getRequest(ns.name, "hold-a"), await getRequest(ns.name, "hold-b")];
   const took = (rr: typeof a): number =>
     Date.parse(rr.status?.succeededTime ?? "") - Date.parse(rr.status?.provisioningStartedTime ?? "");
-  const attempt = (took(a) + took(b)) / 2;
+  const attempt = Math.round((took(a) + took(b)) / 2);
   const runUntil = (rr: typeof a): number => Date.parse(rr.status?.runUntil ?? "");
   const q1Eta = runUntil(a) + attempt;
   const q2Eta = Math.max(runUntil(b), q1Eta) + attempt;
@@ -151,7 +151,7 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
   const cancel = await kubectlResize("cancel", "q3", "-n", ns.name);
   expect(cancel).toEqual({
     code: 0,
-    stdout: `resizerequest.${"compute.resize-operator.dev"}/q3 cancel requested\n`,
+    stdout: "resizerequest.compute.resize-operator.dev/q3 cancel requested\n",
     stderr: "",
   });
   const cancelled = await kubectlResize("wait", "q3", "-n", ns.name, "--for=cancelled", "--timeout=30s");
