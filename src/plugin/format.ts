@@ -2,6 +2,7 @@
 // (upper-case headers, columns padded by three spaces), ages as kubectl shows them, and the documents
 // of `-o json|yaml` (times as RFC 3339, as everywhere in the Kubernetes API).
 import { stringify } from "yaml";
+import { isFinalState } from "../api/lifecycle.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import type { EventSummary } from "../dashboard/views.js";
 import type { Eta, QueueInsight, RequestInsight, WaitingFor } from "../queue/insight.js";
@@ -188,7 +189,7 @@ export function explainText(e: Explained, now: number): string {
       `Waiting for:    ${waitingForText(e.insight.waitingFor)}`,
       `ETA:            ${etaText(e.insight.eta, now)}`,
     );
-  } else if (s?.state !== undefined && ["SUCCEEDED", "FAILED", "CANCELLED"].includes(s.state)) {
+  } else if (isFinalState(s?.state)) {
     lines.push("Position:       not in the queue (final state)");
   }
   if (s?.runUntil !== undefined) lines.push(`Run until:      ${s.runUntil}`);
