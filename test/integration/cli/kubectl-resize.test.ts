@@ -4,7 +4,7 @@
 // the plugin prints exact ETAs for the two requests queued behind them, and they are met within 2 s
 // when the releases happen. Then cancel, wait (met, timed out, another final state), errors and --help.
 import { execFile } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -127,6 +127,33 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
     // q3 needs room that only q1's release frees (q2 has no run duration): 300 s after q1 succeeds.
     ["q3", 3, "exact", q1Eta + 300 * SEC + attempt],
   ]);
+  // The user's kubeconfig decides: --kubeconfig, --context, and the context's namespace without -n.
+  const kubectl = process.env.KUBECTL ?? "";
+  const own = path.join(binDir, "kubeconfig");
+  copyFileSync(process.env.KUBECONFIG ?? "", own);
+  await run(kubectl, ["config", "set-context", "--current", `--namespace=${ns.name}`, "--kubeconfig", own]);
+  const context = (await run(kubectl, ["config", "current-context", "--kubeconfig", own])).stdout.trim();
+  const viaContext = await kubectlResize(
+    "queue",
+    "pool",
+    "--kubeconfig",
+    own,
+    "--context",
+    context,
+    "-o",
+    "json",
+  );
+  expect((JSON.parse(viaContext.stdout) as QueueJson).requests.map((r) => r.name)).toEqual([
+    "q1",
+    "q2",
+    "q3",
+  ]);
+  const unknownContext = await kubectlResize("queue", "pool", "--kubeconfig", own, "--context", "nope");
+  expect(unknownContext).toMatchObject({
+    code: 1,
+    stderr: expect.stringMatching(/^error: context "nope" does not exist/) as string,
+  });
+
   const second = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
   const table = await kubectlResize("queue", "pool", "-n", ns.name);
