@@ -255,5 +255,10 @@ export async function runPlugin(argv: readonly string[], io: PluginIo): Promise<
 export function errorLine(err: unknown): string {
   if (err instanceof ApiError)
     return `Error from server${err.reason ? ` (${err.reason})` : ""}: ${err.message}`;
-  return `error: ${err instanceof Error ? err.message : String(err)}`;
+  // Not `instanceof Error`: errors of Node's fs, thrown in another realm under a VM, are not.
+  const message =
+    typeof err === "object" && err !== null && "message" in err && typeof err.message === "string"
+      ? err.message
+      : String(err);
+  return `error: ${message}`;
 }
