@@ -24,6 +24,7 @@ export const KubeEventView: z.ZodType<KubeEvent> = z.looseObject({
   action: text,
   eventTime: z.string().nullable().optional(),
   series: z.looseObject({ count: z.number().optional(), lastObservedTime: text }).optional(),
-  deprecatedLastTimestamp: text,
-  deprecatedCount: z.number().optional(),
+  // The API server sends null for these when the event was created through events.k8s.io/v1.
+  deprecatedLastTimestamp: z.string().nullable().optional(),
+  deprecatedCount: z.number().nullable().optional(),
 });

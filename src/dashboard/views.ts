@@ -155,8 +155,8 @@ export interface KubeEvent extends KubeObject {
   readonly action?: string;
   readonly eventTime?: string | null;
   readonly series?: { count?: number; lastObservedTime?: string };
-  readonly deprecatedLastTimestamp?: string;
-  readonly deprecatedCount?: number;
+  readonly deprecatedLastTimestamp?: string | null;
+  readonly deprecatedCount?: number | null;
 }
 
 export interface EventSummary {

@@ -9,6 +9,7 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..
 /** Lowest first; a file may import its own layer and the layers below. First match wins. */
 const LAYERS: readonly { readonly name: string; readonly files: RegExp }[] = [
   { name: "model", files: /^(api\/|rbac\/permissions\.ts$|rbac\/user-roles\.ts$)/ },
+  { name: "queue", files: /^queue\// },
   { name: "runtime", files: /^runtime\// },
   { name: "redis", files: /^redis\// },
   { name: "events", files: /^events\// },
@@ -18,6 +19,7 @@ const LAYERS: readonly { readonly name: string; readonly files: RegExp }[] = [
   { name: "discovery", files: /^discovery\// },
   { name: "dashboard", files: /^(dashboard|commands)\// },
   { name: "observability", files: /^observability\// },
+  { name: "plugin", files: /^(plugin\/|kubectl-resize\.ts$)/ },
   { name: "http", files: /^rest\/app\.ts$/ },
   { name: "permissions", files: /^rbac\/index\.ts$/ },
   { name: "generate", files: /^generate\// },

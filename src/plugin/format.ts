@@ -1,0 +1,223 @@
+// What `kubectl resize` prints, as pure functions of the queue model's answer: kubectl-style tables
+// (upper-case headers, columns padded by three spaces), ages as kubectl shows them, and the documents
+// of `-o json|yaml` (times as RFC 3339, as everywhere in the Kubernetes API).
+import { stringify } from "yaml";
+import { isFinalState } from "../api/lifecycle.js";
+import type { ResizeRequest } from "../api/resize-request.js";
+import type { EventSummary } from "../dashboard/views.js";
+import type { Eta, QueueInsight, RequestInsight, WaitingFor } from "../queue/insight.js";
+
+/** A time in text and tables: RFC 3339 to the second, as kubectl prints times. */
+const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+/** A time in -o json|yaml: to the millisecond, so that scripts get the model's exact value. */
+const isoMs = (ms: number): string => new Date(ms).toISOString();
+
+/** A duration as kubectl prints ages (k8s.io/apimachinery duration.HumanDuration). */
+export function humanDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const m = Math.floor(s / 60);
+  const h = Math.floor(m / 60);
+  if (s < 120) return `${s}s`;
+  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+  if (h < 3) return `${m}m`;
+  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
+  if (h < 48) return `${h}h`;
+  return `${Math.floor(h / 24)}d`;
+}
+
+/** An ETA in one cell: the time and its basis, or why it is unknown. */
+export function etaCell(eta: Eta): string {
+  return eta.basis === "unknown" ? "unknown" : `${iso(eta.time)} (${eta.basis})`;
+}
+
+/** An ETA in a sentence, relative to now. */
+export function etaText(eta: Eta, now: number): string {
+  if (eta.basis === "unknown") return `unknown: ${eta.reason}`;
+  const when = eta.time <= now ? "now" : `in ${humanDuration(eta.time - now)}`;
+  return `${iso(eta.time)} (${when}; ${eta.basis}, attempt expected to start at ${iso(eta.start)})`;
+}
+
+export function waitingForText(w: WaitingFor): string {
+  switch (w.kind) {
+    case "GroupMissing":
+      return `InstanceGroupManager ${w.group} does not exist`;
+    case "TargetMissing":
+      return `the target ${w.target} is missing or has no /scale`;
+    case "Capacity":
+      return `room under maxSize: needs ${w.needs}, room ${w.room} (${w.replicas} of maxSize ${w.maxSize} in use)`;
+    case "Backoff":
+      return `backoff after a failed attempt, until ${iso(w.until)}`;
+    case "Unschedulable":
+      return `the last attempt's pods were Unschedulable: ${w.message}${w.until === undefined ? "" : ` (next attempt at ${iso(w.until)})`}`;
+    case "Attempt":
+      return `its attempt ${w.attempt} in progress (${w.phase}, started ${iso(w.startedTime)})`;
+    case "Starting":
+      return "nothing: its attempt starts at the controller's next pass";
+    case "BehindHead":
+      return `the head of the queue, ${w.head} (${w.ahead} ahead)`;
+  }
+}
+
+/** A short form for the WAITING FOR column. */
+function waitingForCell(w: WaitingFor): string {
+  switch (w.kind) {
+    case "Capacity":
+      return `Capacity (needs ${w.needs}, room ${w.room})`;
+    case "Backoff":
+      return `Backoff (until ${iso(w.until)})`;
+    case "Attempt":
+      return `Attempt ${w.attempt} (${w.phase})`;
+    case "BehindHead":
+      return `BehindHead (${w.head})`;
+    default:
+      return w.kind;
+  }
+}
+
+/** Columns padded as kubectl's tab writer does (three spaces between columns). */
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd((widths[i] ?? 0) + 3)))
+        .join("")
+        .trimEnd(),
+    )
+    .join("\n")
+    .concat("\n");
+}
+
+export function queueTable(q: QueueInsight, now: number, wide: boolean): string {
+  const header = ["POSITION", "REQUEST", "SIZE", "WAITING SINCE", "ETA"];
+  const rows = q.requests.map((r) => {
+    const cells = [
+      String(r.position),
+      r.name,
+      String(r.size),
+      humanDuration(now - r.waitingSince),
+      etaCell(r.eta),
+    ];
+    if (!wide) return cells;
+    return [
+      ...cells,
+      r.state,
+      r.eta.basis === "unknown" ? "<none>" : iso(r.eta.start),
+      waitingForCell(r.waitingFor),
+      r.eta.basis === "unknown" ? r.eta.reason : "",
+    ];
+  });
+  return table([wide ? [...header, "STATE", "START", "WAITING FOR", "REASON"] : header, ...rows]);
+}
+
+/** The queue as a document for -o json|yaml. */
+export function queueDocument(namespace: string, group: string, q: QueueInsight, now: number): object {
+  return {
+    group,
+    namespace,
+    time: isoMs(now),
+    queueLength: q.queueLength,
+    ...(q.history && {
+      recentAttempts: {
+        samples: q.history.samples,
+        attemptDurationSeconds: q.history.attemptDurationMs / 1000,
+        successRate: q.history.successRate,
+      },
+    }),
+    requests: q.requests.map(requestDocument),
+  };
+}
+
+function requestDocument(r: RequestInsight): object {
+  const eta =
+    r.eta.basis === "unknown"
+      ? r.eta
+      : { basis: r.eta.basis, time: isoMs(r.eta.time), start: isoMs(r.eta.start) };
+  const w = r.waitingFor;
+  const waitingFor = {
+    ...w,
+    ...("until" in w && w.until !== undefined && { until: isoMs(w.until) }),
+    ...("startedTime" in w && { startedTime: isoMs(w.startedTime) }),
+  };
+  return { ...r, waitingSince: isoMs(r.waitingSince), waitingFor, eta };
+}
+
+export interface Explained {
+  readonly request: ResizeRequest;
+  readonly insight: RequestInsight | undefined;
+  readonly queueLength: number;
+  readonly events: readonly EventSummary[];
+}
+
+export function explainDocument(e: Explained): object {
+  const s = e.request.status;
+  return {
+    name: e.request.metadata.name,
+    namespace: e.request.metadata.namespace,
+    group: e.request.spec.instanceGroupManager,
+    state: s?.state ?? "CREATING",
+    ...(s?.reason !== undefined && { reason: s.reason }),
+    ...(e.insight && { queue: { ...requestDocument(e.insight), queueLength: e.queueLength } }),
+    ...(s?.lastAttempt?.error && { lastAttemptError: s.lastAttempt.error }),
+    ...(s?.error && { error: s.error }),
+    events: e.events.map((ev) => ({
+      type: ev.type,
+      reason: ev.reason,
+      note: ev.note,
+      time: ev.time,
+      count: ev.count,
+    })),
+  };
+}
+
+export function explainText(e: Explained, now: number): string {
+  const r = e.request;
+  const s = r.status;
+  const size = r.spec.resizeBy ?? r.spec.instances?.length ?? 0;
+  const lines = [
+    `Name:           ${r.metadata.name ?? ""}`,
+    `Namespace:      ${r.metadata.namespace ?? ""}`,
+    `Group:          ${r.spec.instanceGroupManager}`,
+    `Size:           ${size}`,
+    `State:          ${s?.state ?? "CREATING"}${s?.reason === undefined ? "" : ` (${s.reason})`}`,
+  ];
+  if (e.insight) {
+    lines.push(
+      `Position:       ${e.insight.position} of ${e.queueLength}`,
+      `Waiting since:  ${iso(e.insight.waitingSince)} (${humanDuration(now - e.insight.waitingSince)})`,
+      `Waiting for:    ${waitingForText(e.insight.waitingFor)}`,
+      `ETA:            ${etaText(e.insight.eta, now)}`,
+    );
+  } else if (isFinalState(s?.state)) {
+    lines.push("Position:       not in the queue (final state)");
+  }
+  if (s?.runUntil !== undefined) lines.push(`Run until:      ${s.runUntil}`);
+  const attemptErrors = s?.lastAttempt?.error?.errors ?? [];
+  if (attemptErrors.length > 0) {
+    lines.push("Last attempt:", ...attemptErrors.map((x) => `  ${x.code}: ${x.message ?? ""}`));
+  }
+  for (const x of s?.error?.errors ?? []) lines.push(`Error:          ${x.code}: ${x.message ?? ""}`);
+  lines.push("Events:");
+  if (e.events.length === 0) lines.push("  <none>");
+  else {
+    const rows = e.events.map((ev) => [
+      ev.type,
+      ev.reason,
+      `${humanDuration(now - Date.parse(ev.time))}${ev.count > 1 ? ` (x${ev.count})` : ""}`,
+      ev.note,
+    ]);
+    lines.push(
+      ...table([["TYPE", "REASON", "AGE", "MESSAGE"], ...rows])
+        .trimEnd()
+        .split("\n")
+        .map((l) => `  ${l}`),
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** -o json|yaml of any document. */
+export function serialize(doc: object, output: "json" | "yaml"): string {
+  return output === "json" ? `${JSON.stringify(doc, null, 2)}\n` : stringify(doc);
+}

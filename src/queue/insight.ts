@@ -1,0 +1,329 @@
+// Queue insight (DESIGN §4): for every request of a group that is not final, its position, what it
+// waits for and when it is expected to be provisioned, derived on read from the objects and never
+// stored (storing it would rewrite every request behind the head whenever the queue moves).
+//
+// The rules replay those of the decision (src/controller/decide.ts) exactly: FIFO order (`fifo`), only
+// the head may start an attempt, one attempt per group at a time, the head waits while
+// replicas + size > maxSize (minSize plays no part) and until its backoff passes, a release lowers the
+// replicas by the request's size but never below minSize, and a release waits while an attempt runs.
+import { durationToMillis } from "../api/duration.js";
+import { ErrorCode } from "../api/errors.js";
+import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { fifo, isFinalState } from "../api/lifecycle.js";
+import type { ProvisioningPhase, ResizeRequest } from "../api/resize-request.js";
+
+/** The target's replicas as its /scale (or the group's status) reports them. */
+export interface TargetCounts {
+  readonly replicas: number;
+  readonly readyReplicas: number;
+}
+
+export interface QueueInput {
+  /** The group; undefined when it does not exist. */
+  readonly group: InstanceGroupManager | undefined;
+  /** The group's requests in any order, finished ones included (they give the attempt history). */
+  readonly requests: readonly ResizeRequest[];
+  /** The target's counts; undefined when the target is missing or not scalable. */
+  readonly target: TargetCounts | undefined;
+  /** Milliseconds since the epoch. */
+  readonly now: number;
+}
+
+/** What a waiting request waits for. Only the head waits for something of its own. */
+export type WaitingFor =
+  | { readonly kind: "GroupMissing"; readonly group: string }
+  | { readonly kind: "TargetMissing"; readonly target: string }
+  /** The head: its size does not fit under maxSize yet. */
+  | {
+      readonly kind: "Capacity";
+      readonly needs: number;
+      readonly room: number;
+      readonly replicas: number;
+      readonly maxSize: number;
+    }
+  /** The head, after a failed attempt: the next one starts no earlier than `until`. */
+  | { readonly kind: "Backoff"; readonly until: number }
+  /** The head's last attempt failed because its pods were Unschedulable; `message` quotes the scheduler. */
+  | { readonly kind: "Unschedulable"; readonly message: string; readonly until: number | undefined }
+  /** The request's own attempt is in progress. */
+  | {
+      readonly kind: "Attempt";
+      readonly attempt: number;
+      readonly phase: ProvisioningPhase;
+      readonly startedTime: number;
+    }
+  /** The head: nothing blocks it; the controller starts its attempt at its next pass. */
+  | { readonly kind: "Starting" }
+  /** Behind the head (first come, first served: it never jumps ahead). */
+  | { readonly kind: "BehindHead"; readonly head: string; readonly ahead: number };
+
+export type WaitingKind = WaitingFor["kind"];
+
+/**
+ * When the request's instances are expected to be ready (`time`), and its attempt to start (`start`).
+ * exact: capacity frees at known release times and attempts take the group's recent attempt duration;
+ * estimated: the same replay where something is not known exactly (no maxSize bound, so the cluster's
+ * room decides; failed attempts lately, so retries are counted in; an attempt running longer than usual);
+ * unknown: nothing sound can be said, `reason` says why.
+ */
+export type Eta =
+  | { readonly basis: "exact"; readonly start: number; readonly time: number }
+  | { readonly basis: "estimated"; readonly start: number; readonly time: number }
+  | { readonly basis: "unknown"; readonly reason: string };
+
+export type EtaBasis = Eta["basis"];
+
+export interface RequestInsight {
+  readonly name: string;
+  /** 1-based, FIFO over the group's requests that are not final. */
+  readonly position: number;
+  readonly size: number;
+  /** When it entered the queue (its creation), ms. */
+  readonly waitingSince: number;
+  readonly state: string;
+  readonly waitingFor: WaitingFor;
+  readonly eta: Eta;
+}
+
+/** The attempts of the group's recent successful requests. */
+export interface AttemptHistory {
+  /** Succeeded requests the figures come from (at most HISTORY_SIZE, the most recent). */
+  readonly samples: number;
+  /** Median time from an attempt's start to all its instances ready, in whole ms. */
+  readonly attemptDurationMs: number;
+  /** Succeeded attempts over all attempts of those requests (1 when none failed). */
+  readonly successRate: number;
+}
+
+export interface QueueInsight {
+  readonly requests: readonly RequestInsight[];
+  readonly queueLength: number;
+  /** The first request in the queue, if any. */
+  readonly head: RequestInsight | undefined;
+  readonly history: AttemptHistory | undefined;
+}
+
+/** How many recent successes the attempt duration and success rate are taken from. */
+export const HISTORY_SIZE = 20;
+
+const ms = (timestamp: string | undefined): number => (timestamp === undefined ? NaN : Date.parse(timestamp));
+
+export const sizeOf = (r: ResizeRequest): number => r.spec.resizeBy ?? r.spec.instances?.length ?? 0;
+
+const entry = (r: ResizeRequest): { creationTimestamp: string; name: string } => ({
+  creationTimestamp: r.metadata.creationTimestamp ?? "",
+  name: r.metadata.name ?? "",
+});
+
+/** Median attempt duration and success rate of the most recent successful requests. */
+export function attemptHistory(requests: readonly ResizeRequest[]): AttemptHistory | undefined {
+  const recent = requests
+    .filter((r) => r.status?.state === "SUCCEEDED")
+    .map((r) => ({
+      succeeded: ms(r.status?.succeededTime),
+      duration: ms(r.status?.succeededTime) - ms(r.status?.provisioningStartedTime),
+      attempts: Math.max(1, r.status?.attempts ?? 1),
+    }))
+    .filter((s) => Number.isFinite(s.duration) && s.duration >= 0)
+    .sort((a, b) => b.succeeded - a.succeeded)
+    .slice(0, HISTORY_SIZE);
+  if (recent.length === 0) return undefined;
+  const durations = recent.map((s) => s.duration).sort((a, b) => a - b);
+  const mid = Math.floor(durations.length / 2);
+  // Whole milliseconds, as the times it gives are.
+  const median =
+    durations.length % 2 === 1
+      ? (durations[mid] ?? 0)
+      : Math.round(((durations[mid - 1] ?? 0) + (durations[mid] ?? 0)) / 2);
+  const attempts = recent.reduce((sum, s) => sum + s.attempts, 0);
+  return { samples: recent.length, attemptDurationMs: median, successRate: recent.length / attempts };
+}
+
+/** A moment when capacity frees: a SUCCEEDED request's run duration ends (or its release is under way). */
+interface PendingRelease {
+  readonly time: number;
+  readonly size: number;
+}
+
+/** The replay's verdict on one request. */
+type Replayed = { readonly start: number; readonly time: number; readonly approximate: boolean } | string;
+
+/**
+ * Replays the queue: each request in FIFO order starts when the previous attempt has ended, its backoff
+ * has passed and (under maxSize) the releases due by then leave room for it; its attempt takes
+ * `duration`. Returns one verdict per queued request, in order; a reason string once nothing is known.
+ */
+function replay(args: {
+  readonly queue: readonly ResizeRequest[];
+  readonly group: InstanceGroupManager;
+  readonly replicas: number;
+  readonly releases: readonly PendingRelease[];
+  readonly busyUntil: number;
+  readonly duration: number;
+  readonly approximate: boolean;
+}): Replayed[] {
+  const { maxSize, minSize } = args.group.spec;
+  const releases = [...args.releases];
+  let replicas = args.replicas;
+  let free = args.busyUntil;
+  let unknown: string | undefined;
+  /** Applies, in time order, the releases due by `time`. */
+  const releaseUntil = (time: number): void => {
+    releases.sort((a, b) => a.time - b.time);
+    while ((releases[0]?.time ?? Infinity) <= time) {
+      const r = releases.shift();
+      if (r) replicas = Math.max(minSize, replicas - r.size);
+    }
+  };
+  return args.queue.map((request): Replayed => {
+    if (unknown !== undefined) return unknown;
+    const k = sizeOf(request);
+    let start = Math.max(free, ms(request.status?.nextAttemptTime) || 0);
+    releaseUntil(start);
+    while (maxSize !== undefined && replicas + k > maxSize) {
+      const next = releases[0];
+      if (!next) {
+        unknown = `capacity is held by replicas no scheduled release frees (${replicas} of maxSize ${maxSize}, ${request.metadata.name ?? ""} needs ${k})`;
+        return unknown;
+      }
+      start = Math.max(start, next.time);
+      releaseUntil(start);
+    }
+    replicas += k;
+    free = start + args.duration;
+    const run = request.spec.requestedRunDuration;
+    if (run) releases.push({ time: free + durationToMillis(run), size: k });
+    return { start, time: free, approximate: args.approximate };
+  });
+}
+
+function lastAttemptUnschedulable(r: ResizeRequest): string | undefined {
+  const error = r.status?.lastAttempt?.error?.errors.find(
+    (e) => e.code === ErrorCode.ZONE_RESOURCE_POOL_EXHAUSTED,
+  );
+  return error ? (error.message ?? error.code) : undefined;
+}
+
+/** The queue of one group at `now`: position, what each waiting request waits for, and its ETA. */
+export function queueInsight(input: QueueInput): QueueInsight {
+  const { group, target, now } = input;
+  const history = attemptHistory(input.requests);
+  const waiting = input.requests
+    .filter((r) => !isFinalState(r.status?.state))
+    // A request that cannot ever fit fails at admission; one being cancelled leaves at the next pass.
+    .filter((r) => group?.spec.maxSize === undefined || sizeOf(r) <= group.spec.maxSize)
+    .filter((r) => r.status?.provisioning !== undefined || !(r.spec.cancel || r.metadata.deletionTimestamp))
+    .sort((a, b) => fifo(entry(a), entry(b)));
+  const head = waiting[0];
+  const insightOf = (r: ResizeRequest, i: number, waitingFor: WaitingFor, eta: Eta): RequestInsight => ({
+    name: r.metadata.name ?? "",
+    position: i + 1,
+    size: sizeOf(r),
+    waitingSince: ms(r.metadata.creationTimestamp),
+    state: r.status?.state ?? "CREATING",
+    waitingFor,
+    eta,
+  });
+  const behind = (i: number): WaitingFor => ({
+    kind: "BehindHead",
+    head: head?.metadata.name ?? "",
+    ahead: i,
+  });
+  const summary = (requests: RequestInsight[]): QueueInsight => ({
+    requests,
+    queueLength: requests.length,
+    head: requests[0],
+    history,
+  });
+
+  if (!group || !target) {
+    const waitingFor: WaitingFor = !group
+      ? { kind: "GroupMissing", group: head?.spec.instanceGroupManager ?? "" }
+      : {
+          kind: "TargetMissing",
+          target: `${group.spec.targetRef.kind}/${group.spec.targetRef.name}`,
+        };
+    const reason = !group ? "the group does not exist" : "the group's target is missing or not scalable";
+    return summary(waiting.map((r, i) => insightOf(r, i, waitingFor, { basis: "unknown", reason })));
+  }
+
+  // The attempt in progress (at most one per group) ends at its start plus the usual duration.
+  const attempting = waiting.find((r) => r.status?.provisioning !== undefined);
+  const p = attempting?.status?.provisioning;
+  const releases: PendingRelease[] = [];
+  let replicas = target.replicas;
+  for (const r of input.requests) {
+    if (r.status?.state !== "SUCCEEDED") continue;
+    const release = r.status.release;
+    if (release?.phase === "Applying") replicas = release.targetReplicas;
+    else if (!release && r.status.runUntil !== undefined)
+      releases.push({ time: Math.max(now, ms(r.status.runUntil)), size: sizeOf(r) });
+  }
+  if (p && (p.phase === "Applying" || p.phase === "Applied")) replicas = p.targetReplicas;
+
+  const queued = waiting.filter((r) => r !== attempting);
+  const headBlocker = head && !attempting ? lastAttemptUnschedulable(head) : undefined;
+  const blocked = !history
+    ? "no attempt of this group has succeeded yet, so its attempt duration is unknown"
+    : p && (p.phase === "RollingBack" || p.phase === "RolledBack" || attempting.spec.cancel)
+      ? `the attempt of ${attempting.metadata.name ?? ""} is being rolled back`
+      : headBlocker !== undefined
+        ? `the last attempt's pods were Unschedulable: ${headBlocker}`
+        : undefined;
+  let verdicts: Replayed[] = queued.map(() => blocked ?? "");
+  let attemptEta: Eta = { basis: "unknown", reason: blocked ?? "" };
+  if (history && blocked === undefined) {
+    const expectedEnd = p ? ms(p.startedTime) + history.attemptDurationMs : now;
+    // An attempt running longer than usual may end at any moment: from then on, times are estimates.
+    const overrun = expectedEnd < now;
+    const approximate = group.spec.maxSize === undefined || history.successRate < 1 || overrun;
+    const busyUntil = Math.max(now, expectedEnd);
+    if (p)
+      attemptEta = { basis: approximate ? "estimated" : "exact", start: ms(p.startedTime), time: busyUntil };
+    verdicts = replay({
+      queue: queued,
+      group,
+      replicas,
+      releases,
+      busyUntil,
+      // Expected attempts per success (1 / success rate), each taking the usual duration.
+      duration: Math.round(history.attemptDurationMs / history.successRate),
+      approximate,
+    });
+  }
+
+  const insights = waiting.map((r, i): RequestInsight => {
+    const q = queued.indexOf(r);
+    const verdict = verdicts[q] ?? "";
+    const eta: Eta =
+      r === attempting
+        ? attemptEta
+        : typeof verdict === "string"
+          ? { basis: "unknown", reason: verdict }
+          : { basis: verdict.approximate ? "estimated" : "exact", start: verdict.start, time: verdict.time };
+    return insightOf(r, i, i === 0 ? headWaitingFor(r, group, replicas, now) : behind(i), eta);
+  });
+  return summary(insights);
+}
+
+/** What the head waits for, checked in the order of the decision. */
+function headWaitingFor(
+  r: ResizeRequest,
+  group: InstanceGroupManager,
+  replicas: number,
+  now: number,
+): WaitingFor {
+  const p = r.status?.provisioning;
+  if (p) return { kind: "Attempt", attempt: p.attempt, phase: p.phase, startedTime: ms(p.startedTime) };
+  const k = sizeOf(r);
+  const { maxSize } = group.spec;
+  if (maxSize !== undefined && replicas + k > maxSize) {
+    return { kind: "Capacity", needs: k, room: Math.max(0, maxSize - replicas), replicas, maxSize };
+  }
+  const next = ms(r.status?.nextAttemptTime);
+  const until = next > now ? next : undefined;
+  const unschedulable = lastAttemptUnschedulable(r);
+  if (unschedulable !== undefined) return { kind: "Unschedulable", message: unschedulable, until };
+  if (until !== undefined) return { kind: "Backoff", until };
+  return { kind: "Starting" };
+}

@@ -1,0 +1,206 @@
+// `kubectl resize` as users run it: the real kubectl finds the plugin on PATH (plugin discovery of an
+// executable named kubectl-resize) and runs it against the real cluster, with the real operator moving
+// the queue. A group bounded by maxSize whose capacity is held by two requests with a run duration:
+// the plugin prints exact ETAs for the two requests queued behind them, and they are met within 2 s
+// when the releases happen. Then cancel, wait (met, timed out, another final state), errors and --help.
+import { execFile } from "node:child_process";
+import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { installApi, repoRoot } from "../api/install.js";
+import { createTestNamespace } from "../../support/kube.js";
+import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { createGroup, createRequest, createWorkers, getRequest, untilState } from "../../support/resize.js";
+
+const run = promisify(execFile);
+const SEC = 1000;
+
+let ns: Awaited<ReturnType<typeof createTestNamespace>>;
+let operator: OperatorProcess;
+let binDir: string;
+
+interface Result {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** `kubectl resize ARGS`: the real kubectl with the plugin on PATH and the user's KUBECONFIG. */
+async function kubectlResize(...args: string[]): Promise<Result> {
+  const kubectl = process.env.KUBECTL;
+  if (!kubectl) throw new Error("KUBECTL is set by the jest global setup");
+  try {
+    const { stdout, stderr } = await run(kubectl, ["resize", ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, PATH: `${binDir}:${process.env.PATH ?? ""}` },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+interface QueueJson {
+  readonly requests: readonly {
+    readonly name: string;
+    readonly position: number;
+    readonly eta: { readonly basis: string; readonly time?: string; readonly reason?: string };
+  }[];
+}
+
+beforeAll(async () => {
+  // What `npm i -g` or `npm link` gives a user: an executable named kubectl-resize on PATH (here running
+  // the TypeScript source, as the operator processes of the tests do).
+  binDir = mkdtempSync(path.join(tmpdir(), "kubectl-resize-"));
+  const plugin = path.join(binDir, "kubectl-resize");
+  writeFileSync(
+    plugin,
+    `#!/bin/sh\nexec "${process.execPath}" --import tsx "${path.join(repoRoot, "src/kubectl-resize.ts")}" "$@"\n`,
+  );
+  chmodSync(plugin, 0o755);
+  await installApi();
+  ns = await createTestNamespace("kubectl-resize");
+  operator = startOperator({ namespace: ns.name, name: "plugin-op" });
+});
+afterAll(async () => {
+  await stopAll([operator]);
+  await ns.remove();
+  rmSync(binDir, { recursive: true, force: true });
+});
+
+test("--help of every command, and kubectl's error for a request that does not exist", async () => {
+  for (const command of ["", "queue", "explain", "cancel", "wait"]) {
+    const help = await kubectlResize(...(command ? [command] : []), "--help");
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Usage:\n {2}kubectl resize /);
+  }
+  const missing = await kubectlResize("explain", "nope", "-n", ns.name);
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).toMatch(/^Error from server \(NotFound\): .*"nope" not found/);
+  const bad = await kubectlResize("wait", "x", "--for=done", "-n", ns.name);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toMatch(/^error: invalid value "done" for --for/);
+}, 60_000);
+
+test("queue and explain print exact ETAs, met within 2 s as the releases happen; cancel and wait", async () => {
+  await createWorkers(ns.name, "pool", 0);
+  await createGroup(ns.name, "pool", { maxSize: 4 });
+  // Two holders take the whole maxSize, each for a run duration; their attempts are the group's history.
+  await createRequest(ns.name, "hold-a", {
+    instanceGroupManager: "pool",
+    resizeBy: 2,
+    requestedRunDuration: { seconds: "20" },
+  });
+  await untilState(ns.name, "hold-a", ["SUCCEEDED"]);
+  await createRequest(ns.name, "hold-b", {
+    instanceGroupManager: "pool",
+    resizeBy: 2,
+    requestedRunDuration: { seconds: "30" },
+  });
+  await untilState(ns.name, "hold-b", ["SUCCEEDED"]);
+  await createRequest(ns.name, "q1", {
+    instanceGroupManager: "pool",
+    resizeBy: 2,
+    requestedRunDuration: { seconds: "300" },
+  });
+  await createRequest(ns.name, "q2", { instanceGroupManager: "pool", resizeBy: 2 });
+  await createRequest(ns.name, "q3", { instanceGroupManager: "pool", resizeBy: 1 });
+
+  // What the ETAs must be, from the objects: q1 starts when hold-a is released, q2 when hold-b is
+  // (after q1's attempt), each attempt taking the median of the holders' attempts.
+  const [a, b] = [await getRequest(ns.name, "hold-a"), await getRequest(ns.name, "hold-b")];
+  const took = (rr: typeof a): number =>
+    Date.parse(rr.status?.succeededTime ?? "") - Date.parse(rr.status?.provisioningStartedTime ?? "");
+  const attempt = Math.round((took(a) + took(b)) / 2);
+  const runUntil = (rr: typeof a): number => Date.parse(rr.status?.runUntil ?? "");
+  const q1Eta = runUntil(a) + attempt;
+  const q2Eta = Math.max(runUntil(b), q1Eta) + attempt;
+
+  const json = await kubectlResize("queue", "pool", "-n", ns.name, "-o", "json");
+  expect(json.code).toBe(0);
+  const queue = JSON.parse(json.stdout) as QueueJson;
+  expect(queue.requests.map((r) => [r.name, r.position, r.eta.basis, Date.parse(r.eta.time ?? "")])).toEqual([
+    ["q1", 1, "exact", q1Eta],
+    ["q2", 2, "exact", q2Eta],
+    // q3 needs room that only q1's release frees (q2 has no run duration): 300 s after q1 succeeds.
+    ["q3", 3, "exact", q1Eta + 300 * SEC + attempt],
+  ]);
+  // The user's kubeconfig decides: --kubeconfig, --context, and the context's namespace without -n.
+  const kubectl = process.env.KUBECTL ?? "";
+  const own = path.join(binDir, "kubeconfig");
+  copyFileSync(process.env.KUBECONFIG ?? "", own);
+  await run(kubectl, ["config", "set-context", "--current", `--namespace=${ns.name}`, "--kubeconfig", own]);
+  const context = (await run(kubectl, ["config", "current-context", "--kubeconfig", own])).stdout.trim();
+  const viaContext = await kubectlResize(
+    "queue",
+    "pool",
+    "--kubeconfig",
+    own,
+    "--context",
+    context,
+    "-o",
+    "json",
+  );
+  expect((JSON.parse(viaContext.stdout) as QueueJson).requests.map((r) => r.name)).toEqual([
+    "q1",
+    "q2",
+    "q3",
+  ]);
+  const unknownContext = await kubectlResize("queue", "pool", "--kubeconfig", own, "--context", "nope");
+  expect(unknownContext).toMatchObject({
+    code: 1,
+    stderr: expect.stringMatching(/^error: context "nope" does not exist/) as string,
+  });
+
+  const second = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+  const table = await kubectlResize("queue", "pool", "-n", ns.name);
+  expect(table.stdout).toMatch(/^POSITION +REQUEST +SIZE +WAITING SINCE +ETA\n/);
+  expect(table.stdout).toMatch(/\n1 +q1 +2 +\d+s +\S+ \(exact\)\n2 +q2 +2 /);
+  expect(table.stdout).toContain(`${second(q1Eta)} (exact)`);
+  expect(table.stdout).toContain(`${second(q2Eta)} (exact)`);
+  const wide = await kubectlResize("queue", "pool", "-n", ns.name, "-o", "wide");
+  expect(wide.stdout).toMatch(/Capacity \(needs 2, room 0\)/);
+  expect(wide.stdout).toMatch(/BehindHead \(q1\)/);
+
+  const explain = await kubectlResize("explain", "q2", "-n", ns.name);
+  expect(explain).toMatchObject({ code: 0, stderr: "" });
+  expect(explain.stdout).toMatch(/State: +ACCEPTED/);
+  expect(explain.stdout).toMatch(/Position: +2 of 3/);
+  expect(explain.stdout).toMatch(/Waiting for: +the head of the queue, q1 \(1 ahead\)/);
+  expect(explain.stdout).toContain(`ETA:            ${second(q2Eta)} (in `);
+  expect(explain.stdout).toMatch(/; exact, attempt expected to start at /);
+  expect(explain.stdout).toMatch(/Events:\n {2}TYPE +REASON +AGE +MESSAGE\n {2}Normal +Accepted /);
+
+  // cancel, and wait's three outcomes: met, another final state, timed out.
+  const cancel = await kubectlResize("cancel", "q3", "-n", ns.name);
+  expect(cancel).toEqual({
+    code: 0,
+    stdout: "resizerequest.compute.resize-operator.dev/q3 cancel requested\n",
+    stderr: "",
+  });
+  const cancelled = await kubectlResize("wait", "q3", "-n", ns.name, "--for=cancelled", "--timeout=30s");
+  expect(cancelled).toMatchObject({
+    code: 0,
+    stdout: "resizerequest.compute.resize-operator.dev/q3 condition met\n",
+  });
+  const never = await kubectlResize("wait", "q3", "-n", ns.name, "--timeout=30s");
+  expect(never.code).toBe(1);
+  expect(never.stderr).toMatch(/^error: .*q3 reached CANCELLED.*it will never be succeeded/);
+  const timedOut = await kubectlResize("wait", "q2", "-n", ns.name, "--for=failed", "--timeout=1s");
+  expect(timedOut).toMatchObject({
+    code: 1,
+    stderr: "error: timed out waiting for the condition on resizerequests/q2\n",
+  });
+
+  // The releases happen; each queued request succeeds within 2 s of the ETA printed before.
+  const waited = await kubectlResize("wait", "q2", "-n", ns.name, "--for=succeeded", "--timeout=120s");
+  expect(waited.code).toBe(0);
+  const [q1, q2] = [await getRequest(ns.name, "q1"), await getRequest(ns.name, "q2")];
+  const missedBy = (rr: typeof q1, eta: number): number =>
+    Math.abs(Date.parse(rr.status?.succeededTime ?? "") - eta);
+  expect(missedBy(q1, q1Eta)).toBeLessThanOrEqual(2 * SEC);
+  expect(missedBy(q2, q2Eta)).toBeLessThanOrEqual(2 * SEC);
+}, 180_000);
