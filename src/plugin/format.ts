@@ -140,7 +140,13 @@ function requestDocument(r: RequestInsight): object {
     ...("until" in w && w.until !== undefined && { until: isoMs(w.until) }),
     ...("startedTime" in w && { startedTime: isoMs(w.startedTime) }),
   };
-  return { ...r, waitingSince: isoMs(r.waitingSince), waitingFor, eta };
+  return {
+    ...r,
+    waitingSince: isoMs(r.waitingSince),
+    waitingFor,
+    eta,
+    queueDeadline: r.queueDeadline === undefined ? null : isoMs(r.queueDeadline),
+  };
 }
 
 export interface Explained {
@@ -189,6 +195,11 @@ export function explainText(e: Explained, now: number): string {
       `Waiting for:    ${waitingForText(e.insight.waitingFor)}`,
       `ETA:            ${etaText(e.insight.eta, now)}`,
     );
+    const deadline = e.insight.queueDeadline;
+    if (deadline !== undefined)
+      lines.push(
+        `Queue deadline: ${iso(deadline)}${e.insight.missesDeadline ? " (before the expected start: it will fail then unless the queue moves faster)" : ""}`,
+      );
   } else if (isFinalState(s?.state)) {
     lines.push("Position:       not in the queue (final state)");
   }

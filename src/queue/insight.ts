@@ -6,7 +6,7 @@
 // the head may start an attempt, one attempt per group at a time, the head waits while
 // replicas + size > maxSize (minSize plays no part) and until its backoff passes, a release lowers the
 // replicas by the request's size but never below minSize, and a release waits while an attempt runs.
-import { durationToMillis } from "../api/duration.js";
+import { durationToMillis, parseKubeDuration } from "../api/duration.js";
 import { ErrorCode } from "../api/errors.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { fifo, isFinalState } from "../api/lifecycle.js";
@@ -83,6 +83,13 @@ export interface RequestInsight {
   readonly state: string;
   readonly waitingFor: WaitingFor;
   readonly eta: Eta;
+  /**
+   * When it fails if still waiting (creation + its spec.maxQueueDuration, else the group's), ms;
+   * undefined without a deadline.
+   */
+  readonly queueDeadline: number | undefined;
+  /** The ETA's start comes after the queue deadline: unless the queue moves faster, it will fail then. */
+  readonly missesDeadline: boolean;
 }
 
 /** The attempts of the group's recent successful requests. */
@@ -204,6 +211,13 @@ function lastAttemptUnschedulable(r: ResizeRequest): string | undefined {
   return error ? (error.message ?? error.code) : undefined;
 }
 
+/** Its creation plus its own maxQueueDuration, else its group's (the decision's rule); undefined if none. */
+function queueDeadlineOf(r: ResizeRequest, group: InstanceGroupManager | undefined): number | undefined {
+  const setting = r.spec.maxQueueDuration ?? group?.spec.maxQueueDuration;
+  const duration = setting === undefined ? undefined : parseKubeDuration(setting);
+  return duration === undefined ? undefined : ms(r.metadata.creationTimestamp) + duration;
+}
+
 /** The queue of one group at `now`: position, what each waiting request waits for, and its ETA. */
 export function queueInsight(input: QueueInput): QueueInsight {
   const { group, target, now } = input;
@@ -215,15 +229,25 @@ export function queueInsight(input: QueueInput): QueueInsight {
     .filter((r) => r.status?.provisioning !== undefined || !(r.spec.cancel || r.metadata.deletionTimestamp))
     .sort((a, b) => fifo(entry(a), entry(b)));
   const head = waiting[0];
-  const insightOf = (r: ResizeRequest, i: number, waitingFor: WaitingFor, eta: Eta): RequestInsight => ({
-    name: r.metadata.name ?? "",
-    position: i + 1,
-    size: sizeOf(r),
-    waitingSince: ms(r.metadata.creationTimestamp),
-    state: r.status?.state ?? "CREATING",
-    waitingFor,
-    eta,
-  });
+  const insightOf = (r: ResizeRequest, i: number, waitingFor: WaitingFor, eta: Eta): RequestInsight => {
+    const deadline = queueDeadlineOf(r, group);
+    return {
+      name: r.metadata.name ?? "",
+      position: i + 1,
+      size: sizeOf(r),
+      waitingSince: ms(r.metadata.creationTimestamp),
+      state: r.status?.state ?? "CREATING",
+      waitingFor,
+      eta,
+      queueDeadline: deadline,
+      // An attempt in progress is no longer waiting: the deadline does not interrupt it.
+      missesDeadline:
+        deadline !== undefined &&
+        waitingFor.kind !== "Attempt" &&
+        eta.basis !== "unknown" &&
+        eta.start > deadline,
+    };
+  };
   const behind = (i: number): WaitingFor => ({
     kind: "BehindHead",
     head: head?.metadata.name ?? "",

@@ -30,6 +30,8 @@ const insight: QueueInsight = {
       state: "ACCEPTED",
       waitingFor: { kind: "Capacity", needs: 2, room: 0, replicas: 4, maxSize: 4 },
       eta: { basis: "exact", start: NOW + 20 * SEC, time: NOW + 21_500 },
+      queueDeadline: undefined,
+      missesDeadline: false,
     },
     {
       name: "q2-long-name",
@@ -39,6 +41,8 @@ const insight: QueueInsight = {
       state: "CREATING",
       waitingFor: { kind: "BehindHead", head: "q1", ahead: 1 },
       eta: { basis: "unknown", reason: "no release frees room" },
+      queueDeadline: undefined,
+      missesDeadline: false,
     },
   ],
 };
@@ -166,4 +170,25 @@ test("errors are spelled as kubectl spells them", () => {
     errorLine(new ApiError(404, "NotFound", 'resizerequests.compute.resize-operator.dev "x" not found')),
   ).toBe('Error from server (NotFound): resizerequests.compute.resize-operator.dev "x" not found');
   expect(errorLine(new Error("connect ECONNREFUSED"))).toBe("error: connect ECONNREFUSED");
+});
+
+test("explain: a queue deadline before the expected start says the request will fail then", () => {
+  const request: ResizeRequest = {
+    apiVersion: "compute.resize-operator.dev/v1",
+    kind: "ResizeRequest",
+    metadata: { name: "q1", namespace: "team-a" },
+    spec: { instanceGroupManager: "pool", resizeBy: 2, cancel: false, maxQueueDuration: "90s" },
+    status: { state: "ACCEPTED", reason: "WaitingForCapacity" },
+  };
+  const head = insight.requests[0];
+  if (!head) throw new Error("no head");
+  const explain = (queueDeadline: number, missesDeadline: boolean): string =>
+    explainText(
+      { request, insight: { ...head, queueDeadline, missesDeadline }, queueLength: 2, events: [] },
+      NOW,
+    );
+  expect(explain(NOW + 15 * SEC, true)).toContain(
+    "Queue deadline: 2025-01-01T00:10:15Z (before the expected start: it will fail then unless the queue moves faster)",
+  );
+  expect(explain(NOW + 60 * SEC, false)).toContain("Queue deadline: 2025-01-01T00:11:00Z\n");
 });

@@ -442,3 +442,39 @@ describe("attemptHistory()", () => {
     expect(attemptHistory([queued("q", 0)])).toBeUndefined();
   });
 });
+
+describe("queueInsight(): queue deadlines", () => {
+  // Behind the two holders: q1 starts when held-a is released (+60 s), q2 when held-b is (+120 s).
+  const requests = (q1Deadline?: string, groupDeadline?: string) => {
+    const q1 = queued("q1", -30);
+    return {
+      group: group(groupDeadline === undefined ? {} : { maxQueueDuration: groupDeadline }),
+      requests: [
+        ...holding,
+        q1Deadline === undefined ? q1 : { ...q1, spec: { ...q1.spec, maxQueueDuration: q1Deadline } },
+        queued("q2", -20),
+      ],
+    };
+  };
+
+  test("no deadline: none reported, nothing missed", () => {
+    const [q1, q2] = run(requests()).requests;
+    expect([q1?.queueDeadline, q1?.missesDeadline, q2?.queueDeadline]).toEqual([undefined, false, undefined]);
+  });
+
+  test("the request's own deadline wins over the group's; one before the expected start is missed", () => {
+    const [q1, q2] = run(requests("60s", "10m")).requests;
+    // q1: created −30 s, 60 s → +30 s, before its start at +60 s.
+    expect(q1).toMatchObject({ queueDeadline: T0 + 30 * SEC, missesDeadline: true });
+    // q2 takes the group's 10 m: created −20 s → +580 s, after its start.
+    expect(q2).toMatchObject({ queueDeadline: T0 + 580 * SEC, missesDeadline: false });
+  });
+
+  test("an unknown ETA never counts as missing the deadline", () => {
+    // Capacity held by requests without a run duration never frees: the ETA is unknown.
+    const { group: g, requests: all } = requests("1s");
+    const [q1] = run({ group: g, requests: [done("forever"), done("forever-b"), ...all.slice(2)] }).requests;
+    expect(q1?.eta.basis).toBe("unknown");
+    expect(q1?.missesDeadline).toBe(false);
+  });
+});
