@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { parseKubeDuration } from "./api/duration.js";
+import { DEFAULT_FINISHED_REQUEST_RETENTION } from "./controller/retention.js";
 
 const duration = (flag: string) =>
   z.string().transform((text, ctx) => {
@@ -218,6 +219,22 @@ export const SETTINGS = {
     help: "how long a new request waits for its group or target to appear",
     default: "30s",
     schema: duration("admission-grace"),
+  },
+  "finished-request-retention": {
+    env: "FINISHED_REQUEST_RETENTION",
+    help: "how long finished requests are kept before they are deleted, unless their group sets spec.finishedRequestRetention (0s: at once)",
+    default: DEFAULT_FINISHED_REQUEST_RETENTION,
+    schema: z.string().transform((text, ctx) => {
+      const ms = parseKubeDuration(text);
+      if (ms === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          message: "--finished-request-retention must be a duration such as 0s, 24h or 168h",
+        });
+        return z.NEVER;
+      }
+      return ms;
+    }),
   },
   "poll-interval": {
     env: "POLL_INTERVAL",

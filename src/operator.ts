@@ -7,6 +7,7 @@ import { Redis } from "ioredis";
 import { KubeConfig } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
 import { ConfigError, type Config } from "./config.js";
+import { addRetentionController } from "./controller/retention-controller.js";
 import { addResizeController, resizeInformers } from "./controller/setup.js";
 import { createEventRecorder, defaultReportingInstance } from "./events/recorder.js";
 import { kubeEventSink } from "./events/kube-sink.js";
@@ -197,6 +198,12 @@ export async function runOperator(config: Config): Promise<void> {
       admissionGraceMs: config["admission-grace"],
       pollIntervalMs: config["poll-interval"],
     },
+  });
+  addRetentionController(mgr, {
+    recorder,
+    logger: log,
+    defaultRetentionMs: config["finished-request-retention"],
+    ...(config.namespace && { namespace: config.namespace }),
   });
   const { requests, groups } = resizeInformers(mgr, config.namespace);
   registerDomainMetrics(metrics, {

@@ -93,3 +93,22 @@ export function kubeDuration(bounds: { readonly min: string; readonly max: strin
     },
   );
 }
+
+/**
+ * A span of milliseconds for people, in the Kubernetes duration notation it could be written back in:
+ * whole seconds, zero parts left out (`10m`, `1h30m`, `95s` → `1m35s`); under a second, milliseconds.
+ */
+export function formatDuration(millis: number): string {
+  if (millis > 0 && millis < 1000) return `${Math.round(millis)}ms`;
+  const total = Math.round(millis / 1000);
+  const parts: [number, string][] = [
+    [Math.floor(total / 3600), "h"],
+    [Math.floor((total % 3600) / 60), "m"],
+    [total % 60, "s"],
+  ];
+  const text = parts
+    .filter(([n]) => n > 0)
+    .map(([n, unit]) => `${n}${unit}`)
+    .join("");
+  return text === "" ? "0s" : text;
+}

@@ -11,8 +11,16 @@ export const ErrorCode = {
   RESOURCE_NOT_FOUND: "RESOURCE_NOT_FOUND",
   /** The target workload has no /scale subresource. */
   UNSUPPORTED_OPERATION: "UNSUPPORTED_OPERATION",
-  /** An attempt did not get all instances ready within the group's provisioningTimeout. */
+  /**
+   * An attempt's new instances could not be scheduled: rolled back at its provisioningTimeout, or after
+   * the group's unschedulableGracePeriod when nothing will add capacity.
+   */
   ZONE_RESOURCE_POOL_EXHAUSTED: "ZONE_RESOURCE_POOL_EXHAUSTED",
+  /**
+   * The request was still waiting in its group's queue when its maxQueueDuration elapsed (the canonical
+   * Google code for a deadline that passed before the work was done; errorInfo reason QUEUE_DEADLINE_EXCEEDED).
+   */
+  DEADLINE_EXCEEDED: "DEADLINE_EXCEEDED",
 } as const;
 
 const ERROR_INFO_REASON = /^[A-Z][A-Z0-9_]+[A-Z0-9]$/;

@@ -86,7 +86,7 @@ const SpecWithoutLocationRules = rule(
           .meta({
             enumDescriptions: {
               Detect:
-                "A cluster autoscaler may add capacity; its NotTriggerScaleUp pod events tell when it will not.",
+                "A cluster autoscaler may add capacity; the NotTriggerScaleUp events it posts on pods (core/v1 Events from source cluster-autoscaler) tell when it will not.",
               None: "Nothing adds capacity to the cluster: Unschedulable pods will stay Unschedulable.",
             },
             description:
@@ -96,7 +96,7 @@ const SpecWithoutLocationRules = rule(
         unschedulableGracePeriod: kubeDuration({ min: "0s", max: "24h" })
           .meta({
             description:
-              "How long an attempt's new pods may stay Unschedulable, when nothing will add capacity, before the attempt is rolled back with ZONE_RESOURCE_POOL_EXHAUSTED instead of waiting for provisioningTimeout.",
+              "How long an attempt's new pods may stay Unschedulable, when nothing will add capacity, before the attempt is rolled back with ZONE_RESOURCE_POOL_EXHAUSTED instead of waiting for provisioningTimeout. Counted from when the pods became Unschedulable (their PodScheduled condition's lastTransitionTime), or from the attempt's appliedTime if that is later.",
           })
           .default(DEFAULT_UNSCHEDULABLE_GRACE_PERIOD),
       })

@@ -7,10 +7,9 @@
 // target with the record: equal to the "before" value means not applied yet (apply it), equal to the
 // "after" value means applied (move on). Applying an absolute value twice is harmless, so no change is
 // ever applied twice or lost. While a recorded change is unresolved, no other change starts.
-import { isDeepStrictEqual } from "node:util";
 import type { Condition } from "../api/conditions.js";
 import { ResizeRequestCondition as RC, InstanceGroupManagerCondition as GC } from "../api/conditions.js";
-import { durationToMillis } from "../api/duration.js";
+import { durationToMillis, formatDuration } from "../api/duration.js";
 import type { Errors } from "../api/errors.js";
 import type { InstanceGroupManagerStatus } from "../api/instance-group-manager.js";
 import { fifo, isFinalState } from "../api/lifecycle.js";
@@ -25,9 +24,12 @@ import {
   messageOf,
   notFound,
   notScalable,
+  QUEUE_DEADLINE_EXCEEDED,
   quotaExceeded,
   targetModified,
 } from "./errors.js";
+import { fastRollback } from "./capacity.js";
+import { checkQueueDeadline } from "./deadline.js";
 import { resizeEvents as E } from "./events.js";
 import { numericId, resizeRequestLinks } from "../api/identity.js";
 import type { DecideConfig, GroupSnapshot, RequestView, TargetView } from "./snapshot.js";
@@ -78,18 +80,25 @@ export function backoffMs(attempt: number, cfg: DecideConfig): number {
   return exponentialDelay(policy, Math.max(0, attempt - 1));
 }
 
-/** Equal as JSON, whatever the key order (the API server returns keys sorted). */
-function sameJson(a: unknown, b: unknown): boolean {
-  return isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+/**
+ * Equal as the API server would store them: key order does not matter and a key holding undefined is
+ * the same as no key. A structural walk, no serialisation: it runs for every request of every pass.
+ */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((item, i) => sameData(item, b[i]));
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = (o: Record<string, unknown>): string[] => Object.keys(o).filter((k) => o[k] !== undefined);
+  const kx = keys(x);
+  return kx.length === keys(y).length && kx.every((k) => k in y && sameData(x[k], y[k]));
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const ms = (timestamp: string | undefined): number => (timestamp === undefined ? 0 : Date.parse(timestamp));
-
-function formatDuration(millis: number): string {
-  const s = Math.round(millis / 1000);
-  return s >= 60 && s % 60 === 0 ? `${s / 60}m` : `${s}s`;
-}
 
 /** Accumulates one request's next status, its events and its finalizer change. */
 class RequestDraft {
@@ -103,7 +112,8 @@ class RequestDraft {
     readonly view: RequestView,
     private readonly now: string,
   ) {
-    this.status = structuredClone(view.status);
+    // Shared with the cache, never mutated: every change below builds new objects (copy on write).
+    this.status = view.status;
   }
 
   get name(): string {
@@ -168,14 +178,14 @@ class RequestDraft {
     if (this.view.hasFinalizer) this.finalizer = "remove";
   }
 
-  fail(reason: string, errors: Errors): void {
+  fail(reason: string, errors: Errors, event: EventDefinition = E.AdmissionFailed): void {
     this.patch({ error: errors });
     this.finish("FAILED", reason, messageOf(errors));
-    this.emit(E.AdmissionFailed, messageOf(errors));
+    this.emit(event, messageOf(errors));
   }
 
   change(): RequestChange | undefined {
-    const statusChanged = !sameJson(this.status, this.view.status);
+    const statusChanged = !sameData(this.status, this.view.status);
     const finalizer =
       this.finalizer === "add" && !this.view.hasFinalizer
         ? "add"
@@ -375,13 +385,16 @@ function advanceAttempt(d: RequestDraft, p: Provisioning, ctx: Ctx): void {
     return;
   }
   const deadline = ms(p.deadline);
-  if (p.deadline !== undefined && ctx.s.nowMs >= deadline) {
+  const early = fastRollback(ctx.s.group, p, ctx.s.unschedulablePods);
+  const timedOut = p.deadline !== undefined && ctx.s.nowMs >= deadline;
+  if (timedOut || (early && ctx.s.nowMs >= early.atMs)) {
     const timeoutMs = ctx.s.group?.provisioningTimeoutMs ?? 0;
     const errors = attemptTimedOut({
       wanted: t,
       ready: target.readyReplicas,
-      timeout: formatDuration(timeoutMs),
+      timeout: formatDuration(timedOut ? timeoutMs : ctx.s.nowMs - ms(p.appliedTime)),
       unschedulable: ctx.s.unschedulable,
+      ...(!timedOut && early && { noCapacity: early.why }),
     });
     d.patch({ lastAttempt: { error: errors } });
     d.emit(E.AttemptFailed, `Attempt ${p.attempt}: ${messageOf(errors)}. Rolling back ${k} instances.`);
@@ -390,6 +403,7 @@ function advanceAttempt(d: RequestDraft, p: Provisioning, ctx: Ctx): void {
   }
   d.phase("provisioning", "WaitingForInstances", waiting);
   ctx.requeue.push(Math.min(ctx.cfg.pollIntervalMs, Math.max(0, deadline - ctx.s.nowMs)));
+  if (early) ctx.requeue.push(early.atMs - ctx.s.nowMs);
 }
 
 /** Finishes the run-duration release of a SUCCEEDED request, or starts it when due. */
@@ -518,6 +532,18 @@ function admit(d: RequestDraft, ctx: Ctx): "admitted" | "waiting" | "failed" {
   return "admitted";
 }
 
+/** Fails a waiting request whose queue deadline passed (deadline.ts); otherwise wakes the group then. */
+function queueDeadlinePassed(d: RequestDraft, ctx: Ctx): boolean {
+  const check = checkQueueDeadline(d.view, d.status, ctx.s, sizeOf(d.view));
+  if (check === undefined) return false;
+  if ("inMs" in check) {
+    ctx.requeue.push(check.inMs);
+    return false;
+  }
+  d.fail(QUEUE_DEADLINE_EXCEEDED, check.errors, E.QueueDeadlineExceeded);
+  return true;
+}
+
 function startAttempt(d: RequestDraft, ctx: Ctx, t: number): void {
   const group = ctx.s.group;
   if (!group) return;
@@ -585,7 +611,7 @@ function groupStatus(
     conditions: setCondition(previous?.conditions, condition, ctx.now, group.generation),
     observedGeneration: group.generation,
   };
-  return sameJson(next, previous ?? {}) ? undefined : next;
+  return sameData(next, previous ?? {}) ? undefined : next;
 }
 
 export function decide(
@@ -625,7 +651,9 @@ export function decide(
       d.emit(E.Cancelled, `${cancelled(d.view)} The request left the queue.`);
       continue;
     }
-    if (admit(d, ctx) !== "admitted") continue;
+    const admission = admit(d, ctx);
+    if (admission !== "failed" && queueDeadlinePassed(d, ctx)) continue;
+    if (admission !== "admitted") continue;
     position++;
     const target = s.target;
     const group = s.group;

@@ -69,21 +69,55 @@ export const notScalable = (message: string): Errors =>
 export function attemptTimedOut(args: {
   wanted: number;
   ready: number;
+  /** How long the attempt waited: the provisioningTimeout, or less when rolled back early. */
   timeout: string;
   unschedulable: string | undefined;
+  /** Why nothing will add capacity, when the attempt is rolled back before its timeout (capacity.ts). */
+  noCapacity?: string;
 }): Errors {
   const base = `only ${args.ready} of ${args.wanted} instances were ready after ${args.timeout}`;
-  return args.unschedulable === undefined
-    ? single(AttemptErrorCode.PROVISIONING_TIMEOUT, base, "PROVISIONING_TIMEOUT", {
-        ready: String(args.ready),
-        wanted: String(args.wanted),
-      })
-    : single(
-        AttemptErrorCode.ZONE_RESOURCE_POOL_EXHAUSTED,
-        `${base}: new instances could not be scheduled: ${args.unschedulable}`,
-        "ZONE_RESOURCE_POOL_EXHAUSTED",
-        { ready: String(args.ready), wanted: String(args.wanted) },
-      );
+  const counts = { ready: String(args.ready), wanted: String(args.wanted) };
+  if (args.unschedulable === undefined)
+    return single(AttemptErrorCode.PROVISIONING_TIMEOUT, base, "PROVISIONING_TIMEOUT", counts);
+  const why = args.noCapacity === undefined ? "" : ` and ${args.noCapacity}`;
+  return single(
+    AttemptErrorCode.ZONE_RESOURCE_POOL_EXHAUSTED,
+    `${base}: new instances could not be scheduled${why}: ${args.unschedulable}`,
+    "ZONE_RESOURCE_POOL_EXHAUSTED",
+    { ...counts, ...(args.noCapacity !== undefined && { rolledBackEarly: "true" }) },
+  );
+}
+
+/** The status reason and condition reason of a request failed by its queue deadline. */
+export const QUEUE_DEADLINE_EXCEEDED = "QueueDeadlineExceeded";
+
+export function queueDeadlineExceeded(args: {
+  waited: string;
+  maxQueueDuration: string;
+  /** "the request" or "the group": whose spec.maxQueueDuration set the deadline. */
+  setBy: "request" | "group";
+  group: string;
+  /** What it waited for, e.g. "for room: needs 4, room 2 under maxSize 8" or "behind 3 requests". */
+  waitingFor: string;
+}): Errors {
+  return {
+    errors: [
+      {
+        code: ErrorCode.DEADLINE_EXCEEDED,
+        ...(args.setBy === "request" && { location: "spec.maxQueueDuration" }),
+        message: `waited ${args.waited} in the queue of group ${args.group} ${args.waitingFor}; the ${args.setBy}'s maxQueueDuration of ${args.maxQueueDuration} elapsed`,
+        errorDetails: [
+          {
+            errorInfo: {
+              reason: "QUEUE_DEADLINE_EXCEEDED",
+              domain: GROUP,
+              metadatas: { maxQueueDuration: args.maxQueueDuration, setBy: args.setBy },
+            },
+          },
+        ],
+      },
+    ],
+  };
 }
 
 /** `expected` lists the replica counts the record allows: before and after while applying, after once applied. */

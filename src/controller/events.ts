@@ -36,7 +36,7 @@ export const resizeEvents = defineEventCatalog({
     type: "Warning",
     reason: "AttemptFailed",
     action: "Provision",
-    when: "An attempt did not get all instances ready within provisioningTimeout; the increase is rolled back and the request returns to the queue with backoff.",
+    when: "An attempt did not get all instances ready within provisioningTimeout, or its new pods stayed Unschedulable for unschedulableGracePeriod while nothing would add capacity (ZONE_RESOURCE_POOL_EXHAUSTED); the increase is rolled back and the request returns to the queue with backoff.",
   },
   AttemptAbandoned: {
     type: "Warning",
@@ -49,6 +49,12 @@ export const resizeEvents = defineEventCatalog({
     reason: "RolledBack",
     action: "ScaleDown",
     when: "The increase of a failed or cancelled attempt was removed from the target.",
+  },
+  QueueDeadlineExceeded: {
+    type: "Warning",
+    reason: "QueueDeadlineExceeded",
+    action: "Expire",
+    when: "A request was still waiting in its group's queue (not provisioning) when its maxQueueDuration (its own, else the group's) elapsed; state FAILED with DEADLINE_EXCEEDED, the message says how long it waited and for what.",
   },
   Cancelled: {
     type: "Normal",
@@ -67,5 +73,11 @@ export const resizeEvents = defineEventCatalog({
     reason: "RunDurationElapsed",
     action: "Release",
     when: "The requested run duration elapsed after success; the request's instances were removed (never below minSize). The state stays SUCCEEDED.",
+  },
+  RetentionExpired: {
+    type: "Normal",
+    reason: "RetentionExpired",
+    action: "Delete",
+    when: "A finished request (its instances released, if it had a run duration) was deleted after its group's finishedRequestRetention.",
   },
 });

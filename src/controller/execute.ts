@@ -1,8 +1,8 @@
-// Carries out a Plan against the API server, in the order that keeps it crash-safe: finalizers that
-// protect a change first, then the statuses that record changes (each guarded by resourceVersion),
-// then the one scale change (only if its record was written or is confirmed on the server), then
-// finalizer removals, the group's status, and events. A conflict anywhere ends the pass early; the
-// key is reconciled again with fresh state.
+// Carries out a Plan against the API server, in the order that keeps it crash-safe: a finalizer that
+// protects a change lands before the status recording that change; the statuses go in plan order (each
+// guarded by resourceVersion); then the one scale change (only if its record was written or is
+// confirmed on the server); then finalizer removals, the group's status, and events. A conflict
+// anywhere ends the pass early; the key is reconciled again with fresh state.
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { API_VERSION, FINALIZER, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../api/resize-request.js";
@@ -66,17 +66,26 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
     latest.set(name, updated);
   };
 
+  // A finalizer protects the change its request's status records, so it lands before that status;
+  // other requests' status writes do not wait for it (different objects: one round trip less).
+  const adding = new Map(
+    plan.requests
+      .filter((change) => change.finalizer === "add")
+      .map((change) => [change.name, setFinalizers(change.name, true)] as const),
+  );
+  // Awaited below; a failure is seen there, not as an unhandled rejection meanwhile.
+  for (const pending of adding.values()) pending.catch(() => undefined);
   try {
-    for (const change of plan.requests)
-      if (change.finalizer === "add") await setFinalizers(change.name, true);
     // In plan order: decide() puts the record of a new change after the resolutions it relies on.
     for (const change of plan.requests) {
+      await adding.get(change.name);
       const rr = latest.get(change.name);
       if (!change.status || !rr) continue;
       const updated = await requests.updateStatus({ ...rr, status: change.status });
       latest.set(change.name, updated);
       written.add(change.name);
     }
+    await Promise.all(adding.values());
     if (plan.scale && obs.group) {
       const { request, from, replicas } = plan.scale;
       // The cache may lag behind our own writes; the server's copy of the record must call for this change.

@@ -1,18 +1,26 @@
 // Gathers a group's snapshot for the decision: the group and its requests from the informer caches,
 // the target fresh from the API server (its replicas decide crash recovery, so a cache will not do),
-// and, only when an attempt's deadline has passed, why new pods are not running.
+// and, only while an attempt is Applied and not all ready, which pods the scheduler cannot place and
+// what a cluster autoscaler said about them.
 import { parseKubeDuration } from "../api/duration.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { groupLocation } from "../api/location.js";
 import { FINALIZER } from "../api/names.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { PODS } from "../runtime/builtin-kinds.js";
+import { CORE_EVENTS, PODS, type CoreEvent, type Pod } from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Lister } from "../runtime/store.js";
-import type { GroupSnapshot, RequestView, TargetView } from "./snapshot.js";
+import { IN_PLAY_BY_GROUP } from "./in-play.js";
+import type {
+  AutoscalerEvent,
+  GroupSnapshot,
+  RequestView,
+  TargetView,
+  UnschedulablePod,
+} from "./snapshot.js";
 import type { ScaleClient, TargetRead } from "./target.js";
 
-/** Index of the ResizeRequest cache: "namespace/group" of the group a request names. */
+/** Index of the ResizeRequest cache: "namespace/group" of the group a request names (all of them). */
 export const BY_GROUP = "byGroup";
 export const groupKeyOf = (rr: ResizeRequest): string =>
   `${rr.metadata.namespace ?? ""}/${rr.spec.instanceGroupManager}`;
@@ -32,7 +40,7 @@ export interface Observation {
   readonly target: TargetRead | undefined;
 }
 
-function requestView(rr: ResizeRequest): RequestView {
+export function requestView(rr: ResizeRequest): RequestView {
   const m = rr.metadata;
   return {
     name: m.name ?? "",
@@ -46,23 +54,78 @@ function requestView(rr: ResizeRequest): RequestView {
   };
 }
 
-/** The scheduler's message for the target's Pending-as-Unschedulable pods, if any. */
+/**
+ * The component name cluster-autoscaler posts its pod events under: client-go's recorder writes it as
+ * source.component (the `source` field selector of core/v1 events).
+ */
+export const CLUSTER_AUTOSCALER = "cluster-autoscaler";
+
+const isVerdict = (reason: string | undefined): reason is AutoscalerEvent["reason"] =>
+  reason === "NotTriggerScaleUp" || reason === "TriggeredScaleUp";
+
+/** When an event was last posted: the newest of the times either events API may have set. */
+function lastPosted(e: CoreEvent): number {
+  const times = [e.lastTimestamp, e.eventTime, e.series?.lastObservedTime, e.firstTimestamp]
+    .map((t) => (t ? Date.parse(t) : Number.NaN))
+    .filter(Number.isFinite);
+  return times.length > 0 ? Math.max(...times) : 0;
+}
+
+export interface Stuck {
+  /** The scheduler's message, summarised for attempt errors; undefined when no pod is stuck. */
+  readonly summary: string | undefined;
+  readonly pods: readonly UnschedulablePod[];
+}
+
+/**
+ * Pure: the pods the scheduler could not place (Pending, PodScheduled=False with reason Unschedulable),
+ * each with the cluster autoscaler's scale-up events about it (matched by uid: a pod recreated under the
+ * same name is another pod, and the autoscaler's word on the old one does not count).
+ */
+export function stuckPods(pods: readonly Pod[], events: readonly CoreEvent[]): Stuck {
+  const stuck = pods.flatMap((pod) => {
+    const scheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
+    return pod.status?.phase === "Pending" &&
+      scheduled?.status === "False" &&
+      scheduled.reason === "Unschedulable"
+      ? [{ pod, scheduled }]
+      : [];
+  });
+  const verdicts = new Map<string, AutoscalerEvent[]>();
+  for (const e of events) {
+    const uid = e.involvedObject?.uid;
+    if (uid === undefined || !isVerdict(e.reason)) continue;
+    const verdict = { reason: e.reason, atMs: lastPosted(e), message: e.message ?? "" };
+    verdicts.set(uid, [...(verdicts.get(uid) ?? []), verdict]);
+  }
+  const first = stuck[0];
+  return {
+    summary: first && `${stuck.length} pod(s) Unschedulable: ${first.scheduled.message ?? "no message"}`,
+    pods: stuck.map(({ pod, scheduled }) => ({
+      name: pod.metadata?.name ?? "",
+      sinceMs: Date.parse(scheduled.lastTransitionTime ?? "") || 0,
+      autoscalerEvents: verdicts.get(pod.metadata?.uid ?? "") ?? [],
+    })),
+  };
+}
+
+/**
+ * The target's stuck pods: one list of its pods and, only when some are stuck and `autoscaler`
+ * (clusterAutoscaler Detect), one list of the cluster autoscaler's pod events in the namespace.
+ */
 async function unschedulable(
   client: KubeClient,
   namespace: string,
   selector: string,
-): Promise<string | undefined> {
-  const pods = await client.resource(PODS).list({ namespace, labelSelector: selector });
-  const stuck = pods.items.flatMap((p) =>
-    p.status?.phase === "Pending"
-      ? (p.status.conditions ?? []).filter(
-          (c) => c.type === "PodScheduled" && c.status === "False" && c.reason === "Unschedulable",
-        )
-      : [],
-  );
-  const first = stuck[0];
-  if (!first) return undefined;
-  return `${stuck.length} pod(s) Unschedulable: ${first.message ?? "no message"}`;
+  autoscaler: boolean,
+): Promise<Stuck> {
+  const pods = (await client.resource(PODS).list({ namespace, labelSelector: selector })).items;
+  const stuck = stuckPods(pods, []);
+  if (!autoscaler || stuck.pods.length === 0) return stuck;
+  const events = await client
+    .resource(CORE_EVENTS)
+    .list({ namespace, fieldSelector: `involvedObject.kind=Pod,source=${CLUSTER_AUTOSCALER}` });
+  return stuckPods(pods, events.items);
 }
 
 export async function observeGroup(
@@ -71,18 +134,22 @@ export async function observeGroup(
   groupName: string,
 ): Promise<Observation> {
   const group = deps.groups.get(`${namespace}/${groupName}`);
-  const requests = deps.requests.byIndex(BY_GROUP, `${namespace}/${groupName}`);
+  // Only the requests in play: a finished request with nothing left to do costs the pass nothing.
+  const requests = deps.requests.byIndex(IN_PLAY_BY_GROUP, `${namespace}/${groupName}`);
   const nowMs = deps.now();
   let target: TargetRead | undefined;
-  let stuck: string | undefined;
+  let stuck: Stuck | undefined;
   if (group) {
     target = await deps.scale.read(namespace, group.spec.targetRef, group.spec.readyReplicasField);
-    const overdue = requests.some((r) => {
-      const deadline = r.status?.provisioning?.deadline;
-      return deadline !== undefined && Date.parse(deadline) <= nowMs;
-    });
-    if (overdue && target.found && target.selector)
-      stuck = await unschedulable(deps.client, namespace, target.selector);
+    // Only an Applied attempt that is not all ready uses what the pods say (its timeout, its fast rollback).
+    const waiting = requests.some((r) => r.status?.provisioning?.phase === "Applied");
+    if (waiting && target.found && target.selector && target.readyReplicas < target.replicas)
+      stuck = await unschedulable(
+        deps.client,
+        namespace,
+        target.selector,
+        group.spec.clusterAutoscaler === "Detect",
+      );
   }
   const targetView: TargetView | undefined =
     target === undefined
@@ -104,9 +171,16 @@ export async function observeGroup(
       provisioningTimeoutMs: parseKubeDuration(group.spec.provisioningTimeout) ?? 600_000,
       targetKind: group.spec.targetRef.kind,
       targetName: group.spec.targetRef.name,
+      maxQueueDurationMs:
+        group.spec.maxQueueDuration === undefined
+          ? undefined
+          : parseKubeDuration(group.spec.maxQueueDuration),
+      clusterAutoscaler: group.spec.clusterAutoscaler,
+      unschedulableGracePeriodMs: parseKubeDuration(group.spec.unschedulableGracePeriod) ?? 60_000,
     },
     target: targetView,
-    unschedulable: stuck,
+    unschedulable: stuck?.summary,
+    ...(stuck && { unschedulablePods: stuck.pods }),
     requests: requests.map(requestView),
   };
   return {

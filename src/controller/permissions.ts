@@ -1,5 +1,5 @@
 // What the resize controller calls on the API server (informers in setup.ts, writes in execute.ts,
-// targets in target.ts, pods in observe.ts). The chart's RBAC is generated from this list.
+// targets in target.ts, pods and autoscaler events in observe.ts). The chart's RBAC is generated from this list.
 import { GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
 import { permission } from "../rbac/permissions.js";
 
@@ -7,8 +7,8 @@ export const CONTROLLER_PERMISSIONS = [
   permission({
     apiGroups: [GROUP],
     resources: [RESIZE_REQUEST.plural],
-    verbs: ["get", "list", "watch", "patch"],
-    why: "resize controller: cache of requests (list/watch); re-reads a request before scaling (get); adds and removes its finalizer (merge patch)",
+    verbs: ["get", "list", "watch", "patch", "delete"],
+    why: "resize controller: cache of requests (list/watch); re-reads a request before scaling (get); adds and removes its finalizer (merge patch); deletes finished requests after their group's finishedRequestRetention (delete)",
   }),
   permission({
     apiGroups: [GROUP],
@@ -50,7 +50,13 @@ export const CONTROLLER_PERMISSIONS = [
     apiGroups: [""],
     resources: ["pods"],
     verbs: ["list"],
-    why: "resize controller: when an attempt times out, lists the target's pods by its selector to report Unschedulable ones (ZONE_RESOURCE_POOL_EXHAUSTED)",
+    why: "resize controller: while an attempt waits for its instances, lists the target's pods by its selector to find Unschedulable ones (ZONE_RESOURCE_POOL_EXHAUSTED, fast rollback)",
+  }),
+  permission({
+    apiGroups: [""],
+    resources: ["events"],
+    verbs: ["list"],
+    why: "resize controller: for groups with clusterAutoscaler Detect, lists the cluster autoscaler's NotTriggerScaleUp / TriggeredScaleUp events on Unschedulable pods of an attempt (fast rollback)",
   }),
   permission({
     nonResourceURLs: ["/api", "/api/*", "/apis", "/apis/*"],

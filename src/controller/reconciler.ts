@@ -4,24 +4,40 @@
 import { API_VERSION, INSTANCE_GROUP_MANAGER } from "../api/names.js";
 import { genericEvents } from "../events/generic.js";
 import type { Reconciler } from "../runtime/controller.js";
+import { WriteCoalescer } from "./coalesce.js";
 import { decide } from "./decide.js";
 import { executePlan, type ExecuteDeps } from "./execute.js";
 import { observeGroup, type ObserveDeps } from "./observe.js";
 import type { DecideConfig } from "./snapshot.js";
 
-export function resizeReconciler(deps: ObserveDeps & ExecuteDeps, config: DecideConfig): Reconciler {
+/** The group's status is written at most once per this interval (per group). */
+export const GROUP_STATUS_INTERVAL_MS = 1000;
+
+export function resizeReconciler(
+  deps: ObserveDeps & ExecuteDeps,
+  config: DecideConfig,
+  groupStatusIntervalMs = GROUP_STATUS_INTERVAL_MS,
+): Reconciler {
+  const groupStatusWrites = new WriteCoalescer(groupStatusIntervalMs);
   return async (request, { log }) => {
     const namespace = request.namespace ?? "";
+    const key = `${namespace}/${request.name}`;
     try {
       const obs = await observeGroup(deps, namespace, request.name);
-      const plan = decide(obs.snapshot, config, obs.group?.status);
-      for (const e of plan.events) log.info({ request: e.request, reason: e.event.reason }, e.note);
+      if (!obs.group) groupStatusWrites.forget(key);
+      const decided = decide(obs.snapshot, config, obs.group?.status);
+      for (const e of decided.events) log.info({ request: e.request, reason: e.event.reason }, e.note);
+      // The group's summary waits for its interval; the pass after it writes the summary of that time.
+      const wait = decided.groupStatus ? groupStatusWrites.waitMs(key, obs.snapshot.nowMs) : 0;
+      const plan = wait > 0 ? { ...decided, groupStatus: undefined } : decided;
       const outcome = await executePlan(deps, obs, plan);
       if (outcome === "conflict") {
         log.debug("state moved under us; reconciling again with fresh state");
         return { requeue: true };
       }
-      return plan.requeueAfterMs === undefined ? undefined : { requeueAfterMs: plan.requeueAfterMs };
+      if (plan.groupStatus) groupStatusWrites.wrote(key, obs.snapshot.nowMs);
+      const requeues = [plan.requeueAfterMs, wait > 0 ? wait : undefined].filter((v) => v !== undefined);
+      return requeues.length === 0 ? undefined : { requeueAfterMs: Math.min(...requeues) };
     } catch (err) {
       // Shown on the group (`kubectl events --for igm/NAME`); the runtime retries with backoff.
       const group = deps.groups.get(`${namespace}/${request.name}`);

@@ -11,9 +11,11 @@ import { Controller } from "../runtime/controller.js";
 import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
 import type { MetricsSink } from "../runtime/metrics.js";
+import type { IndexFunc } from "../runtime/store.js";
 import { resourcePath } from "../runtime/resource-kind.js";
 import type { ExecuteDeps } from "./execute.js";
-import { BY_GROUP, groupKeyOf } from "./observe.js";
+import { IN_PLAY_BY_GROUP, inPlay } from "./in-play.js";
+import { BY_GROUP, groupKeyOf, requestView } from "./observe.js";
 import { resizeReconciler } from "./reconciler.js";
 import type { DecideConfig } from "./snapshot.js";
 import { ScaleClient } from "./target.js";
@@ -30,6 +32,12 @@ export interface ResizeControllerOptions {
   readonly onPlanEvent?: ExecuteDeps["onPlanEvent"];
 }
 
+/** The request cache's indexes: every request by group, and the requests in play by group. */
+export const REQUEST_INDEXERS: Readonly<Record<string, IndexFunc<ResizeRequest>>> = {
+  [BY_GROUP]: (rr) => [groupKeyOf(rr)],
+  [IN_PLAY_BY_GROUP]: (rr) => (inPlay(requestView(rr)) ? [groupKeyOf(rr)] : []),
+};
+
 /** The shared informers of both kinds (the manager hands every caller of a collection the same one). */
 export function resizeInformers(
   mgr: Manager,
@@ -41,7 +49,7 @@ export function resizeInformers(
     name: RESIZE_REQUEST.plural,
     path: resourcePath(RESIZE_REQUESTS, scope),
     decode: (raw: KubernetesObject) => ResizeRequest.parse(raw),
-    indexers: { [BY_GROUP]: (rr) => [groupKeyOf(rr)] },
+    indexers: REQUEST_INDEXERS,
   });
   const groups = mgr.informer<InstanceGroupManager>({
     name: INSTANCE_GROUP_MANAGER.plural,
@@ -71,7 +79,13 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
       options.config,
     ),
   });
-  controller.watchPrimary(groups);
+  // A group's own status writes (ours) need no pass: only its spec (generation) and deletion do.
+  controller.watchPrimary(
+    groups,
+    (before, after) =>
+      before.metadata.generation !== after.metadata.generation ||
+      before.metadata.deletionTimestamp !== after.metadata.deletionTimestamp,
+  );
   controller.watchMapped(requests, (rr) => [groupKeyOf(rr)]);
   mgr.addController(controller);
   return controller;

@@ -13,6 +13,29 @@ export interface GroupView {
   readonly provisioningTimeoutMs: number;
   readonly targetKind: string;
   readonly targetName: string;
+  /** Default queue deadline of the group's requests (spec.maxQueueDuration); none when undefined. */
+  readonly maxQueueDurationMs: number | undefined;
+  /** Whether something may add capacity for Unschedulable pods (spec.clusterAutoscaler). */
+  readonly clusterAutoscaler: "Detect" | "None";
+  /** How long an attempt's pods may stay Unschedulable once nothing will add capacity. */
+  readonly unschedulableGracePeriodMs: number;
+}
+
+/** A cluster autoscaler's verdict on a pod, from the core/v1 Event it posts on the pod. */
+export interface AutoscalerEvent {
+  readonly reason: "NotTriggerScaleUp" | "TriggeredScaleUp";
+  /** When it was last posted (the Event's last timestamp), in milliseconds. */
+  readonly atMs: number;
+  readonly message: string;
+}
+
+/** One of the target's pods that the scheduler could not place (PodScheduled=False, Unschedulable). */
+export interface UnschedulablePod {
+  readonly name: string;
+  /** When it became Unschedulable: its PodScheduled condition's lastTransitionTime, in milliseconds. */
+  readonly sinceMs: number;
+  /** The cluster autoscaler's scale-up events on it; read only for groups with clusterAutoscaler Detect. */
+  readonly autoscalerEvents: readonly AutoscalerEvent[];
 }
 
 /** The group's target as read just now through /scale (replicas) and the object (ready count). */
@@ -41,7 +64,12 @@ export interface GroupSnapshot {
   readonly target: TargetView | undefined;
   /** The scheduler's message for the target's unschedulable pods, if any are Pending as Unschedulable. */
   readonly unschedulable: string | undefined;
-  /** Every ResizeRequest naming this group, in any order. */
+  /**
+   * The target's Unschedulable pods, read only while an attempt is Applied and not all ready (for the
+   * fast rollback, capacity.ts); undefined when not read.
+   */
+  readonly unschedulablePods?: readonly UnschedulablePod[];
+  /** The ResizeRequests naming this group that are in play (in-play.ts), in any order. */
   readonly requests: readonly RequestView[];
 }
 

@@ -9,7 +9,7 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { ResizeRequestState, type ResizeRequest } from "../api/resize-request.js";
 import type { PlanEventNotice } from "../controller/execute.js";
 import { resizeEvents } from "../controller/events.js";
-import { BY_GROUP } from "../controller/observe.js";
+import { IN_PLAY_BY_GROUP } from "../controller/in-play.js";
 import type { RecorderStats } from "../events/recorder.js";
 import type { MetricsSink } from "../runtime/metrics.js";
 import type { Lister } from "../runtime/store.js";
@@ -60,7 +60,9 @@ export function registerDomainMetrics(metrics: PromMetrics, sources: DomainSourc
       for (const group of sources.groups.list()) {
         const namespace = group.metadata.namespace ?? "";
         const name = group.metadata.name ?? "";
-        const queued = sources.requests.byIndex(BY_GROUP, `${namespace}/${name}`).filter(isQueued).length;
+        const queued = sources.requests
+          .byIndex(IN_PLAY_BY_GROUP, `${namespace}/${name}`)
+          .filter(isQueued).length;
         this.set({ namespace, group: name }, queued);
       }
     },

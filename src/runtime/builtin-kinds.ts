@@ -73,6 +73,7 @@ export const Pod = z.looseObject({
             status: z.string(),
             reason: z.string().optional(),
             message: z.string().optional(),
+            lastTransitionTime: z.string().optional(),
           }),
         )
         .optional(),
@@ -80,6 +81,24 @@ export const Pod = z.looseObject({
     .optional(),
 });
 export type Pod = z.infer<typeof Pod>;
+
+/**
+ * core/v1 Event, as other components post them on pods (the cluster autoscaler's scale-up verdicts):
+ * what it is about, why, and when; client-go's recorder sets lastTimestamp, the events.k8s.io API
+ * eventTime and series.lastObservedTime.
+ */
+export const CoreEvent = z.looseObject({
+  ...typeMeta,
+  metadata: ObjectMeta.optional(),
+  involvedObject: z.looseObject({ uid: z.string().optional(), name: z.string().optional() }).optional(),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  firstTimestamp: z.string().nullish(),
+  lastTimestamp: z.string().nullish(),
+  eventTime: z.string().nullish(),
+  series: z.looseObject({ lastObservedTime: z.string().optional() }).nullish(),
+});
+export type CoreEvent = z.infer<typeof CoreEvent>;
 
 /** authentication.k8s.io/v1 TokenReview. */
 export const TokenReview = z.object({
@@ -149,6 +168,15 @@ export const PODS: ResourceKind<Pod> = {
   resource: "pods",
   namespaced: true,
   schema: Pod,
+};
+
+/** core/v1 events: read only (the operator writes its own events through events.k8s.io/v1, EVENTS). */
+export const CORE_EVENTS: ResourceKind<CoreEvent> = {
+  apiVersion: "v1",
+  kind: "Event",
+  resource: "events",
+  namespaced: true,
+  schema: CoreEvent,
 };
 
 export const TOKEN_REVIEWS: ResourceKind<TokenReview> = {

@@ -4,7 +4,9 @@
 // Usage: tsx test/support/runtime-elector.ts <namespace> <lease-name> <identity>
 import { KubeConfig } from "@kubernetes/client-node";
 import { pino } from "pino";
-import { Controller, Manager, shutdownOnSignals } from "../../src/runtime/index.js";
+import { Controller } from "../../src/runtime/controller.js";
+import { Manager } from "../../src/runtime/manager.js";
+import { shutdownOnSignals } from "../../src/runtime/signals.js";
 
 const [namespace, leaseName, identity] = process.argv.slice(2);
 if (!namespace || !leaseName || !identity) {

@@ -8,8 +8,8 @@ import { ensureGoClients } from "../../../testbed/goclients.js";
 import { installApi, statusMessage } from "../api/install.js";
 import { createTestNamespace } from "../../support/kube.js";
 import { stopAll } from "../../support/operator.js";
-import { createDeployment, createDeploymentGroup } from "../../support/regional.js";
-import { getGroup } from "../../support/resize.js";
+import { createDeployment, deployment } from "../../support/regional.js";
+import { createGroup, getGroup } from "../../support/resize.js";
 import { fullAccess, serviceAccountToken, startRestOperator, type RestOperator } from "../../support/rest.js";
 
 const ZONE = "local-a";
@@ -52,12 +52,16 @@ beforeAll(async () => {
   await installApi();
   ns = await createTestNamespace("go-clients");
   await createDeployment(ns.name, ZONAL);
-  await createDeploymentGroup(ns.name, ZONAL, { zone: ZONE }, { maxSize: MAX_SIZE });
+  await createGroup(ns.name, ZONAL, { zone: ZONE, targetRef: deployment(ZONAL), maxSize: MAX_SIZE });
   await createDeployment(ns.name, REGIONAL);
   // The regional group goes on even if the cluster refuses it, so the zonal half still runs and the
   // failure is reported next to the steps it breaks.
   try {
-    await createDeploymentGroup(ns.name, REGIONAL, { region: REGION }, { maxSize: MAX_SIZE });
+    await createGroup(ns.name, REGIONAL, {
+      region: REGION,
+      targetRef: deployment(REGIONAL),
+      maxSize: MAX_SIZE,
+    });
     const stored = await getGroup(ns.name, REGIONAL);
     const spec = stored.spec as { region?: string };
     if (spec.region !== REGION)

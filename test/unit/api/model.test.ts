@@ -15,6 +15,7 @@ import {
   ResizeRequest,
   ResizeRequestInsert,
   durationToMillis,
+  formatDuration,
   parseKubeDuration,
   type Operation as OperationType,
 } from "../../../src/api/index.js";
@@ -89,6 +90,22 @@ test("parseKubeDuration reads Kubernetes duration strings", () => {
   expect(parseKubeDuration("250ms")).toBe(250);
   expect(parseKubeDuration("10 minutes")).toBeUndefined();
   expect(parseKubeDuration("")).toBeUndefined();
+});
+
+test("formatDuration writes a span in the same notation, zero parts left out", () => {
+  const cases: [number, string][] = [
+    [0, "0s"],
+    [250, "250ms"],
+    [30_000, "30s"],
+    [90_000, "1m30s"],
+    [600_000, "10m"],
+    [3_600_000, "1h"],
+    [5_403_000, "1h30m3s"],
+  ];
+  for (const [millis, text] of cases) {
+    expect(formatDuration(millis)).toBe(text);
+    expect(parseKubeDuration(text)).toBe(millis);
+  }
 });
 
 describe("REST bodies", () => {

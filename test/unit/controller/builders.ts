@@ -50,6 +50,9 @@ export function group(overrides: Partial<GroupView> = {}): GroupView {
     provisioningTimeoutMs: 10 * MIN,
     targetKind: "Deployment",
     targetName: "workers",
+    maxQueueDurationMs: undefined,
+    clusterAutoscaler: "Detect",
+    unschedulableGracePeriodMs: 60 * SEC,
     ...overrides,
   };
 }

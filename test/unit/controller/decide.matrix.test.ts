@@ -5,6 +5,7 @@
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { decide } from "../../../src/controller/decide.js";
+import { inPlay } from "../../../src/controller/in-play.js";
 import type { RequestView } from "../../../src/controller/snapshot.js";
 import {
   CFG,
@@ -165,6 +166,18 @@ async function check({ st, ob, u }: Case): Promise<void> {
     const cut = await afterExecuting(s, plan, { statusWrites: n });
     const retry = decide({ ...cut, nowMs: cut.nowMs + SEC }, CFG);
     expect([n, checkStep(cut, retry, await afterExecuting(cut, retry))]).toEqual([n, []]);
+  }
+
+  // Requests out of play are invisible to the pass: a request the index leaves out gets nothing from
+  // the decision, and leaving it out changes nothing for the rest (before and after the plan).
+  for (const seen of [s, { ...after, nowMs: after.nowMs + SEC }]) {
+    for (const out of seen.requests.filter((r) => !inPlay(r))) {
+      const full = decide(seen, CFG);
+      expect(changeOf(full, out.name)).toBeUndefined();
+      expect(full.events.filter((e) => e.request === out.name)).toEqual([]);
+      const without = decide({ ...seen, requests: seen.requests.filter((r) => r !== out) }, CFG);
+      expect(without).toEqual(full);
+    }
   }
 
   const names = plan.requests.map((c) => c.name);

@@ -373,7 +373,7 @@ describe("deadline passed without all instances ready → RollingBack", () => {
       }),
       CFG,
     );
-    expect(statusOf(plan, "a").lastAttempt?.error?.errors[0]?.message).toContain("after 90s");
+    expect(statusOf(plan, "a").lastAttempt?.error?.errors[0]?.message).toContain("after 1m30s");
   });
 
   test("the rollback never goes below zero (a record smaller than the request's size)", () => {
@@ -528,7 +528,7 @@ describe("the provisioning deadline counts from when the increase is applied", (
     );
     expect(after.scale).toEqual({ request: "a", from: 5, replicas: 2 });
     expect(reasons(after, "a")).toEqual(["AttemptFailed"]);
-    expect(statusOf(after, "a").lastAttempt?.error?.errors[0]?.message).toContain("after 90s");
+    expect(statusOf(after, "a").lastAttempt?.error?.errors[0]?.message).toContain("after 1m30s");
   });
 
   test("a short timeout caps the first requeue", () => {

@@ -67,8 +67,13 @@ const CLEAN_WRITES = [
   "updateStatus instancegroupmanagers pool",
 ];
 
-/** Index of the first of the writes sent together at the end of a pass. */
-const TOGETHER = 4;
+/**
+ * The writes sent together (indexes into CLEAN_WRITES): b's finalizer with a's status (different
+ * objects; b's status waits for its finalizer), and at the end a's finalizer removal with the group's
+ * status. A crash at one write of a wave does not stop the others of the same wave.
+ */
+const WAVES = [[0, 1], [2], [3], [4, 5]];
+const waveOf = (n: number): number => WAVES.findIndex((w) => w.includes(n));
 
 describe("write order", () => {
   test("the scenario plans every kind of write", () => {
@@ -80,7 +85,7 @@ describe("write order", () => {
     expect(plan0.groupStatus).toBeDefined();
   });
 
-  test("finalizers added, statuses in plan order, the scale, then finalizer removals and the group", async () => {
+  test("a finalizer before its status, statuses in plan order, the scale, then removals and the group", async () => {
     const e = await execute(s0, plan0);
     expect(e.outcome).toBe("done");
     expect(writesOf(e)).toEqual(CLEAN_WRITES);
@@ -130,9 +135,13 @@ describe("conflicts end the pass, with nothing after them written", () => {
     expect(await p.run(plan0)).toBe("conflict");
     const after = snapshotOf(p.fake, s0);
     expect(replicasOf(after)).toBe(5);
-    // The finalizer patch of b was the conflicting write: nothing landed, no event.
-    expect(after.requests.map((r) => r.status)).toEqual(s0.requests.map((r) => r.status));
-    expect(p.recorder.emitted).toEqual([]);
+    // The finalizer patch of b was the conflicting write: nothing of b landed and nothing was scaled;
+    // a's resolution, sent alongside, landed with its event (a resolution needs no finalizer).
+    expect(after.requests.find((r) => r.name === "b")?.status).toEqual(
+      s0.requests.find((r) => r.name === "b")?.status,
+    );
+    expect(after.requests.find((r) => r.name === "a")?.status.state).toBe("SUCCEEDED");
+    expect(p.recorder.emitted.map((x) => `${x.regarding.name}:${x.reason}`)).toEqual(["a:Succeeded"]);
   });
 
   test("a request deleted since it was observed: conflict", async () => {
@@ -221,19 +230,22 @@ describe("a crash at every write, before it lands or right after", () => {
       CrashError,
     );
 
-    // Exactly the writes up to the crash were attempted, in order; the crashing one landed only "after".
-    // The last two (finalizer removals and the group's status) are independent and sent together.
-    const attempted = fake.writes().map(label);
-    expect(attempted).toEqual(CLEAN_WRITES.slice(0, n >= TOGETHER ? CLEAN_WRITES.length : n + 1));
-    const landed = when === "after" ? n + 1 : n;
-    const scaled = CLEAN_WRITES.indexOf("update deployments/scale workers") < landed;
+    // Exactly the writes of the waves up to the crashing one were attempted, in order; the crashing
+    // write landed only "after", the others of its wave landed.
+    const wave = waveOf(n);
+    const attempted = CLEAN_WRITES.filter((_, i) => waveOf(i) <= wave);
+    expect(fake.writes().map(label)).toEqual(attempted);
+    const landed = new Set(
+      CLEAN_WRITES.map((_, i) => i).filter((i) => waveOf(i) <= wave && (i !== n || when === "after")),
+    );
+    const scaled = landed.has(CLEAN_WRITES.indexOf("update deployments/scale workers"));
     const left = snapshotOf(fake, s0);
     expect(replicasOf(left)).toBe(scaled ? 7 : 5);
     // Events only for records the executor saw land (one that landed as it crashed has none).
     const recorded = new Set(
-      CLEAN_WRITES.slice(0, n)
-        .filter((w) => w.startsWith("updateStatus resizerequests"))
-        .map((w) => w.at(-1)),
+      CLEAN_WRITES.filter(
+        (w, i) => landed.has(i) && i !== n && w.startsWith("updateStatus resizerequests"),
+      ).map((w) => w.at(-1)),
     );
     expect(new Set(recorder.emitted.map((x) => x.regarding.name))).toEqual(recorded);
 

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { resizeEvents } from "../../../src/controller/events.js";
-import { BY_GROUP, groupKeyOf } from "../../../src/controller/observe.js";
+import { REQUEST_INDEXERS } from "../../../src/controller/setup.js";
 import type { RecorderStats } from "../../../src/events/recorder.js";
 import {
   attemptMetrics,
@@ -99,7 +99,7 @@ const rr = (name: string, group: string, state?: string, queued = false): Resize
 
 describe("domain metrics", () => {
   test("requests by state and queue length per group are computed from the caches at scrape time", async () => {
-    const requests = new Store<ResizeRequest>({ [BY_GROUP]: (r) => [groupKeyOf(r)] });
+    const requests = new Store<ResizeRequest>(REQUEST_INDEXERS);
     const groups = new Store<InstanceGroupManager>();
     groups.set({ metadata: { name: "g", namespace: "ns" } } as InstanceGroupManager);
     for (const r of [

@@ -1,0 +1,132 @@
+// The retention controller (leader only), one key per request, apart from the group's pass as
+// Kubernetes keeps its TTL-after-finished controller apart from the Job controller: finished requests
+// cost the resize controller nothing, and their expiry costs one timer each. The deletion is
+// conditional on the request being exactly what was decided on (uid and resourceVersion).
+import type { Logger } from "pino";
+import { parseKubeDuration } from "../api/duration.js";
+import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { RESIZE_REQUESTS } from "../api/kinds.js";
+import { isFinalState } from "../api/lifecycle.js";
+import { API_VERSION, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
+import type { ResizeRequest } from "../api/resize-request.js";
+import type { EventRecorder } from "../events/recorder.js";
+import { isConflict, isNotFound } from "../runtime/api-errors.js";
+import { Controller, type Reconciler } from "../runtime/controller.js";
+import type { Manager } from "../runtime/manager.js";
+import type { KubeClient } from "../runtime/resource-client.js";
+import { objectKey, type Lister } from "../runtime/store.js";
+import { resizeEvents as E } from "./events.js";
+import { BY_GROUP, groupKeyOf } from "./observe.js";
+import { retentionDecision } from "./retention.js";
+import { resizeInformers } from "./setup.js";
+
+export interface RetentionDeps {
+  readonly requests: Lister<ResizeRequest>;
+  readonly groups: Lister<InstanceGroupManager>;
+  readonly client: KubeClient;
+  readonly recorder: EventRecorder;
+  /** The operator's default, for groups without spec.finishedRequestRetention. */
+  readonly defaultRetentionMs: number;
+  readonly now: () => number;
+}
+
+/** The retention that applies to `rr`: its group's setting, else the operator's default. */
+export function retentionOf(
+  rr: ResizeRequest,
+  deps: Pick<RetentionDeps, "groups" | "defaultRetentionMs">,
+): number {
+  const setting = deps.groups.get(groupKeyOf(rr))?.spec.finishedRequestRetention;
+  return (setting !== undefined ? parseKubeDuration(setting) : undefined) ?? deps.defaultRetentionMs;
+}
+
+function humanDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s % 3600 === 0 && s > 0) return `${s / 3600}h`;
+  if (s % 60 === 0 && s > 0) return `${s / 60}m`;
+  return `${s}s`;
+}
+
+export function retentionReconciler(deps: RetentionDeps): Reconciler {
+  return async (request, { log }) => {
+    const namespace = request.namespace ?? "";
+    const rr = deps.requests.get(`${namespace}/${request.name}`);
+    if (!rr) return undefined;
+    const retentionMs = retentionOf(rr, deps);
+    const decision = retentionDecision(rr, retentionMs, deps.now());
+    if (decision.action === "keep") return undefined;
+    if (decision.action === "wait") return { requeueAfterMs: decision.afterMs };
+    const { uid, resourceVersion } = rr.metadata;
+    try {
+      await deps.client
+        .resource(RESIZE_REQUESTS)
+        .delete({ namespace, name: request.name }, { preconditions: { uid, resourceVersion } });
+    } catch (err) {
+      // Gone already, or changed since the cache saw it: the change brings the key back if still due.
+      if (isNotFound(err) || isConflict(err)) return undefined;
+      throw err;
+    }
+    const note = `Deleted: ${rr.status?.state ?? ""} since ${decision.finishedTime}, past the group's finishedRequestRetention of ${humanDuration(retentionMs)}.`;
+    log.info({ state: rr.status?.state, finishedTime: decision.finishedTime }, note);
+    const group = deps.groups.get(groupKeyOf(rr));
+    deps.recorder.emit({
+      ...E.RetentionExpired,
+      note,
+      regarding: {
+        apiVersion: API_VERSION,
+        kind: RESIZE_REQUEST.kind,
+        namespace,
+        name: request.name,
+        uid: uid ?? "",
+      },
+      ...(group?.metadata.uid && {
+        related: {
+          apiVersion: API_VERSION,
+          kind: INSTANCE_GROUP_MANAGER.kind,
+          namespace,
+          name: rr.spec.instanceGroupManager,
+          uid: group.metadata.uid,
+        },
+      }),
+    });
+    return undefined;
+  };
+}
+
+export interface RetentionControllerOptions {
+  readonly recorder: EventRecorder;
+  readonly logger: Logger;
+  readonly defaultRetentionMs: number;
+  readonly namespace?: string;
+  readonly now?: () => number;
+}
+
+export function addRetentionController(mgr: Manager, options: RetentionControllerOptions): Controller {
+  const { requests, groups } = resizeInformers(mgr, options.namespace);
+  const controller = new Controller({
+    name: "retention",
+    concurrency: 2,
+    logger: options.logger,
+    reconcile: retentionReconciler({
+      requests: requests.lister,
+      groups: groups.lister,
+      client: mgr.client,
+      recorder: options.recorder,
+      defaultRetentionMs: options.defaultRetentionMs,
+      now: options.now ?? Date.now,
+    }),
+  });
+  // Only a finished request can expire; an active one's status writes need no retention pass.
+  controller.watchPrimary(requests, (_, after) => isFinalState(after.status?.state));
+  // A group's new retention applies to its finished requests at once.
+  controller.watchMapped(
+    groups,
+    (g) =>
+      requests.lister
+        .byIndex(BY_GROUP, objectKey(g))
+        .filter((rr) => isFinalState(rr.status?.state))
+        .map(objectKey),
+    (before, after) => before.metadata.generation !== after.metadata.generation,
+  );
+  mgr.addController(controller);
+  return controller;
+}
