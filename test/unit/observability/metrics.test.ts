@@ -6,7 +6,7 @@ import { resizeEvents } from "../../../src/controller/events.js";
 import { REQUEST_INDEXERS } from "../../../src/controller/setup.js";
 import type { RecorderStats } from "../../../src/events/recorder.js";
 import {
-  attemptMetrics,
+  planEventMetrics,
   PromMetrics,
   registerDomainMetrics,
   restMetrics,
@@ -140,7 +140,7 @@ describe("domain metrics", () => {
 
   test("attempt outcomes and durations come from the executor's plan events", async () => {
     const m = new PromMetrics();
-    const hook = attemptMetrics(m, () => Date.parse("2026-01-01T00:00:42Z"));
+    const hook = planEventMetrics(m, () => Date.parse("2026-01-01T00:00:42Z"));
     const before = {
       ...rr("a", "g", "ACCEPTED"),
       status: {
