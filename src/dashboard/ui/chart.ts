@@ -54,14 +54,21 @@ export function chart(points: readonly CapacityPoint[], now: number, forecast?: 
   const releases = forecast?.queue.releases ?? [];
   const horizon = Math.max(now, ...projected.map((p) => p.t), ...known.map((k) => k.eta.time));
   const t0 = first.t;
-  // The forecast gets room after its last moment (5% of the whole span).
-  const t1 = horizon > now ? horizon + (horizon - t0) * 0.05 : Math.max(now, t0 + 1000);
+  // The forecast gets room after its last moment.
+  const t1 = horizon > now ? horizon + (horizon - now) * 0.05 : Math.max(now, t0 + 1000);
   const top = Math.max(
     1,
     ...series.map((p) => Math.max(p.max ?? 0, p.targetSize ?? 0, p.ready ?? 0)),
     ...projected.map((p) => p.v),
   );
-  const x = (t: number) => P.l + ((t - t0) / (t1 - t0)) * (W - P.l - P.r);
+  // Past and forecast each get a fair share of the width (a minute of history next to an hour of
+  // forecast would otherwise be a sliver): the axis is linear on either side of "now".
+  const width = W - P.l - P.r;
+  const past = horizon > now ? Math.min(0.65, Math.max(0.35, (now - t0) / (t1 - t0))) : 1;
+  const x = (t: number) =>
+    t <= now || horizon <= now
+      ? P.l + ((t - t0) / Math.max(1, (horizon > now ? now : t1) - t0)) * past * width
+      : P.l + past * width + ((t - now) / (t1 - now)) * (1 - past) * width;
   const y = (v: number) => H - P.b - (v / top) * (H - P.t - P.b);
   // Step lines: a value holds until the next point.
   const path = (field: Series) =>

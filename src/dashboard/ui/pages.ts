@@ -135,12 +135,15 @@ export async function groupPage(namespace: string, name: string): Promise<Page> 
   };
 }
 
-const kv = (...pairs: readonly [string, Child, Attrs?][]): HTMLElement =>
+const kvList = (className: string, pairs: readonly (readonly [string, Child, Attrs?])[]): HTMLElement =>
   h(
     "dl",
-    { class: "kv" },
+    { class: className },
     pairs.map(([term, value, attrs]) => [h("dt", null, term), h("dd", attrs ?? null, value)]),
   );
+const kv = (...pairs: readonly [string, Child, Attrs?][]): HTMLElement => kvList("kv", pairs);
+/** Lists of the request summary, whose columns line up with each other. */
+const aligned = (...pairs: readonly [string, Child, Attrs?][]): HTMLElement => kvList("kv aligned", pairs);
 
 const errorsText = (errors: readonly { code: string; message?: string | undefined }[]): string =>
   errors.map((e) => `${e.code}: ${e.message ?? ""}`).join("; ") || "—";
@@ -152,9 +155,11 @@ export async function requestPage(namespace: string, name: string): Promise<Page
   const waiting = !isFinalState(r.state);
   /** Position, what it waits for and its ETA, from the queue model on the server. */
   const queueCard = (q: QueueAnswer | Error): HTMLElement => {
-    if (q instanceof Error) return kv(["Queue", `not available: ${q.message}`]);
+    if (q instanceof Error) return aligned(["Queue", `not available: ${q.message}`]);
     const facts = queueFacts(r.name, q);
-    return facts ? kv(...facts) : kv(["Queue position", waiting ? "not in the queue" : "— (finished)"]);
+    return facts
+      ? aligned(...facts)
+      : aligned(["Queue position", waiting ? "not in the queue" : "— (finished)"]);
   };
   let queueFactsEl = queueCard(waiting ? await queueOrError(namespace, r.group) : new Error("finished"));
   const refreshQueue = async () => {
@@ -165,7 +170,7 @@ export async function requestPage(namespace: string, name: string): Promise<Page
   const summary = h(
     "section",
     { class: "card", "aria-label": "Summary" },
-    kv(
+    aligned(
       ["State", stateBadge(r.state), { "data-field": "state" }],
       ["Reason", r.reason ?? "—"],
       ["Group", h("a", { href: `#/groups/${r.namespace}/${r.group}` }, `${r.namespace}/${r.group}`)],
@@ -173,7 +178,7 @@ export async function requestPage(namespace: string, name: string): Promise<Page
       ["Size", String(r.size)],
     ),
     queueFactsEl,
-    kv(
+    aligned(
       ["Run until", fmtTime(r.runUntil)],
       ["Created", fmtTime(r.created)],
       ["Description", r.description ?? "—"],
