@@ -138,6 +138,16 @@ test("kubectl-created requests appear within 2 s and change state live; cancel w
   await page.locator('figure.chart circle.eta.exact[data-request="live-b"]').waitFor();
   await page.locator("figure.chart path.release").first().waitFor();
   await page.screenshot({ path: path.join(ARTIFACTS, "group-queue.png"), fullPage: true });
+  // Kept live: a request queued behind shows up in the open queue table (no reload), and leaves it.
+  await kubectlCreate("live-c", 2);
+  const behind = page.locator(`tr[data-queue="${ns.name}/live-c"]`);
+  await behind
+    .locator("[data-field=waitingFor]")
+    .filter({ hasText: "Its turn: 1 request ahead of it, first live-b" })
+    .waitFor({ timeout: 10_000 });
+  await kubectl("delete", "resizerequest", "live-c", "-n", ns.name);
+  await behind.waitFor({ state: "detached", timeout: 15_000 });
+  expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
   await page.click('a[data-nav="requests"]');
   await row(page, "live-b").waitFor();
 
