@@ -1,5 +1,6 @@
 // The pages, one function each: a page is its content plus, for the live ones, an update that applies
-// the live stream's changes to the rows they touch. Request detail reloads when its request changes.
+// the live stream's changes to the rows they touch. Request detail reloads when its request changes;
+// the queue (group page) and a request's queue facts are fetched again when its group or requests change.
 import type { CapacityAnswer, ItemsAnswer, QueueAnswer, RequestDetailAnswer } from "../answers.js";
 import { isFinalState } from "../../api/lifecycle.js";
 import type { Operation } from "../../api/operation.js";
@@ -157,11 +158,12 @@ export async function requestPage(namespace: string, name: string): Promise<Page
   const queueCard = (q: QueueAnswer | Error): HTMLElement => {
     if (q instanceof Error) return aligned(["Queue", `not available: ${q.message}`]);
     const facts = queueFacts(r.name, q);
-    return facts
-      ? aligned(...facts)
-      : aligned(["Queue position", waiting ? "not in the queue" : "— (finished)"]);
+    // Not final yet out of the queue: cancelled or deleted, it leaves at the controller's next pass.
+    return facts ? aligned(...facts) : aligned(["Queue position", "— (leaving the queue)"]);
   };
-  let queueFactsEl = queueCard(waiting ? await queueOrError(namespace, r.group) : new Error("finished"));
+  let queueFactsEl = waiting
+    ? queueCard(await queueOrError(namespace, r.group))
+    : aligned(["Queue position", "— (finished)"]);
   const refreshQueue = async () => {
     const fresh = queueCard(await queueOrError(namespace, r.group));
     queueFactsEl.replaceWith(fresh);

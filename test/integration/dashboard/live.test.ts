@@ -188,6 +188,7 @@ test("kubectl-created requests appear within 2 s and change state live; cancel w
   await page.goto(`${op.baseUrl}/#/requests/${ns.name}/live-a`);
   await page.getByRole("heading", { name: "Request live-a" }).waitFor();
   await page.getByText("Succeeded=True").waitFor();
+  await page.getByText("— (finished)").waitFor();
   await page.screenshot({ path: path.join(ARTIFACTS, "request-detail-succeeded.png"), fullPage: true });
 
   await page.goto(`${op.baseUrl}/#/groups/${ns.name}/workers`);
