@@ -20,7 +20,7 @@ import {
 } from "./dashboard/index.js";
 import { addOperationsController } from "./operations/controller.js";
 import {
-  attemptMetrics,
+  planEventMetrics,
   metricsServer,
   PromMetrics,
   redisErrors,
@@ -188,7 +188,7 @@ export async function runOperator(config: Config): Promise<void> {
     recorder,
     logger: log,
     metrics,
-    onPlanEvent: attemptMetrics(metrics),
+    onPlanEvent: planEventMetrics(metrics),
     concurrency: config.concurrency,
     ...(config.namespace && { namespace: config.namespace }),
     config: {

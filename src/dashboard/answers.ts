@@ -3,6 +3,7 @@
 // Types only, and nothing that needs Node or Express: the browser's program type-checks this file.
 import type { Operation } from "../api/operation.js";
 import type { ResizeRequestSpec } from "../api/resize-request.js";
+import type { AttemptHistory, EtaBasis, RequestInsight } from "../queue/insight.js";
 import type {
   attempts,
   CapacityPoint,
@@ -47,6 +48,32 @@ export interface CapacityAnswer {
   readonly group: GroupSummary;
   readonly points: readonly CapacityPoint[];
   readonly now: number;
+}
+
+/** A moment capacity frees: a request's instances are released. */
+export interface QueueRelease {
+  readonly request: string;
+  readonly size: number;
+  /** Milliseconds since the epoch. */
+  readonly time: number;
+  /** `scheduled`: a succeeded request's runUntil; otherwise the basis of the queued request's ETA. */
+  readonly basis: "scheduled" | Exclude<EtaBasis, "unknown">;
+}
+
+/**
+ * GET /groups/:namespace/:name/queue: the queue model's answer at `now` (src/queue/insight.ts), derived
+ * on read from the informer caches, and when capacity frees (the chart's forecast).
+ */
+export interface QueueAnswer {
+  readonly now: number;
+  /** Whether the group exists (its requests may name one that does not, yet). */
+  readonly exists: boolean;
+  readonly queueLength: number;
+  /** The group's recent attempts the ETAs are computed from. */
+  readonly history: AttemptHistory | null;
+  /** Every request in the queue, in FIFO order (position 1 first), the one in an attempt included. */
+  readonly requests: readonly RequestInsight[];
+  readonly releases: readonly QueueRelease[];
 }
 
 /** GET /requests/:namespace/:name. */

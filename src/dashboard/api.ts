@@ -18,10 +18,18 @@ import { invoke } from "../rest/invoke.js";
 import type { Route } from "../rest/route.js";
 import { parseBody } from "../rest/validate.js";
 import type { Informer } from "../runtime/informer.js";
-import type { AuthPaths, CapacityAnswer, ItemsAnswer, MeAnswer, RequestDetailAnswer } from "./answers.js";
+import type {
+  AuthPaths,
+  CapacityAnswer,
+  ItemsAnswer,
+  MeAnswer,
+  QueueAnswer,
+  RequestDetailAnswer,
+} from "./answers.js";
 import type { DashboardSession } from "./session.js";
 import type { DashboardAuthz } from "./authz.js";
 import { issueCsrfToken, requireCsrf, setCsrfCookie } from "./csrf.js";
+import { groupQueue, queueAnswer } from "./queue-view.js";
 import {
   attempts,
   byNewest,
@@ -179,6 +187,20 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
       const group = groups.lister.get(`${namespace}/${name}`);
       if (!group) throw new NotFoundError(`Group ${namespace}/${name} not found.`);
       return { group: groupSummary(group), points: deps.history.points(namespace, name), now: Date.now() };
+    }),
+  );
+
+  // The queue shows the group's requests: whoever may list requests in the namespace may see it (the
+  // group itself need not exist). Derived on read; the page fetches it again when the stream says the
+  // group or one of its requests changed.
+  router.get(
+    "/groups/:namespace/:name/queue",
+    handle(async (req, res): Promise<QueueAnswer> => {
+      const namespace = pathParam(req, "namespace");
+      const name = pathParam(req, "name");
+      await authz.require(user(res), { verb: "list", resource: RR, namespace });
+      const now = Date.now();
+      return queueAnswer(groupQueue(groups.lister, requests.lister, `${namespace}/${name}`, now), now);
     }),
   );
 

@@ -1,8 +1,8 @@
 // Domain metrics of the resize controller. Counts that describe the present (requests by state, queue
-// length per group, the event recorder's counters) are computed at scrape time from the informer
-// caches and the recorder, so they are right on every replica — leader or not — and cannot drift.
-// Attempt outcomes and provisioning durations are moments, recorded from the plan events the executor
-// reports (only the leader executes plans).
+// length per group, the head's ETA, the event recorder's counters) are computed at scrape time from the
+// informer caches and the recorder, so they are right on every replica — leader or not — and cannot
+// drift. Attempt outcomes, provisioning durations, queue waits and queue deadlines are moments,
+// recorded from the plan events the executor reports (only the leader executes plans).
 import { Counter as PromCounter, Gauge as PromGauge } from "prom-client";
 import { ResizeRequestCondition } from "../api/conditions.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
@@ -10,6 +10,7 @@ import { ResizeRequestState, type ResizeRequest } from "../api/resize-request.js
 import type { PlanEventNotice } from "../controller/execute.js";
 import { resizeEvents } from "../controller/events.js";
 import { IN_PLAY_BY_GROUP } from "../controller/in-play.js";
+import { groupQueue } from "../dashboard/queue-view.js";
 import type { RecorderStats } from "../events/recorder.js";
 import type { MetricsSink } from "../runtime/metrics.js";
 import type { Lister } from "../runtime/store.js";
@@ -21,6 +22,8 @@ export interface DomainSources {
   readonly requests: Lister<ResizeRequest>;
   readonly groups: Lister<InstanceGroupManager>;
   readonly recorderStats: () => RecorderStats;
+  /** The clock of the head-ETA gauge (ms since the epoch). */
+  readonly now?: () => number;
 }
 
 const isQueued = (rr: ResizeRequest): boolean =>
@@ -67,6 +70,26 @@ export function registerDomainMetrics(metrics: PromMetrics, sources: DomainSourc
       }
     },
   });
+  // The queue model on the caches at scrape time, per group: no ETA is stored anywhere.
+  new PromGauge({
+    name: DOMAIN_METRIC.queueHeadEta,
+    help: HELP[DOMAIN_METRIC.queueHeadEta] ?? "",
+    labelNames: ["namespace", "group", "basis"],
+    registers,
+    collect() {
+      this.reset();
+      const now = (sources.now ?? Date.now)();
+      for (const group of sources.groups.list()) {
+        const namespace = group.metadata.namespace ?? "";
+        const name = group.metadata.name ?? "";
+        const eta = groupQueue(sources.groups, sources.requests, `${namespace}/${name}`, now).insight.head
+          ?.eta;
+        // Unknown: no series, rather than a number that would read as a time.
+        if (eta && eta.basis !== "unknown")
+          this.set({ namespace, group: name, basis: eta.basis }, Math.max(0, eta.time - now) / 1000);
+      }
+    },
+  });
   // The recorder keeps cumulative counts; a counter family re-set at scrape time exports them as such.
   const recorderCounter = (name: string, pick: (s: RecorderStats) => number): void => {
     new PromCounter({
@@ -92,13 +115,33 @@ const OUTCOME_BY_REASON: ReadonlyMap<string, string> = new Map([
   [resizeEvents.AttemptAbandoned.reason, "abandoned"],
 ]);
 
-/** The executor's plan-event hook: counts attempts by outcome and times finished attempts. */
-export function attemptMetrics(
+/** How a request that never started an attempt leaves the queue, by the reason of its event. */
+const QUEUE_EXIT_BY_REASON: ReadonlyMap<string, string> = new Map([
+  [resizeEvents.ProvisioningStarted.reason, "started"],
+  [resizeEvents.Cancelled.reason, "cancelled"],
+  [resizeEvents.QueueDeadlineExceeded.reason, "deadline"],
+]);
+
+/**
+ * The executor's plan-event hook: counts attempts by outcome and times finished attempts; times a
+ * request's wait in the queue when it first leaves it; counts queue deadlines per group.
+ */
+export function planEventMetrics(
   sink: MetricsSink,
   now: () => number = Date.now,
 ): (notice: PlanEventNotice) => void {
-  return ({ namespace, event, before }) => {
-    const outcome = OUTCOME_BY_REASON.get(event.event.reason);
+  return ({ namespace, group, event, before }) => {
+    const reason = event.event.reason;
+    if (reason === resizeEvents.QueueDeadlineExceeded.reason)
+      sink.counter(DOMAIN_METRIC.queueDeadlineExceeded, { namespace, group }).inc();
+    const exit = QUEUE_EXIT_BY_REASON.get(reason);
+    const created = before?.metadata.creationTimestamp;
+    // Only the first time it leaves: after a failed attempt a request waits again, but that is backoff.
+    if (exit !== undefined && created !== undefined && (before?.status?.attempts ?? 0) === 0)
+      sink
+        .histogram(DOMAIN_METRIC.queueWait, { namespace, group, outcome: exit })
+        .observe(Math.max(0, now() - Date.parse(created)) / 1000);
+    const outcome = OUTCOME_BY_REASON.get(reason);
     if (outcome === undefined) return;
     sink.counter(DOMAIN_METRIC.attempts, { namespace, outcome }).inc();
     // The observed status still carries the attempt that just ended, with the time it was recorded.

@@ -1,6 +1,6 @@
 // Metrics for the operator: the prom-client MetricsSink, domain metrics, the /metrics server, and the
 // REST edge's middleware. See docs/performance.md for the figures they back.
 export { BUCKETS, DOMAIN_METRIC, HELP, PromMetrics, type PromMetricsOptions } from "./metrics.js";
-export { attemptMetrics, registerDomainMetrics, type DomainSources } from "./domain.js";
+export { planEventMetrics, registerDomainMetrics, type DomainSources } from "./domain.js";
 export { metricsServer } from "./server.js";
 export { redisErrors, restMetrics, routeMatcher, type RouteShape } from "./rest.js";

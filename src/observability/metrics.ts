@@ -18,6 +18,9 @@ export const DOMAIN_METRIC = {
   queueLength: "resize_group_queue_length",
   provisioningDuration: "resize_provisioning_duration_seconds",
   attempts: "resize_attempts_total",
+  queueWait: "resize_queue_wait_seconds",
+  queueHeadEta: "resize_queue_head_eta_seconds",
+  queueDeadlineExceeded: "resize_queue_deadline_exceeded_total",
   eventsEmitted: "resize_events_emitted_total",
   eventsDropped: "resize_events_dropped_total",
   eventsFailed: "resize_events_failed_total",
@@ -46,6 +49,12 @@ export const HELP: Readonly<Record<string, string>> = {
   [DOMAIN_METRIC.provisioningDuration]:
     "Seconds from a provisioning attempt's record to its outcome (succeeded, failed, abandoned).",
   [DOMAIN_METRIC.attempts]: "Provisioning attempts by outcome (started, succeeded, failed, abandoned).",
+  [DOMAIN_METRIC.queueWait]:
+    "Seconds from a request's creation until it left its group's queue: its first attempt started (outcome started), or it ended without one (cancelled, deadline).",
+  [DOMAIN_METRIC.queueHeadEta]:
+    "Seconds from now until the head of a group's queue is expected to be provisioned, by the basis of the queue model's ETA (exact, estimated); absent while the queue is empty or the ETA unknown.",
+  [DOMAIN_METRIC.queueDeadlineExceeded]:
+    "Requests failed by their queue deadline (maxQueueDuration; reason QueueDeadlineExceeded) per group.",
   [DOMAIN_METRIC.eventsEmitted]: "Events accepted by the event recorder (series repeats included).",
   [DOMAIN_METRIC.eventsDropped]: "Event writes dropped: buffer full, or still buffered at shutdown.",
   [DOMAIN_METRIC.eventsFailed]: "Event writes abandoned after a 4xx or the retry budget.",
@@ -64,6 +73,8 @@ const RECONCILE_BUCKETS = [
 const WORKQUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => 1e-8 * 10 ** i);
 // Attempts wait for real instances: seconds to the default 10-minute timeout and beyond.
 const PROVISIONING_BUCKETS = [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600];
+// Queue waits run from seconds (room free) to days (a long queue): up to a day.
+const QUEUE_WAIT_BUCKETS = [1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400, 43200, 86400];
 const REST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
 
 export const BUCKETS: Readonly<Record<string, readonly number[]>> = {
@@ -71,6 +82,7 @@ export const BUCKETS: Readonly<Record<string, readonly number[]>> = {
   [METRIC.queueLatency]: WORKQUEUE_BUCKETS,
   [METRIC.queueWorkDuration]: WORKQUEUE_BUCKETS,
   [DOMAIN_METRIC.provisioningDuration]: PROVISIONING_BUCKETS,
+  [DOMAIN_METRIC.queueWait]: QUEUE_WAIT_BUCKETS,
   [DOMAIN_METRIC.restDuration]: REST_BUCKETS,
 };
 

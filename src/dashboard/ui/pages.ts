@@ -1,12 +1,15 @@
 // The pages, one function each: a page is its content plus, for the live ones, an update that applies
-// the live stream's changes to the rows they touch. Request detail reloads when its request changes.
-import type { CapacityAnswer, ItemsAnswer, RequestDetailAnswer } from "../answers.js";
+// the live stream's changes to the rows they touch. Request detail reloads when its request changes;
+// the queue (group page) and a request's queue facts are fetched again when its group or requests change.
+import type { CapacityAnswer, ItemsAnswer, QueueAnswer, RequestDetailAnswer } from "../answers.js";
+import { isFinalState } from "../../api/lifecycle.js";
 import type { Operation } from "../../api/operation.js";
 import type { Attrs, Child } from "./dom.js";
 import { api } from "./client.js";
 import { chart } from "./chart.js";
 import { h, updateKeyed } from "./dom.js";
-import { fmtTime, keyOf, num } from "./format.js";
+import { fetchQueue, queueFacts, queueTable, whileShown } from "./queue.js";
+import { fmtTime, keyOf } from "./format.js";
 import { store, type Changes } from "./store.js";
 import {
   GROUP_CARDS,
@@ -60,29 +63,61 @@ export function requestsPage(params: URLSearchParams): Page {
   };
 }
 
+/** The queue, or what kept it from being read (a user may see the group but not list its requests). */
+const queueOrError = (namespace: string, group: string): Promise<QueueAnswer | Error> =>
+  fetchQueue(namespace, group).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+
+/** Whether a change of the stream touches the queue of `namespace/group` (the group or any request of it). */
+const touchesQueue = (changes: Changes, namespace: string, group: string): boolean =>
+  changes.groups.has(`${namespace}/${group}`) ||
+  [...changes.requests].some((k) => {
+    const r = store.requests.get(k);
+    // A deleted request is gone from the store: any change in the namespace may have been of this group.
+    return k.startsWith(`${namespace}/`) && (r === undefined || r.group === group);
+  });
+
 export async function groupPage(namespace: string, name: string): Promise<Page> {
   const key = `${namespace}/${name}`;
-  const capacity = await api<CapacityAnswer>(`/groups/${namespace}/${name}/capacity`);
+  const [capacity, queue] = await Promise.all([
+    api<CapacityAnswer>(`/groups/${namespace}/${name}/capacity`),
+    queueOrError(namespace, name),
+  ]);
   let card = groupCard(store.groups.get(key) ?? capacity.group);
+  const forecastOf = (q: QueueAnswer | Error) =>
+    q instanceof Error ? undefined : { queue: q, minSize: store.groups.get(key)?.min ?? capacity.group.min };
   const chartSection = h(
     "section",
     { class: "card", "aria-label": "Capacity over time" },
-    h("h2", null, "Capacity over time"),
-    chart(capacity.points, Date.now()),
+    h("h2", null, "Capacity over time and forecast"),
+    chart(capacity.points, Date.now(), forecastOf(queue)),
   );
+  const queueSection =
+    queue instanceof Error
+      ? {
+          element: h("p", { class: "muted" }, `The queue is not available: ${queue.message}`),
+          show: undefined,
+        }
+      : queueTable(namespace, name, queue);
   const table = requestsTable(
     (r) => r.namespace === namespace && r.group === name,
     (count) => `${count} request(s)`,
   );
-  /** A new point is recorded whenever the group changes: fetch the history again. */
-  const redrawChart = async () => {
-    const { points } = await api<CapacityAnswer>(`/groups/${namespace}/${name}/capacity`);
-    chartSection.lastElementChild?.replaceWith(chart(points, Date.now()));
+  /** The history gains a point whenever the group changes, the queue whenever anything of it does. */
+  const redraw = async () => {
+    const [{ points }, q] = await Promise.all([
+      api<CapacityAnswer>(`/groups/${namespace}/${name}/capacity`),
+      queueOrError(namespace, name),
+    ]);
+    if (!(q instanceof Error)) queueSection.show?.(q);
+    chartSection.lastElementChild?.replaceWith(chart(points, Date.now(), forecastOf(q)));
   };
+  whileShown(chartSection, redraw);
   return {
     content: [
       h("h1", null, `Group ${name}`),
       h("div", { class: "grid2" }, card, chartSection),
+      h("h2", null, "Queue"),
+      queueSection.element,
       h("h2", null, "Requests"),
       table.element,
     ],
@@ -92,21 +127,24 @@ export async function groupPage(namespace: string, name: string): Promise<Page> 
         const fresh = groupCard(group);
         card.replaceWith(fresh);
         card = fresh;
-        // The chart is not essential: a failed refresh keeps the previous one.
-        redrawChart().catch(() => undefined);
       }
+      // The chart and the queue are not essential: a failed refresh keeps the previous ones.
+      if (touchesQueue(changes, namespace, name)) redraw().catch(() => undefined);
       if (changes.requests.size > 0) table.update(changes.requests);
       return undefined;
     },
   };
 }
 
-const kv = (...pairs: readonly [string, Child, Attrs?][]): HTMLElement =>
+const kvList = (className: string, pairs: readonly (readonly [string, Child, Attrs?])[]): HTMLElement =>
   h(
     "dl",
-    { class: "kv" },
+    { class: className },
     pairs.map(([term, value, attrs]) => [h("dt", null, term), h("dd", attrs ?? null, value)]),
   );
+const kv = (...pairs: readonly [string, Child, Attrs?][]): HTMLElement => kvList("kv", pairs);
+/** Lists of the request summary, whose columns line up with each other. */
+const aligned = (...pairs: readonly [string, Child, Attrs?][]): HTMLElement => kvList("kv aligned", pairs);
 
 const errorsText = (errors: readonly { code: string; message?: string | undefined }[]): string =>
   errors.map((e) => `${e.code}: ${e.message ?? ""}`).join("; ") || "—";
@@ -115,28 +153,48 @@ export async function requestPage(namespace: string, name: string): Promise<Page
   const d = await api<RequestDetailAnswer>(`/requests/${namespace}/${name}`);
   const r = d.request;
   const a = d.attempts;
+  const waiting = !isFinalState(r.state);
+  /** Position, what it waits for and its ETA, from the queue model on the server. */
+  const queueCard = (q: QueueAnswer | Error): HTMLElement => {
+    if (q instanceof Error) return aligned(["Queue", `not available: ${q.message}`]);
+    const facts = queueFacts(r.name, q);
+    // Not final yet out of the queue: cancelled or deleted, it leaves at the controller's next pass.
+    return facts ? aligned(...facts) : aligned(["Queue position", "— (leaving the queue)"]);
+  };
+  let queueFactsEl = waiting
+    ? queueCard(await queueOrError(namespace, r.group))
+    : aligned(["Queue position", "— (finished)"]);
+  const refreshQueue = async () => {
+    const fresh = queueCard(await queueOrError(namespace, r.group));
+    queueFactsEl.replaceWith(fresh);
+    queueFactsEl = fresh;
+  };
+  const summary = h(
+    "section",
+    { class: "card", "aria-label": "Summary" },
+    aligned(
+      ["State", stateBadge(r.state), { "data-field": "state" }],
+      ["Reason", r.reason ?? "—"],
+      ["Group", h("a", { href: `#/groups/${r.namespace}/${r.group}` }, `${r.namespace}/${r.group}`)],
+      ["Location", r.location ?? "—", { "data-field": "location" }],
+      ["Size", String(r.size)],
+    ),
+    queueFactsEl,
+    aligned(
+      ["Run until", fmtTime(r.runUntil)],
+      ["Created", fmtTime(r.created)],
+      ["Description", r.description ?? "—"],
+    ),
+    h("div", { class: "actions" }, cancelButton(r)),
+  );
+  if (waiting) whileShown(summary, refreshQueue);
   return {
     content: [
       h("h1", null, `Request ${r.name}`),
       h(
         "div",
         { class: "grid2" },
-        h(
-          "section",
-          { class: "card", "aria-label": "Summary" },
-          kv(
-            ["State", stateBadge(r.state), { "data-field": "state" }],
-            ["Reason", r.reason ?? "—"],
-            ["Group", h("a", { href: `#/groups/${r.namespace}/${r.group}` }, `${r.namespace}/${r.group}`)],
-            ["Location", r.location ?? "—", { "data-field": "location" }],
-            ["Size", String(r.size)],
-            ["Queue position", num(store.queuePosition(r))],
-            ["Run until", fmtTime(r.runUntil)],
-            ["Created", fmtTime(r.created)],
-            ["Description", r.description ?? "—"],
-          ),
-          h("div", { class: "actions" }, cancelButton(r)),
-        ),
+        summary,
         h(
           "section",
           { class: "card", "aria-label": "Timeline" },
@@ -179,14 +237,10 @@ export async function requestPage(namespace: string, name: string): Promise<Page
       operationsTable(d.operations),
     ],
     update: (changes) => {
-      const own = keyOf(r);
-      // Its state, or its queue position (another request of its group came or went).
-      const touched = [...changes.requests].some(
-        (k) =>
-          k === own ||
-          (r.queued && store.requests.get(k)?.group === r.group && k.startsWith(`${r.namespace}/`)),
-      );
-      return touched ? "reload" : undefined;
+      // Its own change rebuilds the page; one of its group's (the queue moved) refreshes its queue facts.
+      if (changes.requests.has(keyOf(r))) return "reload";
+      if (waiting && touchesQueue(changes, namespace, r.group)) refreshQueue().catch(() => undefined);
+      return undefined;
     },
   };
 }

@@ -1,6 +1,8 @@
 // The dashboard in Chromium against the operator process: a ResizeRequest created with kubectl shows
 // up on the open page within 2 s and its state changes arrive live (no reload); cancel from the UI
-// works for a user RBAC allows and is refused for one it does not; CSRF is enforced. Screenshots of
+// works for a user RBAC allows and is refused for one it does not; CSRF is enforced; a queued request
+// shows what it waits for and its exact ETA (on its page, in the group's queue table and as a forecast
+// on the capacity chart), computed by the queue model on the server. Screenshots of
 // the main pages (desktop and phone) go to test-artifacts/dashboard/.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -66,7 +68,8 @@ async function signedIn(
   return { context, page };
 }
 
-async function kubectlCreate(name: string, resizeBy: number): Promise<void> {
+async function kubectlCreate(name: string, resizeBy: number, runSeconds?: number): Promise<void> {
+  const run = runSeconds === undefined ? "" : `, requestedRunDuration: { seconds: "${runSeconds}" }`;
   const file = path.join(dir, `${name}.yaml`);
   writeFileSync(
     file,
@@ -74,7 +77,7 @@ async function kubectlCreate(name: string, resizeBy: number): Promise<void> {
       `apiVersion: ${API_VERSION}`,
       "kind: ResizeRequest",
       `metadata: { name: ${name}, namespace: ${ns.name} }`,
-      `spec: { instanceGroupManager: workers, resizeBy: ${resizeBy}, description: created with kubectl }`,
+      `spec: { instanceGroupManager: workers, resizeBy: ${resizeBy}, description: created with kubectl${run} }`,
       "",
     ].join("\n"),
   );
@@ -93,7 +96,8 @@ test("kubectl-created requests appear within 2 s and change state live; cancel w
     (window as unknown as { marker: number }).marker = 42;
   });
 
-  await kubectlCreate("live-a", 1);
+  // With a run duration: its release is when capacity frees, so the ETA of the request behind is exact.
+  await kubectlCreate("live-a", 1, 3600);
   const created = Date.now();
   await row(page, "live-a").waitFor({ timeout: 2_000 });
   expect(Date.now() - created).toBeLessThan(2_000);
@@ -112,6 +116,40 @@ test("kubectl-created requests appear within 2 s and change state live; cancel w
     .filter({ hasText: "ACCEPTED" })
     .waitFor({ timeout: 10_000 });
   await page.screenshot({ path: path.join(ARTIFACTS, "requests.png"), fullPage: true });
+
+  // Its page says what it waits for and when it is expected: exact, as live-a's release frees the room.
+  await row(page, "live-b").getByRole("link", { name: "live-b" }).click();
+  await page.getByRole("heading", { name: "Request live-b" }).waitFor();
+  await page
+    .locator("[data-field=waitingFor]")
+    .filter({ hasText: "Room under maxSize: it needs 3 instances, 2 free (1 of 3 in use)." })
+    .waitFor();
+  await page
+    .locator('[data-field=eta] .eta[data-basis="exact"]')
+    .filter({ hasText: /in 1h|in 59m/ })
+    .waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, "request-queued.png"), fullPage: true });
+  // The group page: the queue table's ETA column, and the forecast on the capacity chart.
+  await page.getByRole("link", { name: `${ns.name}/workers` }).click();
+  await page.getByRole("heading", { name: "Group workers" }).waitFor();
+  const queued = page.locator(`tr[data-queue="${ns.name}/live-b"]`);
+  await queued.locator('[data-field=eta] .eta[data-basis="exact"]').waitFor();
+  expect(await queued.locator("[data-field=waitingFor]").textContent()).toContain("Room under maxSize");
+  await page.locator('figure.chart circle.eta.exact[data-request="live-b"]').waitFor();
+  await page.locator("figure.chart path.release").first().waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, "group-queue.png"), fullPage: true });
+  // Kept live: a request queued behind shows up in the open queue table (no reload), and leaves it.
+  await kubectlCreate("live-c", 2);
+  const behind = page.locator(`tr[data-queue="${ns.name}/live-c"]`);
+  await behind
+    .locator("[data-field=waitingFor]")
+    .filter({ hasText: "Its turn: 1 request ahead of it, first live-b" })
+    .waitFor({ timeout: 10_000 });
+  await kubectl("delete", "resizerequest", "live-c", "-n", ns.name);
+  await behind.waitFor({ state: "detached", timeout: 15_000 });
+  expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
+  await page.click('a[data-nav="requests"]');
+  await row(page, "live-b").waitFor();
 
   // The viewer may read but not cancel: the UI's cancel is refused by RBAC, nothing changes.
   const viewer = await signedIn(VIEWER);
@@ -150,6 +188,7 @@ test("kubectl-created requests appear within 2 s and change state live; cancel w
   await page.goto(`${op.baseUrl}/#/requests/${ns.name}/live-a`);
   await page.getByRole("heading", { name: "Request live-a" }).waitFor();
   await page.getByText("Succeeded=True").waitFor();
+  await page.getByText("— (finished)").waitFor();
   await page.screenshot({ path: path.join(ARTIFACTS, "request-detail-succeeded.png"), fullPage: true });
 
   await page.goto(`${op.baseUrl}/#/groups/${ns.name}/workers`);

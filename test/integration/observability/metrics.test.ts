@@ -1,10 +1,11 @@
 // /metrics of a real operator process after a request SUCCEEDED: controller-runtime's reconcile and
-// work-queue families, the leader gauge, and the domain metrics computed from the caches.
+// work-queue families, the leader gauge, and the domain metrics computed from the caches; then a
+// request queued behind it shows as the head's ETA (exact: capacity frees at the first one's release).
 import { freePort } from "../../../testbed/processes.js";
 import { installApi } from "../api/install.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
-import { createGroup, createRequest, createWorkers, untilState } from "../../support/resize.js";
+import { createGroup, createRequest, createWorkers, getRequest, untilState } from "../../support/resize.js";
 
 let ns: Awaited<ReturnType<typeof createTestNamespace>>;
 let operator: OperatorProcess;
@@ -42,7 +43,11 @@ function value(text: string, series: string): number | undefined {
 test("after a request SUCCEEDED, /metrics reports it by name and value", async () => {
   await createWorkers(ns.name, "w", 0);
   await createGroup(ns.name, "w", { maxSize: 5 });
-  await createRequest(ns.name, "one", { instanceGroupManager: "w", resizeBy: 1 });
+  await createRequest(ns.name, "one", {
+    instanceGroupManager: "w",
+    resizeBy: 1,
+    requestedRunDuration: { seconds: "3600" },
+  });
   expect((await untilState(ns.name, "one", ["SUCCEEDED", "FAILED"])).status?.state).toBe("SUCCEEDED");
 
   // The caches (and the last reconcile) catch up with the final status write a moment after the API
@@ -75,4 +80,21 @@ test("after a request SUCCEEDED, /metrics reports it by name and value", async (
   expect(value(text, "resize_events_emitted_total")).toBeGreaterThanOrEqual(3);
   expect(value(text, "resize_events_dropped_total")).toBe(0);
   expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+  expect(
+    value(text, `resize_queue_wait_seconds_count{namespace="${ns.name}",group="w",outcome="started"}`),
+  ).toBe(1);
+  // Nothing queued: no head, no ETA series.
+  expect(text).not.toContain(`resize_queue_head_eta_seconds{namespace="${ns.name}"`);
+
+  // 5 more do not fit under maxSize 5 until "one" is released in an hour: the head's ETA is exact.
+  await createRequest(ns.name, "two", { instanceGroupManager: "w", resizeBy: 5 });
+  const eta = await eventually("the head's ETA", async () =>
+    value(await scrape(), `resize_queue_head_eta_seconds{namespace="${ns.name}",group="w",basis="exact"}`),
+  );
+  const { status } = await getRequest(ns.name, "one");
+  // Its release at runUntil plus the attempt duration "one" took, seen from a scrape after it succeeded.
+  const ms = (t: string | undefined): number => Date.parse(t ?? "");
+  const took = ms(status?.succeededTime) - ms(status?.provisioningStartedTime);
+  expect(eta).toBeGreaterThan(0);
+  expect(eta).toBeLessThanOrEqual((ms(status?.runUntil) + took - ms(status?.succeededTime)) / 1000);
 });

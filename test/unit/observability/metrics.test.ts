@@ -7,7 +7,7 @@ import { resizeEvents } from "../../../src/controller/events.js";
 import { REQUEST_INDEXERS } from "../../../src/controller/setup.js";
 import type { RecorderStats } from "../../../src/events/recorder.js";
 import {
-  attemptMetrics,
+  planEventMetrics,
   PromMetrics,
   registerDomainMetrics,
   restMetrics,
@@ -16,6 +16,7 @@ import {
 import { METRIC } from "../../../src/runtime/metrics.js";
 import { Store } from "../../../src/runtime/store.js";
 import { Controller } from "../../../src/runtime/controller.js";
+import { InMemoryMetrics } from "../../support/in-memory-metrics.js";
 
 /** The value of one sample line, e.g. `name{a="b"}`, in the text exposition. */
 function sample(text: string, series: string): number | undefined {
@@ -102,7 +103,10 @@ describe("domain metrics", () => {
   test("requests by state and queue length per group are computed from the caches at scrape time", async () => {
     const requests = new Store<ResizeRequest>(REQUEST_INDEXERS);
     const groups = new Store<InstanceGroupManager>();
-    groups.set({ metadata: { name: "g", namespace: "ns" } } as InstanceGroupManager);
+    groups.set({
+      metadata: { name: "g", namespace: "ns" },
+      spec: { targetRef: { kind: "Deployment", name: "w" }, minSize: 0 },
+    } as InstanceGroupManager);
     for (const r of [
       rr("a", "g", "SUCCEEDED"),
       rr("b", "g", "ACCEPTED", true),
@@ -141,7 +145,7 @@ describe("domain metrics", () => {
 
   test("attempt outcomes and durations come from the executor's plan events", async () => {
     const m = new PromMetrics();
-    const hook = attemptMetrics(m, () => Date.parse("2026-01-01T00:00:42Z"));
+    const hook = planEventMetrics(m, () => Date.parse("2026-01-01T00:00:42Z"));
     const before = {
       ...rr("a", "g", "ACCEPTED"),
       status: {
@@ -165,6 +169,116 @@ describe("domain metrics", () => {
       12,
     );
     expect(text).not.toContain('outcome="Accepted"');
+  });
+});
+
+describe("queue metrics", () => {
+  const NOW = Date.parse("2026-01-01T01:00:00Z");
+  const at = (s: number): string => new Date(NOW + s * 1000).toISOString();
+  const request = (name: string, created: number, status: ResizeRequest["status"], run?: number) =>
+    ({
+      apiVersion: "compute.resize-operator.dev/v1",
+      kind: "ResizeRequest",
+      metadata: { name, namespace: "ns", creationTimestamp: at(created) },
+      spec: {
+        instanceGroupManager: "g",
+        resizeBy: 2,
+        cancel: false,
+        ...(run !== undefined && { requestedRunDuration: { seconds: String(run) } }),
+      },
+      status,
+    }) as ResizeRequest;
+  const group = (name: string, maxSize: number | undefined, targetSize: number) =>
+    ({
+      metadata: { name, namespace: "ns" },
+      spec: { targetRef: { kind: "Deployment", name: "w" }, minSize: 0, ...(maxSize && { maxSize }) },
+      status: { targetSize, readyInstances: targetSize },
+    }) as InstanceGroupManager;
+
+  test("the head's ETA per group is computed at scrape time with the queue model; unknown is absent", async () => {
+    const requests = new Store<ResizeRequest>(REQUEST_INDEXERS);
+    const groups = new Store<InstanceGroupManager>();
+    // g: 4 of maxSize 4, held by a request released in 90 s; attempts take 30 s → head ready in 120 s.
+    groups.set(group("g", 4, 4));
+    requests.set(
+      request(
+        "held",
+        -600,
+        {
+          state: "SUCCEEDED",
+          attempts: 1,
+          provisioningStartedTime: at(-530),
+          succeededTime: at(-500),
+          runUntil: at(90),
+        },
+        590,
+      ),
+    );
+    requests.set(request("head", -60, { state: "ACCEPTED" }));
+    // empty: nothing queued; blind: queued, but no attempt of that group ever succeeded (unknown).
+    groups.set(group("empty", 4, 0));
+    groups.set(group("blind", 4, 0));
+    requests.set({
+      ...request("first", -10, { state: "ACCEPTED" }),
+      spec: { ...request("first", -10, undefined).spec, instanceGroupManager: "blind" },
+    });
+    const m = new PromMetrics();
+    let now = NOW;
+    registerDomainMetrics(m, {
+      requests,
+      groups,
+      recorderStats: () => ({
+        emitted: 0,
+        invalid: 0,
+        dropped: 0,
+        failed: 0,
+        written: 0,
+        retried: 0,
+        buffered: 0,
+        series: 0,
+      }),
+      now: () => now,
+    });
+    let text = await m.metrics();
+    expect(sample(text, 'resize_queue_head_eta_seconds{namespace="ns",group="g",basis="exact"}')).toBe(120);
+    expect(text).not.toMatch(/resize_queue_head_eta_seconds\{[^}]*group="(empty|blind)"/);
+    expect(text).toContain("# HELP resize_queue_head_eta_seconds Seconds from now until the head");
+    // Derived on read: a later scrape gives a nearer ETA, nothing was stored.
+    now += 20_000;
+    text = await m.metrics();
+    expect(sample(text, 'resize_queue_head_eta_seconds{namespace="ns",group="g",basis="exact"}')).toBe(100);
+  });
+
+  test("queue wait is observed when a request first leaves the queue; deadlines are counted per group", () => {
+    const m = new InMemoryMetrics();
+    const hook = planEventMetrics(m, () => NOW);
+    const notice = (
+      event: (typeof resizeEvents)[keyof typeof resizeEvents],
+      before: ResizeRequest,
+      group = "g",
+    ) => {
+      hook({
+        namespace: "ns",
+        group,
+        event: { request: before.metadata.name ?? "", event, note: "" },
+        before,
+      });
+    };
+    // Started its first attempt after 90 s in the queue.
+    notice(resizeEvents.ProvisioningStarted, request("a", -90, { state: "ACCEPTED" }));
+    // A retry after a failed attempt is not a queue wait.
+    notice(resizeEvents.ProvisioningStarted, request("b", -900, { state: "ACCEPTED", attempts: 1 }));
+    notice(resizeEvents.Cancelled, request("c", -30, { state: "ACCEPTED" }));
+    notice(resizeEvents.QueueDeadlineExceeded, request("d", -600, { state: "ACCEPTED" }), "h");
+    notice(resizeEvents.QueueDeadlineExceeded, request("e", -700, { state: "ACCEPTED", attempts: 2 }), "h");
+    notice(resizeEvents.Succeeded, request("f", -700, { state: "ACCEPTED" }));
+    const wait = (group: string, outcome: string) =>
+      m.get("resize_queue_wait_seconds", { namespace: "ns", group, outcome });
+    expect(wait("g", "started")).toEqual({ count: 1, sum: 90, max: 90 });
+    expect(wait("g", "cancelled")).toEqual({ count: 1, sum: 30, max: 30 });
+    expect(wait("h", "deadline")).toEqual({ count: 1, sum: 600, max: 600 });
+    expect(m.get("resize_queue_deadline_exceeded_total", { namespace: "ns", group: "h" })).toBe(2);
+    expect(m.get("resize_queue_deadline_exceeded_total", { namespace: "ns", group: "g" })).toBeUndefined();
   });
 });
 
