@@ -6,6 +6,7 @@ import { isFinalState } from "../api/lifecycle.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import type { EventSummary } from "../dashboard/views.js";
 import type { Eta, QueueInsight, RequestInsight, WaitingFor } from "../queue/insight.js";
+import { waitingForSentence } from "../queue/text.js";
 
 /** A time in text and tables: RFC 3339 to the second, as kubectl prints times. */
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -35,27 +36,6 @@ export function etaText(eta: Eta, now: number): string {
   if (eta.basis === "unknown") return `unknown: ${eta.reason}`;
   const when = eta.time <= now ? "now" : `in ${humanDuration(eta.time - now)}`;
   return `${iso(eta.time)} (${when}; ${eta.basis}, attempt expected to start at ${iso(eta.start)})`;
-}
-
-export function waitingForText(w: WaitingFor): string {
-  switch (w.kind) {
-    case "GroupMissing":
-      return `InstanceGroupManager ${w.group} does not exist`;
-    case "TargetMissing":
-      return `the target ${w.target} is missing or has no /scale`;
-    case "Capacity":
-      return `room under maxSize: needs ${w.needs}, room ${w.room} (${w.replicas} of maxSize ${w.maxSize} in use)`;
-    case "Backoff":
-      return `backoff after a failed attempt, until ${iso(w.until)}`;
-    case "Unschedulable":
-      return `the last attempt's pods were Unschedulable: ${w.message}${w.until === undefined ? "" : ` (next attempt at ${iso(w.until)})`}`;
-    case "Attempt":
-      return `its attempt ${w.attempt} in progress (${w.phase}, started ${iso(w.startedTime)})`;
-    case "Starting":
-      return "nothing: its attempt starts at the controller's next pass";
-    case "BehindHead":
-      return `the head of the queue, ${w.head} (${w.ahead} ahead)`;
-  }
 }
 
 /** A short form for the WAITING FOR column. */
@@ -192,7 +172,7 @@ export function explainText(e: Explained, now: number): string {
     lines.push(
       `Position:       ${e.insight.position} of ${e.queueLength}`,
       `Waiting since:  ${iso(e.insight.waitingSince)} (${humanDuration(now - e.insight.waitingSince)})`,
-      `Waiting for:    ${waitingForText(e.insight.waitingFor)}`,
+      `Waiting for:    ${waitingForSentence(e.insight.waitingFor, iso)}`,
       `ETA:            ${etaText(e.insight.eta, now)}`,
     );
     const deadline = e.insight.queueDeadline;

@@ -4,7 +4,7 @@
 // minSize), a dot when each queued request is expected to be ready, and a mark where capacity frees.
 import type { QueueAnswer } from "../answers.js";
 import type { CapacityPoint } from "../views.js";
-import { relativeTime } from "../queue-text.js";
+import { relativeTime } from "../../queue/text.js";
 import { h, s } from "./dom.js";
 import { num } from "./format.js";
 

@@ -4,7 +4,7 @@
 // requests changed, and every REFRESH_MS so that relative times ("in 3m") and estimates follow the clock.
 import type { QueueAnswer } from "../answers.js";
 import type { Eta, RequestInsight } from "../../queue/insight.js";
-import { durationText, etaBasisText, relativeTime, waitingForSentence } from "../queue-text.js";
+import { durationText, etaBasisText, relativeTime, waitingForSentence } from "../../queue/text.js";
 import { api } from "./client.js";
 import { h, updateKeyed } from "./dom.js";
 

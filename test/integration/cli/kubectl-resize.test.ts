@@ -169,7 +169,9 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
   expect(explain).toMatchObject({ code: 0, stderr: "" });
   expect(explain.stdout).toMatch(/State: +ACCEPTED/);
   expect(explain.stdout).toMatch(/Position: +2 of 3/);
-  expect(explain.stdout).toMatch(/Waiting for: +the head of the queue, q1 \(1 ahead\)/);
+  expect(explain.stdout).toMatch(
+    /Waiting for: +Its turn: 1 request ahead of it, first q1 \(first come, first served\)\./,
+  );
   expect(explain.stdout).toContain(`ETA:            ${second(q2Eta)} (in `);
   expect(explain.stdout).toMatch(/; exact, attempt expected to start at /);
   expect(explain.stdout).toMatch(/Events:\n {2}TYPE +REASON +AGE +MESSAGE\n {2}Normal +Accepted /);

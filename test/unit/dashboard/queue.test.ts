@@ -11,7 +11,7 @@ import {
   etaBasisText,
   relativeTime,
   waitingForSentence,
-} from "../../../src/dashboard/queue-text.js";
+} from "../../../src/queue/text.js";
 import { groupQueue, queueAnswer, statusTarget } from "../../../src/dashboard/queue-view.js";
 import { projectedTarget } from "../../../src/dashboard/ui/chart.js";
 import type { WaitingFor } from "../../../src/queue/insight.js";
@@ -234,6 +234,8 @@ describe("the chart's forecast", () => {
     state: "ACCEPTED",
     waitingFor: kind,
     eta,
+    queueDeadline: undefined,
+    missesDeadline: false,
   });
 
   test("adds each queued request at its expected start and takes releases off (never below minSize)", () => {

@@ -8,7 +8,6 @@ import {
   queueDocument,
   queueTable,
   serialize,
-  waitingForText,
 } from "../../../src/plugin/format.js";
 import { errorLine } from "../../../src/plugin/main.js";
 import type { QueueInsight } from "../../../src/queue/insight.js";
@@ -95,22 +94,6 @@ test("-o json and -o yaml carry times to the millisecond", () => {
   expect(parse(serialize(doc, "yaml"))).toEqual(json);
 });
 
-test.each([
-  [{ kind: "GroupMissing", group: "pool" }, "InstanceGroupManager pool does not exist"],
-  [{ kind: "Backoff", until: NOW }, "backoff after a failed attempt, until 2025-01-01T00:10:00Z"],
-  [
-    { kind: "Unschedulable", message: "0/4 nodes are available", until: undefined },
-    "the last attempt's pods were Unschedulable: 0/4 nodes are available",
-  ],
-  [
-    { kind: "Attempt", attempt: 2, phase: "Applied", startedTime: NOW },
-    "its attempt 2 in progress (Applied, started 2025-01-01T00:10:00Z)",
-  ],
-  [{ kind: "Starting" }, "nothing: its attempt starts at the controller's next pass"],
-] as const)("waitingForText(%j)", (w, text) => {
-  expect(waitingForText(w)).toBe(text);
-});
-
 test("explain: state, position, what it waits for, ETA, last attempt error, events", () => {
   const request: ResizeRequest = {
     apiVersion: "compute.resize-operator.dev/v1",
@@ -152,7 +135,7 @@ test("explain: state, position, what it waits for, ETA, last attempt error, even
       "State:          ACCEPTED (WaitingForCapacity)",
       "Position:       1 of 2",
       "Waiting since:  2025-01-01T00:08:45Z (75s)",
-      "Waiting for:    room under maxSize: needs 2, room 0 (4 of maxSize 4 in use)",
+      "Waiting for:    Room under maxSize: it needs 2 instances, 0 free (4 of 4 in use).",
       "ETA:            2025-01-01T00:10:21Z (in 21s; exact, attempt expected to start at 2025-01-01T00:10:20Z)",
       "Last attempt:",
       "  PROVISIONING_TIMEOUT: only 1 of 2 ready",

@@ -1,7 +1,8 @@
 // The queue insight in words: what a request waits for, how its ETA was derived, and a time relative to
 // now ("in 3m"). Shared by the server and the browser UI (which re-renders relative times as the clock
-// moves), so this module imports types only (test/unit/dashboard/ui-imports.test.ts).
-import type { Eta, WaitingFor } from "../queue/insight.js";
+// moves) and by `kubectl resize`, so this module imports types only
+// (test/unit/dashboard/ui-imports.test.ts).
+import type { Eta, WaitingFor } from "./insight.js";
 
 /** Formats a moment (ms since the epoch) for the reader: local time in the browser, ISO in tests. */
 export type TimeFormat = (ms: number) => string;
