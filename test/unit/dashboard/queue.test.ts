@@ -6,12 +6,7 @@ import { API_VERSION } from "../../../src/api/names.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { REQUEST_INDEXERS } from "../../../src/controller/setup.js";
 import type { QueueAnswer } from "../../../src/dashboard/answers.js";
-import {
-  durationText,
-  etaBasisText,
-  relativeTime,
-  waitingForSentence,
-} from "../../../src/queue/text.js";
+import { durationText, etaBasisText, relativeTime, waitingForSentence } from "../../../src/queue/text.js";
 import { groupQueue, queueAnswer, statusTarget } from "../../../src/dashboard/queue-view.js";
 import { projectedTarget } from "../../../src/dashboard/ui/chart.js";
 import type { WaitingFor } from "../../../src/queue/insight.js";
