@@ -4,7 +4,7 @@
 // the plugin prints exact ETAs for the two requests queued behind them, and they are met within 2 s
 // when the releases happen. Then cancel, wait (met, timed out, another final state), errors and --help.
 import { execFile } from "node:child_process";
-import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -206,3 +206,32 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
   expect(missedBy(q1, q1Eta)).toBeLessThanOrEqual(2 * SEC);
   expect(missedBy(q2, q2Eta)).toBeLessThanOrEqual(2 * SEC);
 }, 180_000);
+
+test("every command docs/kubectl-plugin.md shows runs as shown, in a namespace of the test's", async () => {
+  // The doc's scenario: group gpu-pool (maxSize 4) held by a request with a run duration, and
+  // train-a, train-b, eval-c queued behind it. Only the namespace differs (team-a → the test's).
+  const doc = readFileSync(path.join(repoRoot, "docs/kubectl-plugin.md"), "utf8");
+  const shown = [...doc.matchAll(/^\$ kubectl resize (.+)$/gm)].map((m) => m[1] ?? "");
+  expect(shown.length).toBeGreaterThanOrEqual(6);
+  await createWorkers(ns.name, "gpu-pool");
+  await createGroup(ns.name, "gpu-pool", { maxSize: 4 });
+  await createRequest(ns.name, "holder", {
+    instanceGroupManager: "gpu-pool",
+    resizeBy: 4,
+    requestedRunDuration: { seconds: "5" },
+  });
+  await untilState(ns.name, "holder", ["SUCCEEDED"]);
+  for (const [name, size] of [
+    ["train-a", 2],
+    ["train-b", 2],
+    ["eval-c", 1],
+  ] as const)
+    await createRequest(ns.name, name, { instanceGroupManager: "gpu-pool", resizeBy: size });
+  for (const line of shown) {
+    const args = line.replace(/-n team-a\b/, `-n ${ns.name}`).split(/\s+/);
+    const result = await kubectlResize(...args);
+    // The doc shows `echo $?` → 1 after waiting on the cancelled eval-c; every other command succeeds.
+    const expected = /^wait eval-c\b/.test(line) ? 1 : 0;
+    expect([line, result.code, result.stderr]).toEqual([line, expected, expected ? expect.any(String) : ""]);
+  }
+}, 120_000);
