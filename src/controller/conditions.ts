@@ -9,15 +9,24 @@ export interface ConditionInput {
   readonly message: string;
 }
 
+/** The list with `input` set; the very same list when it already says exactly that. */
 export function setCondition(
-  conditions: readonly Condition[] | undefined,
+  conditions: Condition[] | undefined,
   input: ConditionInput,
   now: string,
   observedGeneration: number,
 ): Condition[] {
+  const index = conditions?.findIndex((c) => c.type === input.type) ?? -1;
+  const previous = index >= 0 ? conditions?.[index] : undefined;
+  if (
+    conditions &&
+    previous?.status === input.status &&
+    previous.reason === input.reason &&
+    previous.message === input.message &&
+    previous.observedGeneration === observedGeneration
+  )
+    return conditions;
   const list = [...(conditions ?? [])];
-  const index = list.findIndex((c) => c.type === input.type);
-  const previous = index >= 0 ? list[index] : undefined;
   const next: Condition = {
     ...input,
     observedGeneration,

@@ -120,21 +120,24 @@ class RequestDraft {
     return this.view.name;
   }
 
+  // Each change below keeps the very same status object when it changes nothing, so a request the pass
+  // leaves as it was is recognised by identity (change()), without copying or comparing its status.
   patch(fields: Partial<ResizeRequestStatus>): void {
+    const current = this.status as Record<string, unknown>;
+    if (Object.entries(fields).every(([key, value]) => current[key] === value)) return;
     this.status = { ...this.status, ...fields };
   }
 
   /** Removes optional status fields (set to undefined) so they disappear from the written object. */
   clear(...fields: (keyof ResizeRequestStatus)[]): void {
+    if (fields.every((field) => !(field in this.status))) return;
     const drop = new Set<string>(fields);
     this.status = Object.fromEntries(Object.entries(this.status).filter(([key]) => !drop.has(key)));
   }
 
   condition(input: ConditionInput): void {
-    this.status = {
-      ...this.status,
-      conditions: setCondition(this.status.conditions, input, this.now, this.view.generation),
-    };
+    const conditions = setCondition(this.status.conditions, input, this.now, this.view.generation);
+    if (conditions !== this.status.conditions) this.status = { ...this.status, conditions };
   }
 
   emit(event: EventDefinition, note: string): void {
@@ -185,7 +188,7 @@ class RequestDraft {
   }
 
   change(): RequestChange | undefined {
-    const statusChanged = !sameData(this.status, this.view.status);
+    const statusChanged = this.status !== this.view.status && !sameData(this.status, this.view.status);
     const finalizer =
       this.finalizer === "add" && !this.view.hasFinalizer
         ? "add"

@@ -89,7 +89,12 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
       before.metadata.generation !== after.metadata.generation ||
       before.metadata.deletionTimestamp !== after.metadata.deletionTimestamp,
   );
-  controller.watchMapped(requests, (rr) => [groupKeyOf(rr)]);
+  // A change to a request out of play before and after (a finished one's labels, a resync) needs no pass.
+  controller.watchMapped(
+    requests,
+    (rr) => [groupKeyOf(rr)],
+    (before, after) => inPlay(requestView(before)) || inPlay(requestView(after)),
+  );
   mgr.addController(controller);
   return controller;
 }
