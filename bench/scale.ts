@@ -22,8 +22,8 @@ import {
   report,
   round,
   startOperator,
-  untilAllSucceeded,
   untilReady,
+  watchAllSucceeded,
 } from "./lib.js";
 
 const CONCURRENCY = 4;
@@ -55,6 +55,7 @@ async function drainRate(cli: string, http: KubeHttp, c: Case): Promise<number> 
     );
     await pool(names("r", c.queued), 16, (name) => createRequest(http, ns.name, name, GROUP));
     log(`scale: ${label}: fixture in ${Math.round((Date.now() - started) / 1000)} s`);
+    const allSucceeded = await watchAllSucceeded(http, ns.name, c.finished + c.queued);
     const op = await startOperator(cli, {
       name: `scale-${c.queued}-${c.finished}`,
       namespace: ns.name,
@@ -62,7 +63,7 @@ async function drainRate(cli: string, http: KubeHttp, c: Case): Promise<number> 
     });
     try {
       await untilReady(op);
-      const doneAt = await untilAllSucceeded(http, ns.name, c.finished + c.queued, 3_600_000);
+      const doneAt = await allSucceeded(3_600_000);
       const controllerStarted = logTime(op.log, "controller started");
       if (controllerStarted === undefined) throw new Error(`no "controller started" in ${op.log}`);
       const rate = c.queued / ((doneAt - controllerStarted) / 1000);

@@ -23,8 +23,8 @@ import {
   round,
   rrPath,
   startOperator,
-  untilAllSucceeded,
   untilReady,
+  watchAllSucceeded,
   workloadPath,
   writesBetween,
 } from "./lib.js";
@@ -124,6 +124,7 @@ export async function throughput(cli: string, profileDir?: string): Promise<void
 
   log("throughput: operator fixture");
   const f = await fixture(http, "bench-tp");
+  const allSucceeded = await watchAllSucceeded(http, f.ns, REQUESTS);
   const o0 = await apiServerRequests(kc);
   const op = await startOperator(cli, {
     name: "throughput",
@@ -132,7 +133,7 @@ export async function throughput(cli: string, profileDir?: string): Promise<void
     nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
   });
   await untilReady(op);
-  const doneAt = await untilAllSucceeded(http, f.ns, REQUESTS, 600_000);
+  const doneAt = await allSucceeded(600_000);
   const startedAt = logTime(op.log, "controller started");
   if (startedAt === undefined) throw new Error(`no "controller started" in ${op.log}`);
   // Let the last group-status writes and events land before counting.
