@@ -17,7 +17,7 @@ const BENCHES: Record<string, (cli: string) => Promise<void>> = {
   throughput: (cli) => throughput(cli, profileDir("throughput")),
   rest: (cli) => restBench(cli, profileDir("rest")),
   "redis-topologies": redisTopologies,
-  scale,
+  scale: (cli) => scale(cli, profileDir("scale")),
   memory: memoryAndStartup,
   events: () => eventSeries(),
 };

@@ -7,6 +7,7 @@
 //    with a final status through the status subresource; the group's finishedRequestRetention keeps
 //    them for ten years, so none is deleted during the case); the rate behind 10,000 against none.
 // Memory and start-up with 100,000 cached requests are bench/memory.ts.
+import path from "node:path";
 import { KubeHttp } from "../src/runtime/kube-http.js";
 import {
   createGroupWithTarget,
@@ -41,7 +42,7 @@ interface Case {
   finished: number;
 }
 
-async function drainRate(cli: string, http: KubeHttp, c: Case): Promise<number> {
+async function drainRate(cli: string, http: KubeHttp, c: Case, profileDir?: string): Promise<number> {
   const label = `queued ${c.queued}, finished ${c.finished}`;
   const ns = await namespace(http, "bench-scale");
   try {
@@ -60,6 +61,9 @@ async function drainRate(cli: string, http: KubeHttp, c: Case): Promise<number> 
       name: `scale-${c.queued}-${c.finished}`,
       namespace: ns.name,
       args: [`--concurrency=${CONCURRENCY}`],
+      nodeArgs: profileDir
+        ? ["--cpu-prof", `--cpu-prof-dir=${path.join(profileDir, label.replace(/\W+/g, "-"))}`]
+        : [],
     });
     try {
       await untilReady(op);
@@ -77,7 +81,7 @@ async function drainRate(cli: string, http: KubeHttp, c: Case): Promise<number> 
   }
 }
 
-export async function scale(cli: string): Promise<void> {
+export async function scale(cli: string, profileDir?: string): Promise<void> {
   const http = new KubeHttp(kubeConfig());
   await installCrds(http);
   const rate = (table: Record<string, number>, key: number): number => table[key] ?? Number.NaN;
@@ -87,7 +91,7 @@ export async function scale(cli: string): Promise<void> {
   // History first: its cases are short, and each half reports as soon as it is measured.
   const byHistory: Record<string, number> = {};
   for (const finished of HISTORY)
-    byHistory[finished] = await drainRate(cli, http, { queued: NEW_BEHIND_HISTORY, finished });
+    byHistory[finished] = await drainRate(cli, http, { queued: NEW_BEHIND_HISTORY, finished }, profileDir);
   const historyRatio = rate(byHistory, 10_000) / rate(byHistory, 0);
   report({
     bench: "scale-history",
@@ -101,7 +105,8 @@ export async function scale(cli: string): Promise<void> {
   });
 
   const byDepth: Record<string, number> = {};
-  for (const queued of QUEUED) byDepth[queued] = await drainRate(cli, http, { queued, finished: 0 });
+  for (const queued of QUEUED)
+    byDepth[queued] = await drainRate(cli, http, { queued, finished: 0 }, profileDir);
   const depthRatio = rate(byDepth, 5_000) / rate(byDepth, 50);
   report({
     bench: "scale-depth",
