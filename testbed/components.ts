@@ -55,6 +55,18 @@ async function restartDependentsWhenReady(dir: string): Promise<void> {
   }
 }
 
+/** The restart of a restarted API server's dependents, in flight or done (see startComponent). */
+let dependentsRestart: Promise<void> = Promise.resolve();
+
+/**
+ * Resolves once the controller-manager and the scheduler run again after the last API-server restart
+ * this process made: a test that restarted the API server awaits it so the next test file gets a whole
+ * cluster, not one whose controllers are still being restarted.
+ */
+export function dependentsRestarted(): Promise<void> {
+  return dependentsRestart;
+}
+
 /** Starts a stopped component again with its recorded arguments; returns the new process. */
 export function startComponent(dir: string, name: ComponentName): ManagedProcess {
   const state = stateOrThrow(dir);
@@ -65,7 +77,7 @@ export function startComponent(dir: string, name: ComponentName): ManagedProcess
   const current = JSON.parse(readFileSync(file, "utf8")) as ClusterState;
   writeFileSync(file, JSON.stringify({ ...current, processes }, null, 2));
   if (name === "kube-apiserver")
-    restartDependentsWhenReady(dir).catch((err: unknown) => {
+    dependentsRestart = restartDependentsWhenReady(dir).catch((err: unknown) => {
       process.stderr.write(`[testbed] restarting the API server's dependents failed: ${String(err)}\n`);
     });
   return proc;

@@ -3,6 +3,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { setTimeout as sleep } from "node:timers/promises";
 import { GROUP, RESIZE_REQUEST, VERSION } from "../../src/api/names.js";
+import { dependentsRestarted } from "../../testbed/components.js";
 
 export function kubeConfig(): k8s.KubeConfig {
   const file = process.env.KUBECONFIG;
@@ -65,4 +66,31 @@ export async function eventually<T>(
       throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ""}`);
     await sleep(250);
   }
+}
+
+/** Taints the node lifecycle controller puts on a node whose kubelet (here kwok) stopped reporting. */
+const UNHEALTHY_TAINTS = new Set(["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]);
+
+/**
+ * After a test restarted the shared API server: waits until its controller-manager and scheduler run
+ * again and every node is Ready without an unreachable/not-ready taint, so the next test file finds the
+ * cluster as it was (a file that ran right after one outage saw its StatefulSets stall).
+ */
+export async function untilClusterRecovered(): Promise<void> {
+  await dependentsRestarted();
+  const core = kubeConfig().makeApiClient(k8s.CoreV1Api);
+  await eventually(
+    "every node Ready and untainted after the API-server restart",
+    async () => {
+      const nodes = (await core.listNode()).items;
+      const sick = nodes.filter(
+        (n) =>
+          !n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ||
+          (n.spec?.taints ?? []).some((t) => UNHEALTHY_TAINTS.has(t.key)),
+      );
+      if (nodes.length > 0 && sick.length === 0) return true;
+      throw new Error(`not recovered: ${sick.map((n) => n.metadata?.name ?? "").join(", ")}`);
+    },
+    180_000,
+  );
 }

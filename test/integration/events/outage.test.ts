@@ -9,7 +9,7 @@ import { httpKubeClient } from "../../../src/runtime/http-kube-client.js";
 import { KubeHttp } from "../../../src/runtime/kube-http.js";
 import { createEventRecorder } from "../../../src/events/recorder.js";
 import type { EmitRequest } from "../../../src/events/event.js";
-import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.js";
+import { createTestNamespace, eventually, kubeConfig, untilClusterRecovered } from "../../support/kube.js";
 import { createRegarding, listEvents, logger } from "./support.js";
 
 const OUTAGE_MS = 30_000;
@@ -66,6 +66,7 @@ test("with the API server stopped for 30 s, emit() returns at once and the event
         async () => ((await health.readyz({})) ? true : undefined),
         90_000,
       );
+      await untilClusterRecovered();
     }
     timed(event("AfterOutage"));
 
