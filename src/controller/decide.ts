@@ -232,7 +232,7 @@ function planScale(ctx: Ctx, request: string, from: number, replicas: number): v
 }
 
 function ready(target: TargetView & { found: true }): boolean {
-  return target.readyReplicas >= target.replicas;
+  return target.settled !== false && target.readyReplicas >= target.replicas;
 }
 
 function wantsCancel(r: RequestView): boolean {

@@ -155,7 +155,12 @@ export async function observeGroup(
     target === undefined
       ? undefined
       : target.found
-        ? { found: true, replicas: target.replicas, readyReplicas: target.readyReplicas }
+        ? {
+            found: true,
+            replicas: target.replicas,
+            readyReplicas: target.readyReplicas,
+            settled: target.settled,
+          }
         : target;
   const snapshot: GroupSnapshot = {
     nowMs,

@@ -40,7 +40,13 @@ export interface UnschedulablePod {
 
 /** The group's target as read just now through /scale (replicas) and the object (ready count). */
 export type TargetView =
-  | { readonly found: true; readonly replicas: number; readonly readyReplicas: number }
+  | {
+      readonly found: true;
+      readonly replicas: number;
+      readonly readyReplicas: number;
+      /** False while the workload has not caught up with its last change: its ready count is not trusted. */
+      readonly settled?: boolean;
+    }
   | { readonly found: false; readonly reason: "NotFound" | "NotScalable"; readonly message: string };
 
 export interface RequestView {

@@ -19,11 +19,32 @@ export type TargetRead =
       readonly found: true;
       readonly replicas: number;
       readonly readyReplicas: number;
+      /** False while the workload has not caught up with its last change (see settledOf). */
+      readonly settled: boolean;
       readonly selector: string | undefined;
       /** The Scale read, so that a change can be written under its resourceVersion without reading again. */
       readonly scale: Scale;
     }
   | { readonly found: false; readonly reason: "NotFound" | "NotScalable"; readonly message: string };
+
+/**
+ * Whether the target's ready count describes its current spec, as `kubectl rollout status` checks: its
+ * controller has observed the latest generation, and no instance beyond the wanted replicas is still
+ * there (after a scale-down the ready count keeps counting the pods being removed, so a scale-up right
+ * after it would look ready before any of its own instances is). Fields a kind does not report are
+ * not held against it.
+ */
+function settledOf(
+  object: unknown,
+  scale: { spec?: { replicas?: number }; status?: { replicas?: number } },
+): boolean {
+  const o = object as { metadata?: { generation?: unknown }; status?: { observedGeneration?: unknown } };
+  const generation = o.metadata?.generation;
+  const observed = o.status?.observedGeneration;
+  if (typeof generation === "number" && typeof observed === "number" && observed < generation) return false;
+  const current = scale.status?.replicas;
+  return !(typeof current === "number" && current > (scale.spec?.replicas ?? 0));
+}
 
 /** Reads a dotted path such as `status.readyReplicas`; anything but a number counts as 0. */
 function readCount(obj: unknown, path: string): number {
@@ -84,6 +105,7 @@ export class ScaleClient {
         found: true,
         replicas: scale.spec?.replicas ?? 0,
         readyReplicas: readCount(object, readyField),
+        settled: settledOf(object, scale),
         selector: scale.status?.selector,
         scale,
       };

@@ -170,6 +170,16 @@ describe("Applying: the change is recorded; was it applied?", () => {
     expect(statusOf(plan, "a").state).toBe("SUCCEEDED");
   });
 
+  test("a ready count the workload has not caught up with (instances still being removed) is not trusted", () => {
+    const stale = snap({ replicas: 5, ready: 8, requests: [head("Applied")] });
+    const target = { found: true as const, replicas: 5, readyReplicas: 8, settled: false };
+    const plan = decide({ ...stale, target }, CFG);
+    expect(statusOf(plan, "a").state).toBe("ACCEPTED");
+    expect(statusOf(plan, "a").reason).toBe("WaitingForInstances");
+    const caughtUp = decide({ ...stale, target: { ...target, readyReplicas: 5, settled: true } }, CFG);
+    expect(statusOf(caughtUp, "a").state).toBe("SUCCEEDED");
+  });
+
   describe("after success the next request in the queue starts in the same decision, from the new size", () => {
     const b = req("b", { created: T0 - 5 * MIN, status: acceptedAt("b", T0 - 5 * MIN) });
     const s = snap({ replicas: 5, ready: 5, requests: [head("Applied"), b] });
