@@ -11,7 +11,7 @@ import { ScaleClient } from "../controller/target.js";
 import { KubeEventView } from "../dashboard/event-view.js";
 import { eventSummary, type EventSummary } from "../dashboard/views.js";
 import { queueInsight, type QueueInsight, type TargetCounts } from "../queue/insight.js";
-import { ApiError, isForbidden, isNotFound } from "../runtime/api-errors.js";
+import { ApiError, isForbidden, isGone, isNotFound } from "../runtime/api-errors.js";
 import { EVENTS } from "../runtime/builtin-kinds.js";
 import { realClock } from "../runtime/clock.js";
 import { httpKubeClient } from "../runtime/http-kube-client.js";
@@ -193,23 +193,37 @@ async function waitCommand(s: Session, inv: Invocation, io: PluginIo): Promise<n
   });
   let resourceVersion = first.metadata.resourceVersion ?? "";
   let result: { rr: ResizeRequest; verdict: Verdict } | "deleted" | undefined;
+  const settle = (value: NonNullable<typeof result>): void => {
+    result = value;
+    abort.abort();
+  };
+  const observe = (rr: ResizeRequest): void => {
+    resourceVersion = rr.metadata.resourceVersion ?? resourceVersion;
+    const v = verdict(rr, inv.waitFor);
+    if (v !== undefined) settle({ rr, verdict: v });
+  };
+  // A function, not the property: the compiler would take the loop's test as still holding.
+  const stopped = (): boolean => abort.signal.aborted;
   try {
-    while (result === undefined && !abort.signal.aborted) {
-      await watch
-        .watch({ resourceVersion, timeoutSeconds: 60, signal: abort.signal }, (event) => {
-          if (event.type === "DELETED") result = "deleted";
-          if (event.type !== "ADDED" && event.type !== "MODIFIED") return;
-          const rr = RESIZE_REQUESTS.schema.parse(event.object);
-          resourceVersion = rr.metadata.resourceVersion ?? resourceVersion;
-          const v = verdict(rr, inv.waitFor);
-          if (v !== undefined) {
-            result = { rr, verdict: v };
-            abort.abort();
-          }
-        })
-        .catch((err: unknown) => {
-          if (!abort.signal.aborted) throw err;
+    while (!stopped()) {
+      try {
+        await watch.watch({ resourceVersion, timeoutSeconds: 60, signal: abort.signal }, (event) => {
+          if (event.type === "DELETED") settle("deleted");
+          else if (event.type === "ADDED" || event.type === "MODIFIED")
+            observe(RESIZE_REQUESTS.schema.parse(event.object));
         });
+      } catch (err) {
+        if (stopped()) break;
+        // The resourceVersion expired (etcd compacted it): read the request again and watch from
+        // there, as kubectl wait relists, instead of failing a wait that may have minutes to go.
+        if (!isGone(err)) throw err;
+        const current = await rrs.get({ namespace: s.namespace, name: inv.name }).catch((e: unknown) => {
+          if (isNotFound(e)) return undefined;
+          throw e;
+        });
+        if (current === undefined) settle("deleted");
+        else observe(current);
+      }
     }
   } finally {
     timer.cancel();
