@@ -26,7 +26,10 @@ export default {
       ],
       globalSetup: "<rootDir>/test/support/global-setup.js",
       // REST tests: every /compute/v1/ response is checked against the official compute document.
-      setupFilesAfterEnv: ["<rootDir>/test/support/validate-responses.ts"],
+      setupFilesAfterEnv: [
+        "<rootDir>/test/support/validate-responses.ts",
+        "<rootDir>/test/support/cluster-recovery.ts",
+      ],
       globalTeardown: "<rootDir>/test/support/global-teardown.js",
       slowTestThreshold: 60,
     },

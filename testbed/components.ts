@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { isApiServerReady, readClusterState, type ClusterState } from "./cluster.js";
-import { isOurs, startProcess, stopProcess, type ManagedProcess } from "./processes.js";
+import { isOurs, startProcess, stopProcess, tail, type ManagedProcess } from "./processes.js";
 
 export type ComponentName = "etcd" | "kube-apiserver" | "kube-controller-manager" | "kube-scheduler" | "kwok";
 
@@ -44,19 +44,49 @@ async function restartDependentsWhenReady(dir: string): Promise<void> {
     if (!readClusterState(dir) || Date.now() > deadline) return;
     await sleep(250);
   }
+  await restartDependents(dir, { kwok: false });
+}
+
+/**
+ * Restarts the controller-manager and the scheduler, and kwok when it exited or `kwok` is set (a kwok
+ * that runs but no longer runs pods; its successor waits out the old node leases, about 40 s).
+ */
+export async function restartDependents(dir: string, options: { kwok: boolean }): Promise<void> {
   for (const name of DEPENDENTS) {
     const state = readClusterState(dir);
     if (!state) return;
     const proc = find(state, name);
-    if (name === "kwok" && isOurs(proc)) continue;
+    if (name === "kwok" && !options.kwok && isOurs(proc)) continue;
     await stopProcess(proc, 5_000);
+    await startAndStayUp(dir, name);
+  }
+}
+
+/**
+ * Starts `name` and checks that it is still running a few seconds later, as a supervisor's restart
+ * policy would: a component that exits at start (an API server still settling) is started again.
+ */
+async function startAndStayUp(dir: string, name: ComponentName): Promise<void> {
+  for (let attempt = 1; attempt <= 5; attempt++) {
     if (!readClusterState(dir)) return;
-    startComponent(dir, name);
+    const proc = startComponent(dir, name);
+    await sleep(3_000);
+    if (isOurs(proc)) return;
+    process.stderr.write(
+      `[testbed] ${name} exited after its restart (attempt ${attempt}):\n${tail(proc.log, 10)}\n`,
+    );
   }
 }
 
 /** The restart of a restarted API server's dependents, in flight or done (see startComponent). */
 let dependentsRestart: Promise<void> = Promise.resolve();
+/** Whether this process restarted the API server (a jest test file has its own module state). */
+let apiServerRestarts = 0;
+
+/** True once this process (a test file) has restarted the API server. */
+export function apiServerRestarted(): boolean {
+  return apiServerRestarts > 0;
+}
 
 /**
  * Resolves once the controller-manager and the scheduler run again after the last API-server restart
@@ -65,6 +95,21 @@ let dependentsRestart: Promise<void> = Promise.resolve();
  */
 export function dependentsRestarted(): Promise<void> {
   return dependentsRestart;
+}
+
+/**
+ * What a test needs to know when the cluster does not recover: each dependent that is not running, with
+ * the end of its log (CI keeps no cluster directory, so this is the only trace of why it died).
+ */
+export function dependentsReport(dir: string): string {
+  const state = readClusterState(dir);
+  if (!state) return `no cluster recorded in ${dir}`;
+  return DEPENDENTS.map((name) => {
+    const proc = find(state, name);
+    return isOurs(proc)
+      ? `${name}: running (pid ${proc.pid})`
+      : `${name}: NOT running (pid ${proc.pid}); end of ${proc.log}:\n${tail(proc.log, 15)}`;
+  }).join("\n");
 }
 
 /** Starts a stopped component again with its recorded arguments; returns the new process. */
@@ -76,9 +121,11 @@ export function startComponent(dir: string, name: ComponentName): ManagedProcess
   const file = path.join(dir, "cluster.json");
   const current = JSON.parse(readFileSync(file, "utf8")) as ClusterState;
   writeFileSync(file, JSON.stringify({ ...current, processes }, null, 2));
-  if (name === "kube-apiserver")
+  if (name === "kube-apiserver") {
+    apiServerRestarts++;
     dependentsRestart = restartDependentsWhenReady(dir).catch((err: unknown) => {
       process.stderr.write(`[testbed] restarting the API server's dependents failed: ${String(err)}\n`);
     });
+  }
   return proc;
 }

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { startComponent, stopComponent } from "../../testbed/components.js";
 import { installApi } from "../integration/api/install.js";
-import { createTestNamespace, eventually, untilClusterRecovered } from "../support/kube.js";
+import { createTestNamespace, eventually } from "../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../support/operator.js";
 import {
   report,
@@ -33,8 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopAll(operators);
   await Promise.all(namespaces.map((ns) => ns.remove()));
-  // The next test file gets the whole cluster back.
-  await untilClusterRecovered();
 }, 240_000);
 
 /** Creates a request, retrying while the restarted API server installs its paths. */

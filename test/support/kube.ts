@@ -3,7 +3,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { setTimeout as sleep } from "node:timers/promises";
 import { GROUP, RESIZE_REQUEST, VERSION } from "../../src/api/names.js";
-import { dependentsRestarted } from "../../testbed/components.js";
+import { dependentsReport, dependentsRestarted, restartDependents } from "../../testbed/components.js";
 
 export function kubeConfig(): k8s.KubeConfig {
   const file = process.env.KUBECONFIG;
@@ -73,14 +73,38 @@ const UNHEALTHY_TAINTS = new Set(["node.kubernetes.io/not-ready", "node.kubernet
 
 /**
  * After a test restarted the shared API server: waits until its controller-manager and scheduler run
- * again and every node is Ready without an unreachable/not-ready taint, so the next test file finds the
- * cluster as it was (a file that ran right after one outage saw its StatefulSets stall).
+ * again, every node is Ready without an unreachable/not-ready taint, and a new ReplicaSet gets a
+ * ready pod (the replica-set controller, the scheduler and kwok all at work), so the next test file
+ * finds the cluster as it was: in one CI run every StatefulSet of the files after an outage test
+ * stalled with all nodes Ready. When no pod runs within a minute, the dependents are restarted (kwok
+ * too) and the check repeats, as an operator of a real control plane would; each round's state is
+ * written to stderr, and the final error says which component is not running and why.
  */
 export async function untilClusterRecovered(): Promise<void> {
   await dependentsRestarted();
-  const core = kubeConfig().makeApiClient(k8s.CoreV1Api);
+  const dir = process.env.TESTBED_DIR;
+  if (!dir) throw new Error("TESTBED_DIR is not set: integration tests must run under the jest global setup");
+  const kc = kubeConfig();
+  for (let round = 1; ; round++) {
+    try {
+      await untilNodesHealthy(kc);
+      await untilAPodRuns(kc);
+      return;
+    } catch (err) {
+      const state = `${err instanceof Error ? err.message : String(err)}\n${dependentsReport(dir)}`;
+      if (round === 3) throw new Error(`the cluster did not recover: ${state}`, { cause: err });
+      process.stderr.write(
+        `[testbed] cluster not recovered (round ${round}); restarting its dependents:\n${state}\n`,
+      );
+      await restartDependents(dir, { kwok: true });
+    }
+  }
+}
+
+async function untilNodesHealthy(kc: k8s.KubeConfig): Promise<void> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
   await eventually(
-    "every node Ready and untainted after the API-server restart",
+    "every node Ready and untainted",
     async () => {
       const nodes = (await core.listNode()).items;
       const sick = nodes.filter(
@@ -91,6 +115,45 @@ export async function untilClusterRecovered(): Promise<void> {
       if (nodes.length > 0 && sick.length === 0) return true;
       throw new Error(`not recovered: ${sick.map((n) => n.metadata?.name ?? "").join(", ")}`);
     },
-    180_000,
+    120_000,
   );
+}
+
+/** Creates a one-replica ReplicaSet in `default`, waits for its pod to be ready, and deletes it. */
+async function untilAPodRuns(kc: k8s.KubeConfig): Promise<void> {
+  const apps = kc.makeApiClient(k8s.AppsV1Api);
+  // Its own label: a previous probe's pods, still terminating, are never adopted.
+  const labels = { app: "recovery-probe", probe: String(Date.now()) };
+  const created = await apps.createNamespacedReplicaSet({
+    namespace: "default",
+    body: {
+      metadata: { generateName: "recovery-probe-" },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: { containers: [{ name: "probe", image: "registry.invalid/probe:1" }] },
+        },
+      },
+    },
+  });
+  const name = created.metadata?.name ?? "";
+  try {
+    await eventually(
+      `a pod of ReplicaSet default/${name} ready (replica-set controller, scheduler and kwok at work)`,
+      async () => {
+        const rs = await apps.readNamespacedReplicaSet({ name, namespace: "default" });
+        if ((rs.status?.readyReplicas ?? 0) >= 1) return true;
+        throw new Error(
+          `readyReplicas ${rs.status?.readyReplicas ?? 0}, replicas ${rs.status?.replicas ?? 0}`,
+        );
+      },
+      60_000,
+    );
+  } finally {
+    await apps
+      .deleteNamespacedReplicaSet({ name, namespace: "default", propagationPolicy: "Foreground" })
+      .catch(() => undefined);
+  }
 }
