@@ -689,6 +689,11 @@ export function decide(
     d.phase("queued", "Queued", `Waiting in the queue of group ${group.name} (first come, first served).`);
   }
 
+  // The group's status shows the target's ready count: while the target is still moving with no
+  // attempt to poll for it (pods ending after a release, a manual scale), look again, so `kubectl get
+  // igm` follows the target instead of keeping the count of the last pass.
+  const target = s.target;
+  if (target?.found && target.readyReplicas !== target.replicas) ctx.requeue.push(cfg.pollIntervalMs * 10);
   const requeues = ctx.requeue.filter((v) => v >= 0);
   // Executed in this order: the status recording the plan's scale change goes last, so that when the
   // plan also resolves an earlier change, a conflict on that resolution ends the pass first.

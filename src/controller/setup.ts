@@ -86,6 +86,8 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
   controller.watchPrimary(
     groups,
     (before, after) =>
+      // A resync (the same object again) refreshes the group's status from its target.
+      before === after ||
       before.metadata.generation !== after.metadata.generation ||
       before.metadata.deletionTimestamp !== after.metadata.deletionTimestamp,
   );

@@ -378,3 +378,15 @@ describe("statuses read back from the API server", () => {
     expect(cond(statusOf(plan, "q2"), RC.Queued)?.message).toBe(queuedMessage());
   });
 });
+
+describe("an idle group follows its target", () => {
+  test.each([
+    ["pods still ending after a release", 2, 4, CFG.pollIntervalMs * 10],
+    ["pods still starting after a manual scale", 4, 2, CFG.pollIntervalMs * 10],
+    ["a settled target", 3, 3, undefined],
+  ])("%s (%i replicas, %i ready): next look in %p ms", (_, replicas, ready, requeue) => {
+    const plan = decide(snap({ replicas, ready, requests: [] }), CFG);
+    expect(plan.groupStatus?.readyInstances).toBe(ready);
+    expect(plan.requeueAfterMs).toBe(requeue);
+  });
+});
