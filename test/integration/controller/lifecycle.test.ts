@@ -10,6 +10,7 @@ import {
   createGroup,
   createRequest,
   createWorkers,
+  getGroup,
   getRequest,
   replicasOf,
   untilState,
@@ -151,6 +152,12 @@ test("run duration: instances are released when it elapses, state stays SUCCEEDE
   expect(released.status?.conditions?.find((c) => c.type === "Released")?.status).toBe("True");
   // 3 − 3 = 0 would go below minSize 1.
   expect((await replicasOf(ns.name, "short")).replicas).toBe(1);
+  // The group's status follows the target down once the released pods are gone, with no request left
+  // to drive a pass.
+  await eventually("the group's status to show the released target", async () => {
+    const status = (await getGroup(ns.name, "short")).status;
+    return status?.targetSize === 1 && status.readyInstances === 1 ? true : undefined;
+  });
   const events = await kubectl("events", "-n", ns.name, "--for", "resizerequest/brief");
   for (const reason of ["Accepted", "ProvisioningStarted", "Succeeded", "RunDurationElapsed"])
     expect(events).toContain(reason);
