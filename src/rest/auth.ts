@@ -148,10 +148,13 @@ export class Authorizer {
       userKey = JSON.stringify([user.username, user.uid, user.groups, user.extra]);
       this.userKeys.set(user, userKey);
     }
-    const key = `${userKey}|${JSON.stringify([check.verb, check.resource, check.namespace, check.name])}`;
+    // The key is made of exactly what the review asks, so a field added to the check can never be
+    // left out of the key (two different checks sharing one cached answer).
+    const attributes = resourceAttributes(check);
+    const key = `${userKey}|${JSON.stringify(attributes)}`;
     const now = this.now();
     const hit = this.cache.get(key);
-    const allowed = hit && hit.expires > now ? hit.allowed : await this.review(user, check);
+    const allowed = hit && hit.expires > now ? hit.allowed : await this.review(user, attributes);
     if (allowed && (!hit || hit.expires <= now)) {
       if (this.cache.size >= this.size) {
         for (const [k, v] of this.cache) if (v.expires <= now) this.cache.delete(k);
@@ -168,19 +171,13 @@ export class Authorizer {
     }
   }
 
-  private async review(user: UserInfo, check: AccessCheck): Promise<boolean> {
+  private async review(user: UserInfo, attributes: ResourceAttributes): Promise<boolean> {
     const reply = await this.client.resource(SUBJECT_ACCESS_REVIEWS).create(
       {
         apiVersion: SUBJECT_ACCESS_REVIEWS.apiVersion,
         kind: SUBJECT_ACCESS_REVIEWS.kind,
         spec: {
-          resourceAttributes: {
-            group: GROUP,
-            resource: check.resource,
-            verb: check.verb,
-            namespace: check.namespace,
-            ...(check.name !== undefined && { name: check.name }),
-          },
+          resourceAttributes: attributes,
           user: user.username,
           groups: user.groups,
           ...(user.uid !== undefined && { uid: user.uid }),
@@ -191,6 +188,25 @@ export class Authorizer {
     );
     return reply.status?.allowed === true;
   }
+}
+
+/** What a SubjectAccessReview asks about one check. */
+interface ResourceAttributes {
+  readonly group: string;
+  readonly resource: string;
+  readonly verb: string;
+  readonly namespace: string;
+  readonly name?: string;
+}
+
+function resourceAttributes(check: AccessCheck): ResourceAttributes {
+  return {
+    group: GROUP,
+    resource: check.resource,
+    verb: check.verb,
+    namespace: check.namespace,
+    ...(check.name !== undefined && { name: check.name }),
+  };
 }
 
 /** A token with OAuth scopes must carry one of `required`; tokens without scopes pass (RBAC decides). */
