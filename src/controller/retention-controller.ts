@@ -46,6 +46,16 @@ function humanDuration(ms: number): string {
   return `${s}s`;
 }
 
+/** When `rr` is next due for a retention reconcile: in ms from now, or never (kept: active, releasing). */
+export function dueIn(
+  rr: ResizeRequest,
+  deps: Pick<RetentionDeps, "groups" | "defaultRetentionMs" | "now">,
+): number | undefined {
+  const decision = retentionDecision(rr, retentionOf(rr, deps), deps.now());
+  if (decision.action === "keep") return undefined;
+  return decision.action === "wait" ? decision.afterMs : 0;
+}
+
 export function retentionReconciler(deps: RetentionDeps): Reconciler {
   return async (request, { log }) => {
     const namespace = request.namespace ?? "";
@@ -102,22 +112,29 @@ export interface RetentionControllerOptions {
 
 export function addRetentionController(mgr: Manager, options: RetentionControllerOptions): Controller {
   const { requests, groups } = resizeInformers(mgr, options.namespace);
+  const deps: RetentionDeps = {
+    requests: requests.lister,
+    groups: groups.lister,
+    client: mgr.client,
+    recorder: options.recorder,
+    defaultRetentionMs: options.defaultRetentionMs,
+    now: options.now ?? Date.now,
+  };
   const controller = new Controller({
     name: "retention",
     concurrency: 2,
     logger: options.logger,
-    reconcile: retentionReconciler({
-      requests: requests.lister,
-      groups: groups.lister,
-      client: mgr.client,
-      recorder: options.recorder,
-      defaultRetentionMs: options.defaultRetentionMs,
-      now: options.now ?? Date.now,
-    }),
+    reconcile: retentionReconciler(deps),
   });
-  // Only a finished request can expire; an active one's status writes need no retention pass.
-  controller.watchPrimary(requests, (_, after) => isFinalState(after.status?.state));
-  // A group's new retention applies to its finished requests at once.
+  // Only a finished request can expire, and it is queued for when it does: at start-up over 10,000
+  // finished requests that is 10,000 timers, not 10,000 reconciles competing with the resize
+  // controller's first passes. The reconcile decides again on the state of that moment.
+  const schedule = (key: string): number | undefined => {
+    const rr = deps.requests.get(key);
+    return rr && dueIn(rr, deps);
+  };
+  controller.watchPrimary(requests, (_, after) => isFinalState(after.status?.state), schedule);
+  // A group's retention, new or changed, reschedules its finished requests.
   controller.watchMapped(
     groups,
     (g) =>
@@ -126,6 +143,7 @@ export function addRetentionController(mgr: Manager, options: RetentionControlle
         .filter((rr) => isFinalState(rr.status?.state))
         .map(objectKey),
     (before, after) => before.metadata.generation !== after.metadata.generation,
+    schedule,
   );
   mgr.addController(controller);
   return controller;

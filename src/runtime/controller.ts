@@ -61,8 +61,16 @@ export interface ControllerOptions {
 
 interface Source {
   waitForSync(signal: AbortSignal): Promise<boolean>;
-  subscribe(enqueue: (key: string) => void): () => void;
+  /** `delayMs`: when the key is due, from now (absent: at once). */
+  subscribe(enqueue: (key: string, delayMs?: number) => void): () => void;
 }
+
+/**
+ * When a primary key needs its reconcile after an add or a change: in `delayMs` from now, or never
+ * (undefined). For controllers whose work falls due at a time the object itself tells, such as an
+ * expiry, so that starting over a large cache costs a timer per object, not a reconcile per object.
+ */
+export type Schedule = (key: string) => number | undefined;
 
 /** The request for a key made by `objectKey`. */
 export function requestFor(key: string): Request {
@@ -88,32 +96,54 @@ export class Controller {
     this.metrics = options.metrics ?? noopMetrics;
   }
 
-  /** Reconciles the objects of `informer` themselves; `filter` can drop uninteresting updates. */
+  /**
+   * Reconciles the objects of `informer` themselves; `filter` can drop uninteresting updates, and
+   * `schedule` says when a key is due after an add or a change (see Schedule).
+   */
   watchPrimary<T extends KubeObject>(
     informer: Informer<T>,
     filter?: (oldObj: T, newObj: T) => boolean,
+    schedule?: Schedule,
   ): this {
-    return this.watchMapped(informer, (obj) => [objectKey(obj)], filter);
+    return this.watchMapped(informer, (obj) => [objectKey(obj)], filter, schedule);
   }
 
-  /** Reconciles the primary keys `map` returns for every change of an object of `informer`. */
+  /**
+   * Reconciles the primary keys `map` returns for every change of an object of `informer`; with
+   * `schedule`, an add or a change queues each key for when it is due (a deletion, at once).
+   */
   watchMapped<T extends KubeObject>(
     informer: Informer<T>,
     map: MapFunc<T>,
     filter?: (oldObj: T, newObj: T) => boolean,
+    schedule?: Schedule,
   ): this {
-    const subscribe = (enqueue: (key: string) => void): (() => void) => {
-      const addAll = (obj: T): void => {
-        for (const key of map(obj)) enqueue(key);
+    const subscribe = (enqueue: (key: string, delayMs?: number) => void): (() => void) => {
+      const now = (keys: Iterable<string>): void => {
+        for (const key of keys) enqueue(key);
+      };
+      const due = (keys: Iterable<string>): void => {
+        if (!schedule) {
+          now(keys);
+          return;
+        }
+        for (const key of keys) {
+          const delayMs = schedule(key);
+          if (delayMs !== undefined) enqueue(key, delayMs);
+        }
       };
       return informer.addEventHandler({
-        onAdd: addAll,
+        onAdd: (obj) => {
+          due(map(obj));
+        },
         onUpdate: (oldObj, newObj) => {
           if (filter && !filter(oldObj, newObj)) return;
           // Both: a change can move an object from one primary to another (e.g. a new targetRef).
-          for (const key of new Set([...map(oldObj), ...map(newObj)])) enqueue(key);
+          due(new Set([...map(oldObj), ...map(newObj)]));
         },
-        onDelete: addAll,
+        onDelete: (obj) => {
+          now(map(obj));
+        },
       });
     };
     this.sources.push({ waitForSync: (signal) => informer.waitForSync(signal), subscribe });
@@ -151,8 +181,8 @@ export class Controller {
       signal.addEventListener("abort", stop, { once: true });
       if (signal.aborted) stop();
       const unsubscribe = this.sources.map((s) =>
-        s.subscribe((key) => {
-          queue.add(key);
+        s.subscribe((key, delayMs) => {
+          queue.addAfter(key, delayMs ?? 0);
         }),
       );
       this.log.info({ concurrency: this.concurrency }, "controller started");
@@ -212,6 +242,14 @@ export class Controller {
       }
       time.observe((this.clock.now() - started) / 1000);
       this.metrics.counter(METRIC.reconcileTotal, { ...labels, result: outcome }).inc();
+      // A reconcile that needs no I/O completes in microtasks: without this turn of the event loop a
+      // queue of thousands of such keys (a controller's start over a large cache) would hold back
+      // every socket and timer of the process, other controllers' API answers included, until empty.
+      await yieldToEventLoop();
     }
   }
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

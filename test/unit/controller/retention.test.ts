@@ -1,6 +1,9 @@
 // The retention decision (src/controller/retention.ts): which finished requests expire, and when.
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
+import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import { MAX_RETENTION_WAIT_MS, finishedTime, retentionDecision } from "../../../src/controller/retention.js";
+import { dueIn } from "../../../src/controller/retention-controller.js";
+import { Store } from "../../../src/runtime/store.js";
 
 const NOW = Date.parse("2026-01-10T00:00:00Z");
 const HOUR = 3_600_000;
@@ -113,5 +116,18 @@ describe("retentionDecision", () => {
   test("finishedTime prefers succeededTime, then the Succeeded condition", () => {
     expect(finishedTime(rr({ state: "SUCCEEDED", conditions: [cond("Succeeded", 5)] }))).toBe(at(5));
     expect(finishedTime(rr({ state: "ACCEPTED" }))).toBeUndefined();
+  });
+});
+
+describe("dueIn: when the retention controller queues a request", () => {
+  const groups = new Store<InstanceGroupManager>();
+  const deps = { groups, defaultRetentionMs: RETENTION, now: () => NOW };
+  test.each([
+    ["finished 1 h ago: in 23 h", { state: "SUCCEEDED", conditions: [cond("Succeeded", 1)] }, 23 * HOUR],
+    ["finished 30 h ago: at once", { state: "FAILED", conditions: [cond("Failed", 30)] }, 0],
+    ["its release still due: never", { state: "SUCCEEDED", runUntil: at(-1) }, undefined],
+    ["active: never", { state: "ACCEPTED" }, undefined],
+  ] as const)("%s", (_, status, due) => {
+    expect(dueIn(rr(status as ResizeRequestStatus), deps)).toBe(due);
   });
 });

@@ -225,6 +225,45 @@ describe("Controller", () => {
     await Promise.all([primary.stop(), targets.stop()]);
   });
 
+  test("a schedule queues each object for when it is due, or never; a deletion at once", async () => {
+    const clock = new FakeClock();
+    // data.due: ms from now; "never": no reconcile.
+    const src = informerWith(
+      [
+        obj("soon", "1", { due: "100" }),
+        obj("later", "2", { due: "5000" }),
+        obj("kept", "3", { due: "never" }),
+      ],
+      clock,
+    );
+    const seen: string[] = [];
+    const c = new Controller({
+      name: "c",
+      clock,
+      reconcile: (req) => {
+        seen.push(`${req.name}@${clock.now()}`);
+        return Promise.resolve(undefined);
+      },
+    }).watchPrimary(src.informer, undefined, (k) => {
+      const due = (src.informer.lister.get(k) as { data?: Record<string, string> } | undefined)?.data?.due;
+      return due === undefined || due === "never" ? undefined : Number(due);
+    });
+    const ctl = new AbortController();
+    const run = c.run(ctl.signal);
+    await flushPromises();
+    expect(seen).toEqual([]);
+    await clock.advance(1000);
+    expect(seen).toEqual(["soon@100"]);
+    src.lw.current.emit({ type: "DELETED", object: obj("kept", "4", { due: "never" }) });
+    await flushPromises();
+    expect(seen).toEqual(["soon@100", "kept@1000"]);
+    await clock.advance(5000);
+    expect(seen).toEqual(["soon@100", "kept@1000", "later@5000"]);
+    ctl.abort();
+    await run;
+    await src.stop();
+  });
+
   test("concurrency must be a positive integer", () => {
     expect(
       () => new Controller({ name: "c", concurrency: 0, reconcile: () => Promise.resolve(undefined) }),
