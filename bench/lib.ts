@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import { parse } from "yaml";
 import { ResizeRequest } from "../src/api/resize-request.js";
-import { ApiError } from "../src/runtime/api-errors.js";
+import { ApiError, isNotFound } from "../src/runtime/api-errors.js";
 import { Informer } from "../src/runtime/informer.js";
 import { KubeHttp } from "../src/runtime/kube-http.js";
 import { httpListWatch } from "../src/runtime/list-watch.js";
@@ -150,8 +150,23 @@ export async function namespace(
   const name = ns.metadata.name;
   return {
     name,
+    // Waits until the namespace is gone: the namespace controller deleting thousands of objects loads
+    // the API server for a minute or more, and the next case must not run against that (a 50-request
+    // case right after the 10,000-request one drained at a third of its rate).
     remove: async () => {
       await http.request("DELETE", `/api/v1/namespaces/${name}`).catch(() => undefined);
+      const started = Date.now();
+      for (;;) {
+        const gone = await http
+          .request("GET", `/api/v1/namespaces/${name}`)
+          .then(() => false)
+          .catch((err: unknown) => isNotFound(err));
+        if (gone) break;
+        if (Date.now() - started > 600_000) throw new Error(`namespace ${name} still there after 10 min`);
+        await sleep(500);
+      }
+      const tookS = Math.round((Date.now() - started) / 1000);
+      if (tookS >= 5) log(`namespace ${name} deleted in ${tookS} s`);
     },
   };
 }
