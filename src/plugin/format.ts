@@ -5,8 +5,8 @@ import { stringify } from "yaml";
 import { isFinalState } from "../api/lifecycle.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import type { EventSummary } from "../dashboard/views.js";
-import type { Eta, QueueInsight, RequestInsight, WaitingFor } from "../queue/insight.js";
-import { waitingForSentence } from "../queue/text.js";
+import type { Eta, QueueInsight, RequestInsight } from "../queue/insight.js";
+import { waitingForSentence, waitingForShort } from "../queue/text.js";
 
 /** A time in text and tables: RFC 3339 to the second, as kubectl prints times. */
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -39,21 +39,6 @@ export function etaText(eta: Eta, now: number): string {
 }
 
 /** A short form for the WAITING FOR column. */
-function waitingForCell(w: WaitingFor): string {
-  switch (w.kind) {
-    case "Capacity":
-      return `Capacity (needs ${w.needs}, room ${w.room})`;
-    case "Backoff":
-      return `Backoff (until ${iso(w.until)})`;
-    case "Attempt":
-      return `Attempt ${w.attempt} (${w.phase})`;
-    case "BehindHead":
-      return `BehindHead (${w.head})`;
-    default:
-      return w.kind;
-  }
-}
-
 /** Columns padded as kubectl's tab writer does (three spaces between columns). */
 export function table(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
@@ -84,7 +69,7 @@ export function queueTable(q: QueueInsight, now: number, wide: boolean): string 
       ...cells,
       r.state,
       r.eta.basis === "unknown" ? "<none>" : iso(r.eta.start),
-      waitingForCell(r.waitingFor),
+      waitingForShort(r.waitingFor, iso),
       r.eta.basis === "unknown" ? r.eta.reason : "",
     ];
   });

@@ -31,6 +31,22 @@ export function waitingForSentence(w: WaitingFor, time: TimeFormat): string {
   }
 }
 
+/** What the request waits for, for a table cell: the kind and its one figure ("Capacity (needs 3, room 2)"). */
+export function waitingForShort(w: WaitingFor, time: TimeFormat): string {
+  switch (w.kind) {
+    case "Capacity":
+      return `Capacity (needs ${w.needs}, room ${w.room})`;
+    case "Backoff":
+      return `Backoff (until ${time(w.until)})`;
+    case "Attempt":
+      return `Attempt ${w.attempt} (${w.phase})`;
+    case "BehindHead":
+      return `BehindHead (${w.head})`;
+    default:
+      return w.kind;
+  }
+}
+
 /** How the ETA was derived, in words. */
 export function etaBasisText(eta: Eta): string {
   switch (eta.basis) {
