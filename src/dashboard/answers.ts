@@ -3,7 +3,7 @@
 // Types only, and nothing that needs Node or Express: the browser's program type-checks this file.
 import type { Operation } from "../api/operation.js";
 import type { ResizeRequestSpec } from "../api/resize-request.js";
-import type { AttemptHistory, EtaBasis, RequestInsight } from "../queue/insight.js";
+import type { AttemptHistory, QueueRelease, RequestInsight } from "../queue/insight.js";
 import type {
   attempts,
   CapacityPoint,
@@ -51,14 +51,7 @@ export interface CapacityAnswer {
 }
 
 /** A moment capacity frees: a request's instances are released. */
-export interface QueueRelease {
-  readonly request: string;
-  readonly size: number;
-  /** Milliseconds since the epoch. */
-  readonly time: number;
-  /** `scheduled`: a succeeded request's runUntil; otherwise the basis of the queued request's ETA. */
-  readonly basis: "scheduled" | Exclude<EtaBasis, "unknown">;
-}
+export type { QueueRelease };
 
 /**
  * GET /groups/:namespace/:name/queue: the queue model's answer at `now` (src/queue/insight.ts), derived

@@ -2,13 +2,12 @@
 // on the informer caches at the moment of the read — the group, all of its requests (BY_GROUP index,
 // finished ones give the attempt history) and the target counts of the group's status — plus the
 // moments capacity frees, for the forecast on the capacity chart. Nothing of it is stored.
-import { durationToMillis } from "../api/duration.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { BY_GROUP } from "../controller/observe.js";
-import { queueInsight, sizeOf, type QueueInsight, type TargetCounts } from "../queue/insight.js";
+import { queueInsight, type QueueInsight, type TargetCounts } from "../queue/insight.js";
 import type { Lister } from "../runtime/store.js";
-import type { QueueAnswer, QueueRelease } from "./answers.js";
+import type { QueueAnswer } from "./answers.js";
 
 /** The target's counts as the controller last wrote them on the group; undefined before it has. */
 export function statusTarget(group: InstanceGroupManager): TargetCounts | undefined {
@@ -35,38 +34,6 @@ export function groupQueue(
   return { group, requests: all, insight: queueInsight({ group, requests: all, target, now }) };
 }
 
-/**
- * When capacity frees: the release time of every succeeded request holding instances (a release due
- * already is under way: now), and of every queued request with a run duration and a known ETA (its
- * ETA plus its run duration, with the ETA's basis).
- */
-export function releases(
-  requests: readonly ResizeRequest[],
-  insight: QueueInsight,
-  now: number,
-): QueueRelease[] {
-  const held = requests.flatMap((r): QueueRelease[] => {
-    const runUntil = r.status?.runUntil;
-    if (r.status?.state !== "SUCCEEDED" || runUntil === undefined || r.status.release?.phase === "Applied")
-      return [];
-    return [
-      {
-        request: r.metadata.name ?? "",
-        size: sizeOf(r),
-        time: Math.max(now, Date.parse(runUntil)),
-        basis: "scheduled",
-      },
-    ];
-  });
-  const byName = new Map(requests.map((r) => [r.metadata.name ?? "", r]));
-  const expected = insight.requests.flatMap((q): QueueRelease[] => {
-    const run = byName.get(q.name)?.spec.requestedRunDuration;
-    if (!run || q.eta.basis === "unknown") return [];
-    return [{ request: q.name, size: q.size, time: q.eta.time + durationToMillis(run), basis: q.eta.basis }];
-  });
-  return [...held, ...expected].sort((a, b) => a.time - b.time || a.request.localeCompare(b.request));
-}
-
 /** GET /groups/:namespace/:name/queue. */
 export function queueAnswer(source: ReturnType<typeof groupQueue>, now: number): QueueAnswer {
   const { insight } = source;
@@ -76,6 +43,6 @@ export function queueAnswer(source: ReturnType<typeof groupQueue>, now: number):
     queueLength: insight.queueLength,
     history: insight.history ?? null,
     requests: insight.requests,
-    releases: releases(source.requests, insight, now),
+    releases: insight.releases,
   };
 }

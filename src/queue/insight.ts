@@ -102,12 +102,27 @@ export interface AttemptHistory {
   readonly successRate: number;
 }
 
+/** A moment when capacity frees, as the model expects it. */
+export interface QueueRelease {
+  readonly request: string;
+  readonly size: number;
+  /** Milliseconds since the epoch. */
+  readonly time: number;
+  /** `scheduled`: a succeeded request's runUntil; otherwise the basis of that request's ETA. */
+  readonly basis: "scheduled" | Exclude<EtaBasis, "unknown">;
+}
+
 export interface QueueInsight {
   readonly requests: readonly RequestInsight[];
   readonly queueLength: number;
   /** The first request in the queue, if any. */
   readonly head: RequestInsight | undefined;
   readonly history: AttemptHistory | undefined;
+  /**
+   * When capacity frees, in time order: succeeded requests' scheduled releases, then the attempt's and
+   * the queued requests' with a run duration, at their expected end plus that duration.
+   */
+  readonly releases: readonly QueueRelease[];
 }
 
 /** How many recent successes the attempt duration and success rate are taken from. */
@@ -146,10 +161,11 @@ export function attemptHistory(requests: readonly ResizeRequest[]): AttemptHisto
   return { samples: recent.length, attemptDurationMs: median, successRate: recent.length / attempts };
 }
 
-/** A moment when capacity frees: a SUCCEEDED request's run duration ends (or its release is under way). */
+/** A moment when capacity frees: a SUCCEEDED request's run duration ends, or an expected one's. */
 interface PendingRelease {
   readonly time: number;
   readonly size: number;
+  readonly request: string;
 }
 
 /** The replay's verdict on one request. */
@@ -199,9 +215,27 @@ function replay(args: {
     replicas += k;
     free = start + args.duration;
     const run = request.spec.requestedRunDuration;
-    if (run) releases.push({ time: free + durationToMillis(run), size: k });
+    if (run)
+      releases.push({ time: free + durationToMillis(run), size: k, request: request.metadata.name ?? "" });
     return { start, time: free, approximate: args.approximate };
   });
+}
+
+/** The held releases, then each request with a known ETA and a run duration at its end plus the run. */
+function expectedReleases(
+  held: readonly PendingRelease[],
+  insights: readonly RequestInsight[],
+  requests: readonly ResizeRequest[],
+): QueueRelease[] {
+  const byName = new Map(requests.map((r) => [r.metadata.name ?? "", r]));
+  const expected = insights.flatMap((q): QueueRelease[] => {
+    const run = byName.get(q.name)?.spec.requestedRunDuration;
+    if (!run || q.eta.basis === "unknown") return [];
+    return [{ request: q.name, size: q.size, time: q.eta.time + durationToMillis(run), basis: q.eta.basis }];
+  });
+  return [...held.map((r): QueueRelease => ({ ...r, basis: "scheduled" })), ...expected].sort(
+    (a, b) => a.time - b.time || a.request.localeCompare(b.request),
+  );
 }
 
 function lastAttemptUnschedulable(r: ResizeRequest): string | undefined {
@@ -253,11 +287,18 @@ export function queueInsight(input: QueueInput): QueueInsight {
     head: head?.metadata.name ?? "",
     ahead: i,
   });
+  // Succeeded requests holding instances free them at their runUntil (one already due: now).
+  const releases: PendingRelease[] = input.requests.flatMap((r) =>
+    r.status?.state === "SUCCEEDED" && !r.status.release && r.status.runUntil !== undefined
+      ? [{ time: Math.max(now, ms(r.status.runUntil)), size: sizeOf(r), request: r.metadata.name ?? "" }]
+      : [],
+  );
   const summary = (requests: RequestInsight[]): QueueInsight => ({
     requests,
     queueLength: requests.length,
     head: requests[0],
     history,
+    releases: expectedReleases(releases, requests, input.requests),
   });
 
   if (!group || !target) {
@@ -274,15 +315,10 @@ export function queueInsight(input: QueueInput): QueueInsight {
   // The attempt in progress (at most one per group) ends at its start plus the usual duration.
   const attempting = waiting.find((r) => r.status?.provisioning !== undefined);
   const p = attempting?.status?.provisioning;
-  const releases: PendingRelease[] = [];
   let replicas = target.replicas;
-  for (const r of input.requests) {
-    if (r.status?.state !== "SUCCEEDED") continue;
-    const release = r.status.release;
-    if (release?.phase === "Applying") replicas = release.targetReplicas;
-    else if (!release && r.status.runUntil !== undefined)
-      releases.push({ time: Math.max(now, ms(r.status.runUntil)), size: sizeOf(r) });
-  }
+  for (const r of input.requests)
+    if (r.status?.state === "SUCCEEDED" && r.status.release?.phase === "Applying")
+      replicas = r.status.release.targetReplicas;
   if (p && (p.phase === "Applying" || p.phase === "Applied")) replicas = p.targetReplicas;
 
   const queued = waiting.filter((r) => r !== attempting);
@@ -304,11 +340,23 @@ export function queueInsight(input: QueueInput): QueueInsight {
     const busyUntil = Math.max(now, expectedEnd);
     if (p)
       attemptEta = { basis: approximate ? "estimated" : "exact", start: ms(p.startedTime), time: busyUntil };
+    // The attempt's own instances go at its expected end plus its run duration, like a queued one's.
+    const attemptRun = attempting?.spec.requestedRunDuration;
+    const attemptRelease: PendingRelease[] =
+      p && attemptRun
+        ? [
+            {
+              time: busyUntil + durationToMillis(attemptRun),
+              size: sizeOf(attempting),
+              request: attempting.metadata.name ?? "",
+            },
+          ]
+        : [];
     verdicts = replay({
       queue: queued,
       group,
       replicas,
-      releases,
+      releases: [...releases, ...attemptRelease],
       busyUntil,
       // Expected attempts per success (1 / success rate), each taking the usual duration.
       duration: Math.round(history.attemptDurationMs / history.successRate),

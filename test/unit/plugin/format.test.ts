@@ -20,6 +20,7 @@ const insight: QueueInsight = {
   queueLength: 2,
   history: { samples: 2, attemptDurationMs: 1500, successRate: 1 },
   head: undefined,
+  releases: [],
   requests: [
     {
       name: "q1",

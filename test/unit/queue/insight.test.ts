@@ -179,6 +179,29 @@ describe("queueInsight(): exact ETAs (maxSize bound, capacity freed at known rel
       etas: { q0: exact(0, 30), q1: exact(100, 130) },
     },
     {
+      name: "the attempt in progress frees its own instances at its expected end plus its run duration",
+      // q0 (4, run 100 s) ends at 20 and goes at 120; held-a goes at 500. q1 needs 8 - 4 = 4 of room:
+      // q0's release (120) gives it, not held-a's (500).
+      requests: [
+        done("held-a", { runUntil: 500 }),
+        queued("q0", -60, {
+          run: 100,
+          status: {
+            provisioning: {
+              attempt: 1,
+              phase: "Applied",
+              baseReplicas: 4,
+              targetReplicas: 8,
+              startedTime: at(-10),
+            },
+          },
+        }),
+        queued("q1", -50, { size: 4 }),
+      ],
+      replicas: 8,
+      etas: { q0: exact(-10, 20), q1: exact(120, 150) },
+    },
+    {
       name: "a release already under way counts as done",
       requests: [
         rr("leaving", {
@@ -197,6 +220,20 @@ describe("queueInsight(): exact ETAs (maxSize bound, capacity freed at known rel
   ])("$name", ({ requests, replicas, etas }) => {
     const q = run({ requests, replicas });
     expect(Object.fromEntries(q.requests.map((r) => [r.name, r.eta]))).toEqual(etas);
+  });
+});
+
+describe("queueInsight(): when capacity frees", () => {
+  test("scheduled releases of succeeded requests, then the expected ones, in time order", () => {
+    const q = run({
+      requests: [...holding, queued("q1", -50, { run: 60 }), queued("q2", -40, { run: 100 })],
+    });
+    expect(q.releases).toEqual([
+      { request: "held-a", size: 4, time: T0 + 60 * SEC, basis: "scheduled" },
+      { request: "held-b", size: 4, time: T0 + 120 * SEC, basis: "scheduled" },
+      { request: "q1", size: 4, time: T0 + 150 * SEC, basis: "exact" },
+      { request: "q2", size: 4, time: T0 + 250 * SEC, basis: "exact" },
+    ]);
   });
 });
 
