@@ -7,6 +7,7 @@ import { execFile } from "node:child_process";
 import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { installApi, repoRoot } from "../api/install.js";
 import { createTestNamespace } from "../../support/kube.js";
@@ -221,12 +222,17 @@ test("every command docs/kubectl-plugin.md shows runs as shown, in a namespace o
     requestedRunDuration: { seconds: "5" },
   });
   await untilState(ns.name, "holder", ["SUCCEEDED"]);
+  // Each in a second of its own: the queue is FIFO by creationTimestamp (whole seconds), then by name,
+  // so three requests created within one second would queue as eval-c, train-a, train-b — and on a
+  // slow machine eval-c would start, and succeed, before the doc's cancel (a CI run saw exactly that).
   for (const [name, size] of [
     ["train-a", 2],
     ["train-b", 2],
     ["eval-c", 1],
-  ] as const)
+  ] as const) {
+    await sleep(1050 - (Date.now() % 1000));
     await createRequest(ns.name, name, { instanceGroupManager: "gpu-pool", resizeBy: size });
+  }
   for (const line of shown) {
     const args = line.replace(/-n team-a\b/, `-n ${ns.name}`).split(/\s+/);
     const result = await kubectlResize(...args);
