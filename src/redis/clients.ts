@@ -30,6 +30,9 @@ function connectionOptions(settings: RedisSettings): RedisOptions {
     ...(settings.password !== undefined && { password: settings.password }),
     ...(tls && { tls }),
     maxRetriesPerRequest: 0,
+    // Commands issued in the same tick (concurrent REST calls' GETs) go out in one write: one socket
+    // write per batch instead of per command, the same replies in the same order.
+    enableAutoPipelining: true,
   };
 }
 
@@ -69,6 +72,8 @@ function create(settings: RedisSettings): RedisClient {
         topology.nodes.map((n) => ({ host: n.host, port: n.port })),
         {
           redisOptions: connectionOptions(settings),
+          // The Cluster client batches per node (commands of one slot's node in one write).
+          enableAutoPipelining: true,
           enableOfflineQueue: false,
           clusterRetryStrategy: retryStrategy,
           // A failed master's slots are served again once a replica is promoted: refresh the slot
