@@ -30,9 +30,6 @@ function connectionOptions(settings: RedisSettings): RedisOptions {
     ...(settings.password !== undefined && { password: settings.password }),
     ...(tls && { tls }),
     maxRetriesPerRequest: 0,
-    // Commands issued in the same tick (concurrent REST calls' GETs) go out in one write: one socket
-    // write per batch instead of per command, the same replies in the same order.
-    enableAutoPipelining: true,
   };
 }
 
@@ -45,6 +42,12 @@ function create(settings: RedisSettings): RedisClient {
         ...connectionOptions(settings),
         enableOfflineQueue: false,
         retryStrategy,
+        // Commands issued in the same tick (concurrent REST calls' GETs) leave in one socket write,
+        // replies in the same order. One server only: with a Cluster a batch can span slots that
+        // move in a failover, and ioredis handles MOVED per batch, not per command (redis/ioredis
+        // issue 2075): a CI run of the Cluster failover test hung with it on. Sentinel and Cluster
+        // keep one write per command.
+        enableAutoPipelining: true,
       });
     case "sentinel": {
       const tls = tlsOptions(settings);
@@ -72,8 +75,6 @@ function create(settings: RedisSettings): RedisClient {
         topology.nodes.map((n) => ({ host: n.host, port: n.port })),
         {
           redisOptions: connectionOptions(settings),
-          // The Cluster client batches per node (commands of one slot's node in one write).
-          enableAutoPipelining: true,
           enableOfflineQueue: false,
           clusterRetryStrategy: retryStrategy,
           // A failed master's slots are served again once a replica is promoted: refresh the slot
