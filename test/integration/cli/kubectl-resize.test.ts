@@ -66,7 +66,7 @@ beforeAll(async () => {
   await untilNamespacesSettled();
   ns = await createTestNamespace("kubectl-resize");
   operator = startOperator({ namespace: ns.name, name: "plugin-op" });
-});
+}, 240_000);
 afterAll(async () => {
   await stopAll([operator]);
   await ns.remove();
