@@ -55,20 +55,17 @@ export async function createTestNamespace(
  */
 export async function untilNamespacesSettled(timeoutMs = 120_000): Promise<void> {
   const core = kubeConfig().makeApiClient(k8s.CoreV1Api);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const terminating = (await core.listNamespace()).items
-      .filter((n) => n.status?.phase === "Terminating")
-      .map((n) => n.metadata?.name ?? "");
-    if (terminating.length === 0) return;
-    if (Date.now() > deadline) {
-      console.warn(
-        `[cluster] namespaces still Terminating after ${timeoutMs / 1000} s: ${terminating.join(", ")}`,
-      );
-      return;
-    }
-    await sleep(500);
-  }
+  await eventually(
+    "no namespace Terminating",
+    async () => {
+      const terminating = (await core.listNamespace()).items.filter((n) => n.status?.phase === "Terminating");
+      if (terminating.length === 0) return true;
+      throw new Error(`still Terminating: ${terminating.map((n) => n.metadata?.name ?? "").join(", ")}`);
+    },
+    timeoutMs,
+  ).catch((err: unknown) => {
+    console.warn(`[cluster] ${err instanceof Error ? err.message : String(err)}`);
+  });
 }
 
 /** Polls `probe` until it returns a value other than undefined, or fails with the last observation. */

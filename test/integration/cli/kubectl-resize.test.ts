@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import { installApi, repoRoot } from "../api/install.js";
 import { createTestNamespace, untilNamespacesSettled } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { report } from "../../support/reliability.js";
 import { createGroup, createRequest, createWorkers, getRequest, untilState } from "../../support/resize.js";
 
 const run = promisify(execFile);
@@ -114,10 +115,10 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
   // What the ETAs must be, from the objects: q1 starts when hold-a is released, q2 when hold-b is
   // (after q1's attempt), each attempt taking the median of the holders' attempts.
   const [a, b] = [await getRequest(ns.name, "hold-a"), await getRequest(ns.name, "hold-b")];
-  const took = (rr: typeof a): number =>
-    Date.parse(rr.status?.succeededTime ?? "") - Date.parse(rr.status?.provisioningStartedTime ?? "");
+  const t = (timestamp: string | undefined): number => Date.parse(timestamp ?? "");
+  const took = (rr: typeof a): number => t(rr.status?.succeededTime) - t(rr.status?.provisioningStartedTime);
   const attempt = Math.round((took(a) + took(b)) / 2);
-  const runUntil = (rr: typeof a): number => Date.parse(rr.status?.runUntil ?? "");
+  const runUntil = (rr: typeof a): number => t(rr.status?.runUntil);
   const q1Eta = runUntil(a) + attempt;
   const q2Eta = Math.max(runUntil(b), q1Eta) + attempt;
 
@@ -204,28 +205,27 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
   const waited = await kubectlResize("wait", "q2", "-n", ns.name, "--for=succeeded", "--timeout=120s");
   expect(waited.code).toBe(0);
   const [q1, q2] = [await getRequest(ns.name, "q1"), await getRequest(ns.name, "q2")];
-  const missedBy = (rr: typeof q1, eta: number): number =>
-    Math.abs(Date.parse(rr.status?.succeededTime ?? "") - eta);
+  const missedBy = (rr: typeof q1, eta: number): number => t(rr.status?.succeededTime) - eta;
   // Where the time went, for a miss: the holder's release after its runUntil, the queued request's
   // attempt start after that release, and its attempt against the holders' median.
   const [aDone, bDone] = [await getRequest(ns.name, "hold-a"), await getRequest(ns.name, "hold-b")];
-  const timeline = ([q, holder, eta]: [typeof q1, typeof a, number]): string => {
-    const t = (s: string | undefined): number => Date.parse(s ?? "");
+  const timeline = (name: string, q: typeof q1, holder: typeof a, eta: number): Record<string, number> => {
     const released = t(holder.status?.release?.appliedTime);
     const started = t(q.status?.provisioningStartedTime);
-    return [
-      `${q.metadata.name ?? ""}:`,
-      `releaseAfterRunUntil=${released - runUntil(holder)}`,
-      `startAfterRelease=${started - released}`,
-      `attempt=${t(q.status?.succeededTime) - started}`,
-      `missedBy=${t(q.status?.succeededTime) - eta}`,
-    ].join(" ");
+    return {
+      [`${name}ReleaseAfterRunUntil`]: released - runUntil(holder),
+      [`${name}StartAfterRelease`]: started - released,
+      [`${name}Attempt`]: t(q.status?.succeededTime) - started,
+      [`${name}MissedBy`]: missedBy(q, eta),
+    };
   };
-  console.log(
-    `[figures] kubectl-resize eta: median attempt=${attempt} ${timeline([q1, aDone, q1Eta])} ${timeline([q2, bDone, q2Eta])}`,
-  );
-  expect(missedBy(q1, q1Eta)).toBeLessThanOrEqual(2 * SEC);
-  expect(missedBy(q2, q2Eta)).toBeLessThanOrEqual(2 * SEC);
+  report("kubectl-resize-eta", {
+    medianAttempt: attempt,
+    ...timeline("q1", q1, aDone, q1Eta),
+    ...timeline("q2", q2, bDone, q2Eta),
+  });
+  expect(Math.abs(missedBy(q1, q1Eta))).toBeLessThanOrEqual(2 * SEC);
+  expect(Math.abs(missedBy(q2, q2Eta))).toBeLessThanOrEqual(2 * SEC);
 }, 180_000);
 
 test("every command docs/kubectl-plugin.md shows runs as shown, in a namespace of the test's", async () => {
