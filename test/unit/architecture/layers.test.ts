@@ -8,12 +8,15 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..
 
 /** Lowest first; a file may import its own layer and the layers below. First match wins. */
 const LAYERS: readonly { readonly name: string; readonly files: RegExp }[] = [
+  // Imports nothing: the bins load it before anything that an old Node cannot import.
+  { name: "platform", files: /^node-version\.ts$/ },
   { name: "model", files: /^(api\/|rbac\/permissions\.ts$|rbac\/user-roles\.ts$)/ },
   { name: "queue", files: /^queue\// },
   { name: "runtime", files: /^runtime\// },
   { name: "redis", files: /^redis\// },
   { name: "events", files: /^events\// },
   { name: "controller", files: /^controller\// },
+  { name: "provisioning", files: /^provisioning\// },
   { name: "operations", files: /^operations\// },
   { name: "rest", files: /^rest\/(?!app\.ts$)/ },
   { name: "discovery", files: /^discovery\// },
@@ -23,7 +26,7 @@ const LAYERS: readonly { readonly name: string; readonly files: RegExp }[] = [
   { name: "http", files: /^rest\/app\.ts$/ },
   { name: "permissions", files: /^rbac\/index\.ts$/ },
   { name: "generate", files: /^generate\// },
-  { name: "operator", files: /^(config|operator|cli)\.ts$/ },
+  { name: "operator", files: /^(config|operator|cli|cli-main)\.ts$/ },
 ];
 
 /** Deliberate exceptions, each with its reason. */
