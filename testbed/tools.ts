@@ -1,83 +1,26 @@
 // Builds the pinned control-plane binaries (kube-apiserver, kube-controller-manager, kube-scheduler,
-// kubectl, etcd, kwok, helm) from Go modules into a per-user cache keyed by everything that affects the
-// output, so every clone and every run on this machine shares one build. No binary is committed.
+// kubectl, etcd, kwok, helm) and Kueue from Go modules into a per-user cache keyed by everything that
+// affects the output, so every clone and every run on this machine shares one build. No binary is
+// committed. What is built, and which files are copied beside it, is listed in tool-modules.ts.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  TOOL_MODULES,
+  type Asset,
+  type AssetName,
+  type BinaryName,
+  type ToolModule,
+} from "./tool-modules.js";
+
+export { KEEP_RUNNING_LABEL, kubeVersionFlags, type AssetName, type BinaryName } from "./tool-modules.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const modulesRoot = path.join(repoRoot, "hack", "tools");
-
-export type BinaryName =
-  "kube-apiserver" | "kube-controller-manager" | "kube-scheduler" | "kubectl" | "etcd" | "kwok" | "helm";
-
-interface ToolModule {
-  /** Folder under hack/tools holding the go.mod that pins it. */
-  readonly dir: string;
-  /** The module whose version (read from go.mod) is the tool's version. */
-  readonly module: string;
-  readonly binaries: Partial<Record<BinaryName, string>>;
-  /** -X flags so `--version` reports the real release rather than a development placeholder. */
-  readonly ldflags: (version: string) => string[];
-  /** Extra files copied from the pinned module into the cache (kwok's upstream stage definitions). */
-  readonly assets?: (moduleDir: string) => Record<string, string>;
-}
-
-export const kubeVersionFlags = (version: string): string[] => {
-  const [major, minor] = version.replace(/^v/, "").split(".");
-  const vars = { gitVersion: version, gitMajor: major ?? "", gitMinor: minor ?? "", gitTreeState: "clean" };
-  return ["k8s.io/client-go/pkg/version", "k8s.io/component-base/version"].flatMap((pkg) =>
-    Object.entries(vars).map(([key, value]) => `-X ${pkg}.${key}=${value}`),
-  );
-};
-
-const KWOK_STAGES = [
-  "kustomize/stage/node/fast/node-initialize.yaml",
-  "kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
-  "kustomize/stage/pod/fast/pod-ready.yaml",
-  "kustomize/stage/pod/fast/pod-complete.yaml",
-  "kustomize/stage/pod/fast/pod-delete.yaml",
-];
-
-const TOOL_MODULES: readonly ToolModule[] = [
-  {
-    dir: "etcd",
-    module: "go.etcd.io/etcd/server/v3",
-    binaries: { etcd: "go.etcd.io/etcd/server/v3" },
-    ldflags: () => [],
-  },
-  {
-    dir: "kwok",
-    module: "sigs.k8s.io/kwok",
-    binaries: { kwok: "sigs.k8s.io/kwok/cmd/kwok" },
-    ldflags: (v) => [`-X sigs.k8s.io/kwok/pkg/consts.Version=${v.replace(/^v/, "")}`],
-    assets: (moduleDir) => ({
-      "kwok-stages.yaml": KWOK_STAGES.map((f) => readFileSync(path.join(moduleDir, f), "utf8")).join(
-        "\n---\n",
-      ),
-    }),
-  },
-  {
-    dir: "helm",
-    module: "helm.sh/helm/v4",
-    binaries: { helm: "helm.sh/helm/v4/cmd/helm" },
-    ldflags: (v) => [`-X helm.sh/helm/v4/internal/version.version=${v}`],
-  },
-  {
-    dir: "kubernetes",
-    module: "k8s.io/kubernetes",
-    binaries: {
-      "kube-apiserver": "k8s.io/kubernetes/cmd/kube-apiserver",
-      "kube-controller-manager": "k8s.io/kubernetes/cmd/kube-controller-manager",
-      "kube-scheduler": "k8s.io/kubernetes/cmd/kube-scheduler",
-      kubectl: "k8s.io/kubernetes/cmd/kubectl",
-    },
-    ldflags: kubeVersionFlags,
-  },
-];
+const toolModulesSource = path.join(repoRoot, "testbed", "tool-modules.ts");
 
 export function cacheRoot(): string {
   const base = process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache");
@@ -85,7 +28,9 @@ export function cacheRoot(): string {
 }
 
 /** The Go toolchain's version; `what` names what needs it in the error when Go is missing. */
-export function requireGo(what = "the local cluster's binaries (kube-apiserver, etcd, kwok, helm)"): string {
+export function requireGo(
+  what = "the local cluster's binaries (kube-apiserver, etcd, kwok, helm, kueue)",
+): string {
   const go = spawnSync("go", ["env", "GOVERSION"], { encoding: "utf8" });
   if (go.error || go.status !== 0) {
     throw new Error(
@@ -112,7 +57,13 @@ function toolDir(tool: ToolModule, goVersion: string): { dir: string; version: s
   for (const f of ["go.mod", "go.sum"]) hash.update(readFileSync(path.join(modulesRoot, tool.dir, f)));
   hash.update(JSON.stringify(tool.ldflags(version)));
   hash.update(JSON.stringify(tool.binaries));
-  if (tool.assets) hash.update(KWOK_STAGES.join());
+  // Which files each asset takes from which module (their contents are fixed by go.sum, hashed above)
+  // and, when one is edited, the source of tool-modules.ts where the edits are written: a function's
+  // compiled text differs between tsx and ts-jest, so it cannot be the key.
+  const assets = Object.entries(tool.assets ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  for (const [name, asset] of assets)
+    hash.update(JSON.stringify({ name, module: asset.module, files: asset.files }));
+  if (assets.some(([, asset]) => asset.edit)) hash.update(readFileSync(toolModulesSource));
   const key = `${tool.dir}-${version}-${hash.digest("hex").slice(0, 12)}`;
   return { dir: path.join(cacheRoot(), key), version };
 }
@@ -210,6 +161,9 @@ export async function goBuildWithProgress(build: GoBuild): Promise<void> {
 
 export interface Toolchain {
   readonly paths: Record<BinaryName, string>;
+  /** Files copied from the pinned modules (tool-modules.ts), by name. */
+  readonly assets: Record<AssetName, string>;
+  /** kwok's stage definitions (the same as assets["kwok-stages.yaml"]). */
   readonly kwokStages: string;
 }
 
@@ -258,37 +212,56 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/** The folder of a pinned module in Go's module cache (downloaded first if it is not there). */
+function moduleDir(tool: ToolModule, module: string): string {
+  const info = JSON.parse(goIn(path.join(modulesRoot, tool.dir), ["mod", "download", "-json", module])) as {
+    Dir?: string;
+    Error?: string;
+  };
+  if (!info.Dir) throw new Error(`no folder for ${module} in Go's module cache: ${info.Error ?? "?"}`);
+  return info.Dir;
+}
+
+/** An asset's text: its files (a folder: its `*.yaml` files by name) joined as one YAML stream, edited. */
+function assetText(tool: ToolModule, asset: Asset): string {
+  const dir = moduleDir(tool, asset.module);
+  const files = asset.files.flatMap((f) =>
+    f.endsWith("/")
+      ? readdirSync(path.join(dir, f))
+          .filter((n) => n.endsWith(".yaml"))
+          .sort()
+          .map((n) => path.join(f, n))
+      : [f],
+  );
+  const text = files.map((f) => readFileSync(path.join(dir, f), "utf8")).join("\n---\n");
+  return asset.edit ? asset.edit(text) : text;
+}
+
 async function ensureLocked(goVersion: string): Promise<Toolchain> {
   const paths: Partial<Record<BinaryName, string>> = {};
-  let kwokStages = "";
+  const assets: Partial<Record<AssetName, string>> = {};
   for (const tool of TOOL_MODULES) {
     const { dir, version } = toolDir(tool, goVersion);
     const names = Object.keys(tool.binaries) as BinaryName[];
-    const complete = [".complete", ...names].every((f) => existsSync(path.join(dir, f)));
+    const assetNames = Object.keys(tool.assets ?? {}) as AssetName[];
+    const complete = [".complete", ...names, ...assetNames].every((f) => existsSync(path.join(dir, f)));
     if (!complete) {
       process.stderr.write(`[tools] building ${tool.dir} ${version} (${names.join(", ")}) into ${dir}\n`);
       const staging = `${dir}.partial-${process.pid}`;
       rmSync(staging, { recursive: true, force: true });
       mkdirSync(staging, { recursive: true });
       await buildWithProgress(tool, version, staging);
-      if (tool.assets) {
-        const moduleDir = goIn(path.join(modulesRoot, tool.dir), [
-          "list",
-          "-m",
-          "-f",
-          "{{.Dir}}",
-          tool.module,
-        ]).trim();
-        for (const [name, content] of Object.entries(tool.assets(moduleDir))) {
-          writeFileSync(path.join(staging, name), content);
-        }
+      for (const [name, asset] of Object.entries(tool.assets ?? {})) {
+        process.stderr.write(`[tools] ${tool.dir} ${version}: writing ${name} (from ${asset.module})\n`);
+        writeFileSync(path.join(staging, name), assetText(tool, asset));
       }
       writeFileSync(path.join(staging, ".complete"), `${tool.module} ${version} ${goVersion}\n`);
       rmSync(dir, { recursive: true, force: true });
       renameSync(staging, dir);
     }
     for (const name of names) paths[name] = path.join(dir, name);
-    if (tool.assets) kwokStages = path.join(dir, "kwok-stages.yaml");
+    for (const name of assetNames) assets[name] = path.join(dir, name);
   }
-  return { paths: paths as Record<BinaryName, string>, kwokStages };
+  const all = assets as Record<AssetName, string>;
+  return { paths: paths as Record<BinaryName, string>, assets: all, kwokStages: all["kwok-stages.yaml"] };
 }
