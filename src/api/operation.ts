@@ -192,6 +192,12 @@ export const InstancesBulkInsertOperationMetadata = z
     description: "Metadata of an operation that creates instances; resize requests report provisioning here.",
   });
 
+/** One of healthInfo's enums, with the compute API's values (never set here, so only documented). */
+function healthEnum<const V extends string>(description: string, values: Readonly<Record<V, string>>) {
+  const names = Object.keys(values) as [V, ...V[]];
+  return z.enum(names).meta({ description, enumDescriptions: values }).optional();
+}
+
 /**
  * The compute API's metadata for health and version queries of other resources. Never set here (no
  * method of this API reports them); modelled so the Operation schema is the compute API's, field for
@@ -201,10 +207,30 @@ export const GetHealthOperationMetadata = z
   .object({
     healthInfo: z
       .object({
-        healthStatus: z.string().meta({ description: "Health status." }).optional(),
-        availabilitySloStatus: z.string().meta({ description: "Availability SLO status." }).optional(),
-        repairCategory: z.string().meta({ description: "Repair category." }).optional(),
-        unhealthyReason: z.string().meta({ description: "Why the resource is unhealthy." }).optional(),
+        healthStatus: healthEnum("Health status.", {
+          HEALTH_STATUS_HEALTHY: "The reservation slot is healthy.",
+          HEALTH_STATUS_UNHEALTHY: "The reservation slot is unhealthy.",
+          HEALTH_STATUS_UNSPECIFIED: "Unspecified health status.",
+        }),
+        availabilitySloStatus: healthEnum("Availability SLO status.", {
+          AVAILABILITY_SLO_STATUS_IN_SLO: "The slot availability is in SLO.",
+          AVAILABILITY_SLO_STATUS_OUT_OF_SLO: "The slot availability is out of SLO.",
+          AVAILABILITY_SLO_STATUS_SLO_UNKNOWN: "The slot availability is unknown.",
+          AVAILABILITY_SLO_STATUS_UNSPECIFIED: "Unspecified availability SLO status.",
+        }),
+        repairCategory: healthEnum("Repair category.", {
+          REPAIR_CATEGORY_CRITICAL_FAILURE: "A critical failure outside emergent maintenance.",
+          REPAIR_CATEGORY_EMERGENT_MAINTENANCE: "An emergent maintenance.",
+          REPAIR_CATEGORY_PLANNED_MAINTENANCE: "A planned maintenance.",
+          REPAIR_CATEGORY_UNSPECIFIED: "Unspecified repair category.",
+          REPAIR_CATEGORY_USER_REPORTED_FAULT: "A fault the user reported.",
+        }),
+        unhealthyReason: healthEnum("Why the resource is unhealthy.", {
+          UNHEALTHY_REASON_PENDING_USER_APPROVAL: "A repair waits for the customer's approval.",
+          UNHEALTHY_REASON_REPAIRING: "A repair is in progress.",
+          UNHEALTHY_REASON_UNSCHEDULABLE: "No VM can be scheduled on the slot and no repair runs.",
+          UNHEALTHY_REASON_UNSPECIFIED: "Unspecified unhealthy reason.",
+        }),
         updateTime: z
           .string()
           .meta({ format: "google-datetime", description: "When the health was last updated." })

@@ -1,8 +1,9 @@
 // Field-by-field comparison of our discovery document with Google's official compute v1 document,
 // limited to what a generated client or a wire peer depends on: method ids, paths, HTTP methods,
-// parameters (name, type, format, location, required, repeated; path patterns), request and response
-// schemas, every schema reachable from them, and the standard top-level parameters. Descriptions,
-// enums, defaults and bounds are documentation, not wire shape, and are not compared.
+// parameters (name, type, format, location, required, repeated, enum, pattern), request and response
+// schemas, every schema reachable from them (with their enums), and the standard top-level
+// parameters. Enums are compared as sets: generated clients make types or checks of the values, not
+// of their order. Descriptions, defaults and bounds are documentation and are not compared.
 //
 // Each difference is one line starting with a stable dotted path (what the allowlist matches by
 // prefix), e.g. `schemas.Operation.properties.region: missing in ours`.
@@ -13,6 +14,7 @@ export interface SchemaLike {
   readonly type?: string;
   readonly format?: string;
   readonly pattern?: string;
+  readonly enum?: readonly string[];
   readonly location?: string;
   readonly required?: boolean;
   readonly repeated?: boolean;
@@ -58,6 +60,26 @@ class Comparison {
   value(path: string, ours: unknown, official: unknown): void {
     if (JSON.stringify(ours) !== JSON.stringify(official))
       this.add(path, `ours ${show(ours)} official ${show(official)}`);
+  }
+
+  /** Values one side has and the other lacks; an enum on one side only is reported whole. */
+  enumValues(
+    path: string,
+    ours: readonly string[] | undefined,
+    official: readonly string[] | undefined,
+  ): void {
+    if (ours === undefined || official === undefined) {
+      this.value(path, ours, official);
+      return;
+    }
+    const lacks = official.filter((v) => !ours.includes(v)).sort();
+    const adds = ours.filter((v) => !official.includes(v)).sort();
+    // Additions first, so an allowlist line ending in `: ours lacks` covers a strict subset only.
+    const parts = [
+      ...(adds.length > 0 ? [`ours adds ${show(adds)}`] : []),
+      ...(lacks.length > 0 ? [`ours lacks ${show(lacks)}`] : []),
+    ];
+    if (parts.length > 0) this.add(path, parts.join(", "));
   }
 
   /** Keys present on one side only are reported; `both` is called for the others. */
@@ -112,6 +134,7 @@ class Comparison {
   shape(path: string, ours: SchemaLike, official: SchemaLike): void {
     this.value(`${path}.type`, ours.type, official.type);
     this.value(`${path}.format`, ours.format, official.format);
+    this.enumValues(`${path}.enum`, ours.enum, official.enum);
     this.keys(`${path}.properties`, ours.properties, official.properties, (name, a, b) => {
       this.node(`${path}.properties.${name}`, a, b);
     });
@@ -132,10 +155,8 @@ class Comparison {
     this.value(`${path}.location`, ours.location, official.location);
     this.value(`${path}.required`, ours.required ?? false, official.required ?? false);
     this.value(`${path}.repeated`, ours.repeated ?? false, official.repeated ?? false);
-    // A path pattern decides which URLs a client builds and the server accepts; query patterns
-    // only document values and are left out.
-    if (ours.location === "path" || official.location === "path")
-      this.value(`${path}.pattern`, ours.pattern, official.pattern);
+    this.enumValues(`${path}.enum`, ours.enum, official.enum);
+    this.value(`${path}.pattern`, ours.pattern, official.pattern);
   }
 
   body(path: string, ours: { $ref?: string } | undefined, official: { $ref?: string } | undefined): void {
@@ -216,11 +237,19 @@ export function parseAllowlist(text: string): AllowlistEntry[] {
   return entries;
 }
 
-/** Whole path segments only: `...zoneOperations.get` covers `.get.path` but not `.getStatus`. */
+/**
+ * Whole path segments (or words after the colon) only: `...zoneOperations.get` covers `.get.path` but
+ * not `.getStatus`. A `*` stands for any one path segment, for a difference repeated across methods
+ * or schemas.
+ */
 function covers(prefix: string, difference: string): boolean {
-  if (!difference.startsWith(prefix)) return false;
-  const next = difference.charAt(prefix.length);
-  return next === "" || next === "." || next === ":" || prefix.endsWith(".") || prefix.endsWith(":");
+  const segment = "[^.:]+";
+  const pattern = prefix
+    .split("*")
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join(segment);
+  const boundary = /[.: ]$/.test(prefix) ? "" : "(?=$|[.: ])";
+  return new RegExp(`^${pattern}${boundary}`).test(difference);
 }
 
 /** Differences no entry covers, and entries that cover no difference (stale). */

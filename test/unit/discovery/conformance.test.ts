@@ -46,6 +46,31 @@ test("the comparator reports exactly a changed property type and a changed param
   expect(compareDiscovery(ours, ours, served)).toEqual([]);
 });
 
+test("the comparator reports enum values dropped or added, whole enums missing, and query patterns", () => {
+  const mutated = structuredClone(ours);
+  const operation = mutated.schemas.Operation?.properties;
+  const health = mutated.schemas.GetHealthOperationMetadataHealthInfo?.properties?.healthStatus;
+  const requestId =
+    mutated.resources.instanceGroupManagerResizeRequests?.methods.insert?.parameters.requestId;
+  if (!operation?.status?.enum || !operation.kind || !health?.enum || !requestId)
+    throw new Error("Operation.status, Operation.kind, healthInfo.healthStatus or insert.requestId is gone");
+  operation.status.enum = ["DONE", "RUNNING", "PAUSED"]; // PENDING dropped, PAUSED added, order changed
+  delete health.enum;
+  delete operation.kind.enum;
+  requestId.pattern = "^[0-9]+$";
+  const kind = JSON.stringify(ours.schemas.Operation?.properties?.kind?.enum);
+  expect(compareDiscovery(ours, mutated, served)).toEqual([
+    `methods.compute.instanceGroupManagerResizeRequests.insert.parameters.requestId.pattern: ours "^[0-9]+$" official ${JSON.stringify(ours.resources.instanceGroupManagerResizeRequests?.methods.insert?.parameters.requestId?.pattern)}`,
+    `schemas.GetHealthOperationMetadataHealthInfo.properties.healthStatus.enum: ours (absent) official ["HEALTH_STATUS_HEALTHY","HEALTH_STATUS_UNHEALTHY","HEALTH_STATUS_UNSPECIFIED"]`,
+    `schemas.Operation.properties.kind.enum: ours (absent) official ${kind}`,
+    `schemas.Operation.properties.status.enum: ours adds ["PAUSED"], ours lacks ["PENDING"]`,
+  ]);
+  // The same values in another order are no difference.
+  const reordered = structuredClone(ours);
+  reordered.schemas.Operation?.properties?.status?.enum?.reverse();
+  expect(compareDiscovery(ours, reordered, served)).toEqual([]);
+});
+
 test("the comparator reports missing methods, properties, parameters and renamed references", () => {
   const mutated = structuredClone(ours);
   const operations = mutated.resources.zoneOperations;
@@ -81,4 +106,27 @@ test("allowlist lines cover whole path segments and unused lines are reported st
   expect(unexplained).toEqual(["methods.compute.zoneOperations.getStatus: missing in ours"]);
   expect(stale.map((e) => [e.line, e.prefix])).toEqual([[4, "schemas.Gone"]]);
   expect(() => parseAllowlist("no reason here\n")).toThrow(/line 1/);
+});
+
+test("a * in an allowlist line stands for one path segment; text after the colon matches by word", () => {
+  const entries = parseAllowlist(
+    "methods.compute.*.*.parameters.requestId.pattern\tUUID\nschemas.*.properties.code.enum: ours lacks\tsubset\n",
+  );
+  const { unexplained, stale } = applyAllowlist(
+    [
+      'methods.compute.zoneOperations.get.parameters.requestId.pattern: ours "x" official (absent)',
+      'methods.compute.regionOperations.list.parameters.requestId.pattern: ours "x" official (absent)',
+      'methods.compute.zoneOperations.parameters.requestId.pattern: ours "x" official (absent)',
+      'methods.compute.zoneOperations.get.parameters.requestIds.pattern: ours "x" official (absent)',
+      'schemas.Warning.properties.code.enum: ours lacks ["A"]',
+      'schemas.Warning.properties.code.enum: ours adds ["B"], ours lacks ["A"]',
+    ],
+    entries,
+  );
+  expect(unexplained).toEqual([
+    'methods.compute.zoneOperations.parameters.requestId.pattern: ours "x" official (absent)',
+    'methods.compute.zoneOperations.get.parameters.requestIds.pattern: ours "x" official (absent)',
+    'schemas.Warning.properties.code.enum: ours adds ["B"], ours lacks ["A"]',
+  ]);
+  expect(stale).toEqual([]);
 });
