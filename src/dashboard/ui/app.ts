@@ -36,6 +36,11 @@ async function pageFor(parts: readonly string[], params: URLSearchParams): Promi
 
 let current: Page | undefined;
 let rendering = 0;
+/**
+ * Whether the latest input was the keyboard: the main region's focus frame after a navigation is for
+ * keyboard users (it shows where Tab goes next), not for a click or a link followed from elsewhere.
+ */
+let keyboardInput = false;
 
 async function render({ focus = false } = {}): Promise<void> {
   const ticket = ++rendering;
@@ -61,6 +66,7 @@ async function render({ focus = false } = {}): Promise<void> {
   if (focus) {
     // A new page starts at its top, with the keyboard focus on its content.
     window.scrollTo(0, 0);
+    main.classList.toggle("keyboard-focus", keyboardInput);
     main.focus({ preventScroll: true });
   } else window.scrollTo(0, scroll);
 }
@@ -86,6 +92,9 @@ async function start(): Promise<void> {
     api<ItemsAnswer<EventSummary>>("/events"),
   ]);
   store.load(groups.items, requests.items, events.items);
+  // Capture phase: seen before any handler of the page can stop the event.
+  window.addEventListener("keydown", () => (keyboardInput = true), true);
+  window.addEventListener("pointerdown", () => (keyboardInput = false), true);
   window.addEventListener("hashchange", () => void render({ focus: true }));
   await render();
   connect(onChanges);

@@ -2,8 +2,9 @@
 // up on the open page within 2 s and its state changes arrive live (no reload); cancel from the UI
 // works for a user RBAC allows and is refused for one it does not; CSRF is enforced; a queued request
 // shows what it waits for and its exact ETA (on its page, in the group's queue table and as a forecast
-// on the capacity chart), computed by the queue model on the server. Screenshots of
-// the main pages (desktop and phone) go to test-artifacts/dashboard/.
+// on the capacity chart), computed by the queue model on the server; a navigation moves the focus to
+// the page's content without framing it unless the keyboard navigated. Screenshots of the main pages
+// (desktop and phone) go to test-artifacts/dashboard/.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -212,6 +213,41 @@ test("kubectl-created requests appear within 2 s and change state live; cancel w
   await row(phone.page, "live-a").waitFor();
   await phone.page.screenshot({ path: path.join(ARTIFACTS, "phone-requests.png"), fullPage: true });
   await phone.context.close();
+});
+
+/** Whether the page's main region has the focus, and the outline it draws. */
+function mainFocus(page: Page): Promise<{ focused: boolean; outline: string }> {
+  return page.evaluate(() => {
+    const main = document.getElementById("main");
+    return {
+      focused: main !== null && document.activeElement === main,
+      outline: main ? getComputedStyle(main).outlineStyle : "(no main)",
+    };
+  });
+}
+
+test("a navigation focuses the page's content, framed only when the keyboard navigated", async () => {
+  const { context, page } = await signedIn(ADMIN);
+  // A click: the focus moves (screen readers read on from there), no frame around the page.
+  await page.click('a[data-nav="requests"]');
+  await page.getByRole("heading", { name: "Resize requests" }).waitFor();
+  expect(await mainFocus(page)).toEqual({ focused: true, outline: "none" });
+  await page.screenshot({ path: path.join(ARTIFACTS, "focus-after-click.png"), fullPage: true });
+  // A link followed from elsewhere, with no input on the page: the same.
+  await page.goto(`${op.baseUrl}/#/groups/${ns.name}/workers`);
+  await page.getByRole("heading", { name: "Group workers" }).waitFor();
+  expect(await mainFocus(page)).toEqual({ focused: true, outline: "none" });
+  // The keyboard: Enter on a link frames the content, so its user sees where Tab goes next.
+  await page.locator('a[data-nav="events"]').focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { name: "Events" }).waitFor();
+  expect(await mainFocus(page)).toEqual({ focused: true, outline: "solid" });
+  await page.screenshot({ path: path.join(ARTIFACTS, "focus-after-keyboard.png"), fullPage: true });
+  // A click after that: no frame again.
+  await page.click('a[data-nav="groups"]');
+  await page.getByRole("heading", { name: "Instance groups" }).waitFor();
+  expect(await mainFocus(page)).toEqual({ focused: true, outline: "none" });
+  await context.close();
 });
 
 test("create from the UI goes through the REST logic (an Operation) and is keyboard operable", async () => {
