@@ -1,5 +1,6 @@
 // Settings of `resize-operator run`: every flag has an environment equivalent, and the whole set is
 // validated by one zod schema, so a bad value stops start-up with a message naming the flag.
+import { PROVISIONING_CLASS } from "./api/provisioning-request.js";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { parseKubeDuration } from "./api/duration.js";
@@ -110,6 +111,12 @@ export const SETTINGS = {
       .int()
       .min(1024)
       .max(64 * 1024 * 1024),
+  },
+  "provisioning-requests": {
+    env: "PROVISIONING_REQUESTS",
+    help: `serve autoscaling.x-k8s.io/v1 ProvisioningRequests of class ${PROVISIONING_CLASS} (Kueue's ProvisioningRequest admission check): auto (when the CRD is installed at start-up; restart after installing it), on (start-up fails without the CRD), off`,
+    default: "auto",
+    schema: z.enum(["auto", "on", "off"]),
   },
   "token-cache-ttl": {
     env: "TOKEN_CACHE_TTL",

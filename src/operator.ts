@@ -2,6 +2,7 @@
 // recorder and the HTTP endpoints, wired from validated settings. With a Redis URL, the compute REST
 // API is served too and the operations controller follows the requests' Operations. Every replica
 // serves HTTP; only the leader reconciles.
+import { PROVISIONING_CLASS } from "./api/provisioning-request.js";
 import { createServer, type RequestListener, type Server } from "node:http";
 import { Redis } from "ioredis";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -19,6 +20,7 @@ import {
   type AuthSettings,
 } from "./dashboard/index.js";
 import { addOperationsController } from "./operations/controller.js";
+import { addProvisioningController, provisioningRequestsServed } from "./provisioning/setup.js";
 import {
   planEventMetrics,
   metricsServer,
@@ -144,6 +146,40 @@ async function prepareRedis(commands: RedisClient, settings: RedisSettings, log:
     });
 }
 
+/**
+ * The ProvisioningRequest provisioner, when the cluster serves that API (`auto`), must (`on`: start-up
+ * fails without it) or is turned off. Detected once: the CRD is read at start-up, like Kueue does.
+ */
+async function addProvisioner(
+  mgr: Manager,
+  config: Config,
+  recorder: ReturnType<typeof createEventRecorder>,
+  log: Logger,
+  metrics: PromMetrics,
+): Promise<void> {
+  const mode = config["provisioning-requests"];
+  if (mode === "off") return;
+  const served = await provisioningRequestsServed(mgr.client);
+  if (!served) {
+    if (mode === "on")
+      throw new ConfigError(
+        "--provisioning-requests=on but the API server does not serve autoscaling.x-k8s.io/v1 provisioningrequests: install the ProvisioningRequest CRD first, or use auto or off",
+      );
+    log.info(
+      "ProvisioningRequest API not installed: the provisioner is off (restart after installing the CRD)",
+    );
+    return;
+  }
+  addProvisioningController(mgr, {
+    recorder,
+    logger: log,
+    metrics,
+    concurrency: config.concurrency,
+    ...(config.namespace && { namespace: config.namespace }),
+  });
+  log.info({ provisioningClass: PROVISIONING_CLASS }, "serving ProvisioningRequests");
+}
+
 export async function runOperator(config: Config): Promise<void> {
   const log = createLogger(config["log-level"]);
   // Sign-in settings first: a refusal (MissingSecret in production) must come before anything starts.
@@ -199,6 +235,7 @@ export async function runOperator(config: Config): Promise<void> {
       pollIntervalMs: config["poll-interval"],
     },
   });
+  await addProvisioner(mgr, config, recorder, log, metrics);
   addRetentionController(mgr, {
     recorder,
     logger: log,

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { Conditions } from "./conditions.js";
 import { customResource, type CustomResourceModel } from "./custom-resource.js";
 import { kubeDuration } from "./duration.js";
+import { InstanceShape, ProvisioningRequestPolicy } from "./instance-shape.js";
 import { rule } from "./meta.js";
 import { INSTANCE_GROUP_MANAGER } from "./names.js";
 import { Count, Generation, ObjectName, Rfc1035Label, Uint64String } from "./primitives.js";
@@ -99,6 +100,8 @@ const SpecWithoutLocationRules = rule(
               "How long an attempt's new pods may stay Unschedulable, when nothing will add capacity, before the attempt is rolled back with ZONE_RESOURCE_POOL_EXHAUSTED instead of waiting for provisioningTimeout. Counted from when the pods became Unschedulable (their PodScheduled condition's lastTransitionTime), or from the attempt's appliedTime if that is later.",
           })
           .default(DEFAULT_UNSCHEDULABLE_GRACE_PERIOD),
+        instanceShape: InstanceShape.optional(),
+        provisioningRequests: ProvisioningRequestPolicy.optional(),
       })
       .meta({ description: "Desired state of the group." }),
     {

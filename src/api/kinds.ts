@@ -2,6 +2,12 @@
 import type { ResourceKind } from "../runtime/resource-kind.js";
 import { InstanceGroupManager } from "./instance-group-manager.js";
 import { API_VERSION, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "./names.js";
+import {
+  PodTemplate,
+  PROVISIONING_API_VERSION,
+  PROVISIONING_REQUEST,
+  ProvisioningRequest,
+} from "./provisioning-request.js";
 import { ResizeRequest } from "./resize-request.js";
 
 export const RESIZE_REQUESTS: ResourceKind<ResizeRequest> = {
@@ -18,4 +24,22 @@ export const INSTANCE_GROUP_MANAGERS: ResourceKind<InstanceGroupManager> = {
   resource: INSTANCE_GROUP_MANAGER.plural,
   namespaced: true,
   schema: InstanceGroupManager,
+};
+
+/** autoscaling.x-k8s.io/v1 ProvisioningRequests (cluster-autoscaler's CRD), served for our class. */
+export const PROVISIONING_REQUESTS: ResourceKind<ProvisioningRequest> = {
+  apiVersion: PROVISIONING_API_VERSION,
+  kind: PROVISIONING_REQUEST.kind,
+  resource: PROVISIONING_REQUEST.plural,
+  namespaced: true,
+  schema: ProvisioningRequest,
+};
+
+/** core/v1 PodTemplates: a ProvisioningRequest's pod sets point at them. */
+export const POD_TEMPLATES: ResourceKind<PodTemplate> = {
+  apiVersion: "v1",
+  kind: "PodTemplate",
+  resource: "podtemplates",
+  namespaced: true,
+  schema: PodTemplate,
 };

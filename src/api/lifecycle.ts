@@ -31,3 +31,12 @@ export function fifo(a: QueueEntry, b: QueueEntry): number {
           ? 1
           : 0;
 }
+
+/**
+ * Whether a request of `size` instances can ever be served by a group bounded by `maxSize` (admission:
+ * one that cannot fails with QUOTA_EXCEEDED instead of waiting forever). The resize controller and the
+ * ProvisioningRequest sizing both ask this.
+ */
+export function everFits(size: number, maxSize: number | undefined): boolean {
+  return maxSize === undefined || size <= maxSize;
+}

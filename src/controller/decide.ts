@@ -12,7 +12,7 @@ import { ResizeRequestCondition as RC, InstanceGroupManagerCondition as GC } fro
 import { durationToMillis, formatDuration } from "../api/duration.js";
 import type { Errors } from "../api/errors.js";
 import type { InstanceGroupManagerStatus } from "../api/instance-group-manager.js";
-import { fifo, isFinalState } from "../api/lifecycle.js";
+import { everFits, fifo, isFinalState } from "../api/lifecycle.js";
 import { locationField } from "../api/location.js";
 import { REST_KIND } from "../api/names.js";
 import type { Provisioning, ResizeRequestStatus } from "../api/resize-request.js";
@@ -521,7 +521,7 @@ function admit(d: RequestDraft, ctx: Ctx): "admitted" | "waiting" | "failed" {
     return waitOrFail("TargetNotFound", target.message, notFound(target.message));
   }
   const k = sizeOf(r);
-  if (group.maxSize !== undefined && k > group.maxSize) {
+  if (group.maxSize !== undefined && !everFits(k, group.maxSize)) {
     d.fail(
       "QuotaExceeded",
       quotaExceeded({ requested: k, maxSize: group.maxSize, location: group.location, group: group.name }),

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
+import { PROVISIONING_REQUEST_ANNOTATION } from "../api/provisioning-request.js";
 import { ResizeRequest } from "../api/resize-request.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { Controller } from "../runtime/controller.js";
@@ -33,10 +34,20 @@ export interface ResizeControllerOptions {
   readonly onPlanEvent?: ExecuteDeps["onPlanEvent"];
 }
 
-/** The request cache's indexes: every request by group, and the requests in play by group. */
+/** Index of the ResizeRequests created for ProvisioningRequests, by the request's `namespace/name`. */
+export const BY_PROVISIONING_REQUEST = "byProvisioningRequest";
+
+/**
+ * The request cache's indexes: every request by group, the requests in play by group, and those
+ * serving a ProvisioningRequest by that request (one cache for both controllers).
+ */
 export const REQUEST_INDEXERS: Readonly<Record<string, IndexFunc<ResizeRequest>>> = {
   [BY_GROUP]: (rr) => [groupKeyOf(rr)],
   [IN_PLAY_BY_GROUP]: (rr) => (inPlay(requestView(rr)) ? [groupKeyOf(rr)] : []),
+  [BY_PROVISIONING_REQUEST]: (rr) => {
+    const key = rr.metadata.annotations?.[PROVISIONING_REQUEST_ANNOTATION];
+    return key ? [key] : [];
+  },
 };
 
 /** The shared informers of both kinds (the manager hands every caller of a collection the same one). */

@@ -29,7 +29,8 @@ import type {
 import type { DashboardSession } from "./session.js";
 import type { DashboardAuthz } from "./authz.js";
 import { issueCsrfToken, requireCsrf, setCsrfCookie } from "./csrf.js";
-import { groupQueue, queueAnswer } from "./queue-view.js";
+import { groupQueue } from "../controller/queue-view.js";
+import { queueAnswer } from "./queue-view.js";
 import {
   attempts,
   byNewest,

@@ -10,7 +10,7 @@ import { ResizeRequestState, type ResizeRequest } from "../api/resize-request.js
 import type { PlanEventNotice } from "../controller/execute.js";
 import { resizeEvents } from "../controller/events.js";
 import { IN_PLAY_BY_GROUP } from "../controller/in-play.js";
-import { groupQueue } from "../dashboard/queue-view.js";
+import { groupQueue } from "../controller/queue-view.js";
 import type { RecorderStats } from "../events/recorder.js";
 import type { MetricsSink } from "../runtime/metrics.js";
 import type { Lister } from "../runtime/store.js";

@@ -195,6 +195,18 @@ export const SUBJECT_ACCESS_REVIEWS: ResourceKind<SubjectAccessReview> = {
   schema: SubjectAccessReview,
 };
 
+/** core/v1 Namespace: its labels (a group's namespaceSelector). */
+export const Namespace = z.looseObject({ ...typeMeta, metadata: ObjectMeta });
+export type Namespace = z.infer<typeof Namespace>;
+
+export const NAMESPACES: ResourceKind<Namespace> = {
+  apiVersion: "v1",
+  kind: "Namespace",
+  resource: "namespaces",
+  namespaced: false,
+  schema: Namespace,
+};
+
 /** The /scale subresource of a resource found by discovery (Deployment, MachineDeployment, any CR). */
 export function scaleOf(where: ResourceLocation): ResourceKind<Scale> {
   return { ...where, kind: "Scale", subresource: "scale", schema: Scale };

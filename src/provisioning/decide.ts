@@ -1,0 +1,294 @@
+// The provisioner's decision for one ProvisioningRequest of our class (pure, table-tested): from the
+// request, its ResizeRequest (if any) and the queue model, the conditions it should carry, the
+// ResizeRequest to create or cancel, and the events of each condition change. The I/O lives in
+// observe.ts and execute.ts; the rules of the queue itself stay in the resize controller and the queue
+// model, which this only reads.
+import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { DEFAULT_BOOKING_WINDOW } from "../api/instance-shape.js";
+import { parseKubeDuration } from "../api/duration.js";
+import { isFinalState } from "../api/lifecycle.js";
+import {
+  ClassDetail,
+  ProvisioningCondition as C,
+  type PodTemplate,
+  type PrCondition,
+  type ProvisioningRequest,
+} from "../api/provisioning-request.js";
+import type { ResizeRequest } from "../api/resize-request.js";
+import { setCondition, type ConditionInput } from "../controller/conditions.js";
+import type { EventDefinition } from "../events/catalog.js";
+import type { RequestInsight } from "../queue/insight.js";
+import { provisioningEvents as E } from "./events.js";
+import { failureOf, waitingMessage } from "./messages.js";
+import { parseParameters } from "./parameters.js";
+import { place } from "./placement.js";
+import { resizeRequestFor } from "./resize-request.js";
+
+/** How often a waiting request's position and ETA are looked at again (written only when they change). */
+export const REFRESH_MS = 10_000;
+
+export interface ProvisioningSnapshot {
+  readonly request: ProvisioningRequest;
+  readonly nowMs: number;
+  /** The request's ResizeRequest (found by the request's uid), if it exists. */
+  readonly resizeRequest: ResizeRequest | undefined;
+  /** Every group the cache holds (placement reads them before the ResizeRequest exists). */
+  readonly groups: readonly InstanceGroupManager[];
+  /** Its pod sets' templates by name (read only before the ResizeRequest exists); undefined: missing. */
+  readonly templates: ReadonlyMap<string, PodTemplate | undefined>;
+  /** Labels of the request's namespace, when a group selects namespaces. */
+  readonly namespaceLabels: Readonly<Record<string, string>> | undefined;
+  /** The queue model's view of the ResizeRequest while it waits or provisions. */
+  readonly insight: RequestInsight | undefined;
+  /** Queue length of the ResizeRequest's group. */
+  readonly queueLength: number;
+  /** A pod consuming the request's capacity exists (Kueue's consume-provisioning-request annotation). */
+  readonly consumed: boolean;
+}
+
+export interface ProvisioningPlan {
+  readonly create?: ResizeRequest;
+  /** Cancel this ResizeRequest (spec.cancel: a queued one leaves the queue, a partial scale-up rolls back). */
+  readonly cancel?: ResizeRequest;
+  /** The request's next status, when it changes. */
+  readonly status?: {
+    readonly conditions: PrCondition[];
+    readonly provisioningClassDetails?: Readonly<Record<string, string>>;
+  };
+  readonly events: readonly { readonly definition: EventDefinition; readonly note: string }[];
+  readonly requeueAfterMs?: number;
+}
+
+const isTrue = (conditions: readonly PrCondition[] | undefined, type: string): boolean =>
+  conditions?.some((c) => c.type === type && c.status === "True") ?? false;
+const find = (conditions: readonly PrCondition[] | undefined, type: string): PrCondition | undefined =>
+  conditions?.find((c) => c.type === type);
+
+/** Accumulates the next conditions; an event for each condition whose status or reason changes. */
+class Draft {
+  conditions: PrCondition[];
+  details: Readonly<Record<string, string>> | undefined;
+  readonly events: { definition: EventDefinition; note: string }[] = [];
+  private readonly before: readonly PrCondition[];
+
+  constructor(
+    private readonly request: ProvisioningRequest,
+    private readonly now: string,
+  ) {
+    this.before = request.status?.conditions ?? [];
+    this.conditions = [...this.before];
+    this.details = request.status?.provisioningClassDetails;
+  }
+
+  set(input: ConditionInput, event?: EventDefinition): void {
+    const previous = find(this.before, input.type);
+    this.conditions = setCondition(this.conditions, input, this.now, this.request.metadata.generation ?? 0);
+    if (event && (previous?.status !== input.status || previous.reason !== input.reason))
+      this.events.push({ definition: event, note: input.message });
+  }
+
+  changed(): boolean {
+    return (
+      this.details !== this.request.status?.provisioningClassDetails ||
+      JSON.stringify(this.conditions) !== JSON.stringify(this.before)
+    );
+  }
+}
+
+function fail(d: Draft, reason: string, message: string): void {
+  d.set({ type: C.Accepted, status: "False", reason, message });
+  d.set({ type: C.Provisioned, status: "False", reason, message });
+  d.set({ type: C.Failed, status: "True", reason, message }, E.ProvisioningFailed);
+}
+
+export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
+  const pr = s.request;
+  const conditions = pr.status?.conditions;
+  const d = new Draft(pr, new Date(s.nowMs).toISOString());
+  const rr = s.resizeRequest;
+  const provisioned = isTrue(conditions, C.Provisioned);
+  const failed = isTrue(conditions, C.Failed);
+  let create: ResizeRequest | undefined;
+  let cancel: ResizeRequest | undefined;
+  let requeueAfterMs: number | undefined;
+
+  if (failed) {
+    // Final for us. A ResizeRequest still in the queue goes too (nothing will consume it).
+    if (rr && !isFinalState(rr.status?.state) && !rr.spec.cancel) cancel = rr;
+  } else if (!rr && !provisioned && !isTrue(conditions, C.Accepted)) {
+    create = admit(s, d);
+  } else if (!rr) {
+    // Accepted before, and its ResizeRequest is gone: deleted under it (after Provisioned, retention may
+    // have removed it once released — nothing is left to do then).
+    if (!provisioned)
+      fail(
+        d,
+        "ResizeRequestDeleted",
+        "The ResizeRequest serving this request was deleted before its capacity was provisioned.",
+      );
+  } else {
+    requeueAfterMs = follow(s, rr, d, provisioned);
+  }
+  if (cancel)
+    d.events.push({
+      definition: E.ResizeRequestCancelled,
+      note: `Cancelled ResizeRequest ${rr?.metadata.namespace ?? ""}/${rr?.metadata.name ?? ""}: the request failed before it was provisioned.`,
+    });
+  return {
+    ...(create && { create }),
+    ...(cancel && { cancel }),
+    ...(d.changed() && {
+      status: { conditions: d.conditions, ...(d.details && { provisioningClassDetails: d.details }) },
+    }),
+    events: d.events,
+    ...(requeueAfterMs !== undefined && { requeueAfterMs }),
+  };
+}
+
+/** A new request: parameters, templates, placement; the ResizeRequest to create, or Failed. */
+function admit(s: ProvisioningSnapshot, d: Draft): ResizeRequest | undefined {
+  const pr = s.request;
+  const parameters = parseParameters(pr.spec.parameters);
+  if (!parameters.ok) {
+    fail(d, "InvalidParameters", parameters.message);
+    return undefined;
+  }
+  if (pr.spec.podSets.length === 0) {
+    fail(d, "InvalidPodSets", "The request has no pod sets: there is nothing to provision.");
+    return undefined;
+  }
+  const podSets = [];
+  for (const set of pr.spec.podSets) {
+    const name = set.podTemplateRef.name ?? "";
+    const template = s.templates.get(name);
+    if (!template) {
+      fail(
+        d,
+        "PodTemplateNotFound",
+        `PodTemplate ${pr.metadata.namespace ?? ""}/${name} of a pod set does not exist.`,
+      );
+      return undefined;
+    }
+    podSets.push({ name, count: set.count, spec: template.template.spec });
+  }
+  const placement = place({
+    namespace: pr.metadata.namespace ?? "",
+    namespaceLabels: s.namespaceLabels,
+    parameters: parameters.value,
+    podSets,
+    groups: s.groups,
+  });
+  if (!placement.ok) {
+    fail(d, placement.reason, placement.message);
+    return undefined;
+  }
+  const rr = resizeRequestFor(pr, placement.group, placement.instances, parameters.value);
+  const where = `${rr.metadata.namespace ?? ""}/${rr.metadata.name ?? ""}`;
+  const accepted = `ResizeRequest ${where} asks InstanceGroupManager ${rr.metadata.namespace ?? ""}/${placement.group.metadata.name ?? ""} for ${placement.instances} instances (${placement.pods} pods).`;
+  d.set({ type: C.Accepted, status: "True", reason: "Accepted", message: accepted }, E.ProvisioningAccepted);
+  d.set({ type: C.Provisioned, status: "False", reason: "Queued", message: `Queued: ${accepted}` });
+  return rr;
+}
+
+/** The request follows its ResizeRequest; returns when to look again. */
+function follow(
+  s: ProvisioningSnapshot,
+  rr: ResizeRequest,
+  d: Draft,
+  provisioned: boolean,
+): number | undefined {
+  const state = rr.status?.state;
+  if (provisioned || state === "SUCCEEDED") return afterSuccess(s, rr, d, provisioned);
+  if (state === "FAILED" || state === "CANCELLED") {
+    const failure = failureOf(rr);
+    fail(d, failure.reason, failure.message);
+    return undefined;
+  }
+  const waiting = waitingMessage(rr, s.insight, s.queueLength);
+  d.set(
+    { type: C.Provisioned, status: "False", reason: waiting.reason, message: waiting.message },
+    waiting.reason === "Provisioning" ? E.ProvisioningStarted : undefined,
+  );
+  return REFRESH_MS;
+}
+
+function afterSuccess(
+  s: ProvisioningSnapshot,
+  rr: ResizeRequest,
+  d: Draft,
+  provisioned: boolean,
+): number | undefined {
+  const group = rr.spec.instanceGroupManager;
+  const ns = rr.metadata.namespace ?? "";
+  if (!provisioned) {
+    const size = rr.spec.resizeBy ?? 0;
+    d.details = {
+      [ClassDetail.ResizeRequestName]: rr.metadata.name ?? "",
+      [ClassDetail.InstanceGroupManager]: `${ns}/${group}`,
+      ...(rr.status?.zone !== undefined && { [ClassDetail.Zone]: lastSegment(rr.status.zone) }),
+      ...(rr.status?.region !== undefined && { [ClassDetail.Region]: lastSegment(rr.status.region) }),
+    };
+    d.set(
+      {
+        type: C.Provisioned,
+        status: "True",
+        reason: "Provisioned",
+        message: `${size} instances of InstanceGroupManager ${ns}/${group} are ready (ResizeRequest ${ns}/${rr.metadata.name ?? ""}).`,
+      },
+      E.Provisioned,
+    );
+  }
+  if (rr.status?.release !== undefined && !isTrue(s.request.status?.conditions, C.CapacityRevoked)) {
+    d.set(
+      {
+        type: C.CapacityRevoked,
+        status: "True",
+        reason: "RunDurationElapsed",
+        message: `The run duration ended at ${rr.status.runUntil ?? "its end"}: the ${rr.spec.resizeBy ?? 0} instances of InstanceGroupManager ${ns}/${group} were released.`,
+      },
+      E.CapacityRevoked,
+    );
+    return undefined;
+  }
+  const expires = bookingExpiresAt(s.request, s.groups, rr, d.conditions, s.nowMs);
+  if (expires === undefined || s.consumed) return undefined;
+  if (s.nowMs < expires) return expires - s.nowMs;
+  d.set(
+    {
+      type: C.BookingExpired,
+      status: "True",
+      reason: "BookingExpired",
+      message: `No pod consumed the capacity within the booking window (until ${new Date(expires).toISOString()}).`,
+    },
+    E.BookingExpired,
+  );
+  return undefined;
+}
+
+/**
+ * When the booking of a provisioned request ends (Provisioned=True's transition plus the window: the
+ * request's bookingWindow parameter, else its group's, else 10 minutes); undefined once it expired or
+ * the capacity was released. Observation asks it too, to look for consuming pods only when it matters.
+ */
+export function bookingExpiresAt(
+  pr: ProvisioningRequest,
+  groups: readonly InstanceGroupManager[],
+  rr: ResizeRequest,
+  conditions: readonly PrCondition[] | undefined,
+  nowMs: number,
+): number | undefined {
+  if (isTrue(conditions, C.BookingExpired) || rr.status?.release !== undefined) return undefined;
+  const since = Date.parse(find(conditions, C.Provisioned)?.lastTransitionTime ?? "") || nowMs;
+  const parameters = parseParameters(pr.spec.parameters);
+  if (parameters.ok && parameters.value.bookingWindowMs !== undefined)
+    return since + parameters.value.bookingWindowMs;
+  const g = groups.find(
+    (x) => x.metadata.namespace === rr.metadata.namespace && x.metadata.name === rr.spec.instanceGroupManager,
+  );
+  return (
+    since +
+    (parseKubeDuration(g?.spec.provisioningRequests?.bookingWindow ?? DEFAULT_BOOKING_WINDOW) ?? 600_000)
+  );
+}
+
+const lastSegment = (url: string): string => url.slice(url.lastIndexOf("/") + 1);

@@ -1,0 +1,49 @@
+// Every event the provisioner emits on a ProvisioningRequest, one per condition change, declared once;
+// docs/events.md renders this table.
+import { PROVISIONING_CLASS } from "../api/provisioning-request.js";
+import { defineEventCatalog } from "../events/catalog.js";
+
+export const provisioningEvents = defineEventCatalog({
+  ProvisioningAccepted: {
+    type: "Normal",
+    reason: "Accepted",
+    action: "CreateResizeRequest",
+    when: `A ProvisioningRequest of class ${PROVISIONING_CLASS} was sized and placed: its ResizeRequest was created (Accepted=True, Provisioned=False with the queue position and ETA).`,
+  },
+  ProvisioningStarted: {
+    type: "Normal",
+    reason: "Provisioning",
+    action: "Provision",
+    when: "The ResizeRequest of a ProvisioningRequest started its provisioning attempt (Provisioned=False, reason Provisioning).",
+  },
+  Provisioned: {
+    type: "Normal",
+    reason: "Provisioned",
+    action: "Provision",
+    when: "All instances of the ProvisioningRequest's ResizeRequest are ready (Provisioned=True, provisioningClassDetails set in the same write).",
+  },
+  ProvisioningFailed: {
+    type: "Warning",
+    reason: "Failed",
+    action: "Provision",
+    when: "The ProvisioningRequest can never be served (invalid parameters, a missing pod template, no group, pods that fit no instance, QUOTA_EXCEEDED, a queue deadline, its group or ResizeRequest gone); Failed=True says why. Never after Provisioned.",
+  },
+  BookingExpired: {
+    type: "Warning",
+    reason: "BookingExpired",
+    action: "Book",
+    when: "No pod consumed the provisioned capacity within the booking window (BookingExpired=True); Kueue retries a workload that was not admitted.",
+  },
+  CapacityRevoked: {
+    type: "Normal",
+    reason: "CapacityRevoked",
+    action: "Release",
+    when: "The run duration (maxRunDurationSeconds) elapsed and the instances were released (CapacityRevoked=True); Kueue deactivates a workload still running.",
+  },
+  ResizeRequestCancelled: {
+    type: "Normal",
+    reason: "ResizeRequestCancelled",
+    action: "Cancel",
+    when: "The ProvisioningRequest was deleted (or failed) before it was provisioned, so its ResizeRequest was cancelled and its queued or partial capacity rolled back.",
+  },
+});

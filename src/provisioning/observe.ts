@@ -1,0 +1,135 @@
+// What one pass of the provisioner reads for a ProvisioningRequest key: the request (cache), the
+// ResizeRequests serving it (cache index, and one live list where a cache miss would otherwise fail a
+// request whose ResizeRequest was created a moment ago), the groups (cache), and — only while they
+// matter — its pod templates, its namespace's labels and whether a pod consumes its capacity.
+import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { POD_TEMPLATES, RESIZE_REQUESTS } from "../api/kinds.js";
+import {
+  CONSUME_ANNOTATION,
+  PROVISIONING_CLASS,
+  PROVISIONING_REQUEST_UID_LABEL,
+  ProvisioningCondition as C,
+  type PodTemplate,
+  type ProvisioningRequest,
+} from "../api/provisioning-request.js";
+import type { ResizeRequest } from "../api/resize-request.js";
+import { groupQueue } from "../controller/queue-view.js";
+import { BY_PROVISIONING_REQUEST } from "../controller/setup.js";
+import { isNotFound } from "../runtime/api-errors.js";
+import { NAMESPACES, PODS } from "../runtime/builtin-kinds.js";
+import type { KubeClient } from "../runtime/resource-client.js";
+import type { Lister } from "../runtime/store.js";
+import { bookingExpiresAt, type ProvisioningSnapshot } from "./decide.js";
+import { needsNamespaceLabels } from "./placement.js";
+
+export interface ProvisioningObserveDeps {
+  readonly provisioningRequests: Lister<ProvisioningRequest>;
+  readonly resizeRequests: Lister<ResizeRequest>;
+  readonly groups: Lister<InstanceGroupManager>;
+  readonly client: KubeClient;
+  readonly now: () => number;
+}
+
+export type ProvisioningObservation =
+  /** Not ours: another class, or gone; `orphans` are ResizeRequests left behind by a deleted request. */
+  | { readonly ours: false; readonly orphans: readonly ResizeRequest[] }
+  | {
+      readonly ours: true;
+      readonly snapshot: ProvisioningSnapshot;
+      readonly orphans: readonly ResizeRequest[];
+    };
+
+const isTrue = (pr: ProvisioningRequest, type: string): boolean =>
+  pr.status?.conditions?.some((c) => c.type === type && c.status === "True") ?? false;
+
+export async function observeProvisioning(
+  deps: ProvisioningObserveDeps,
+  namespace: string,
+  name: string,
+): Promise<ProvisioningObservation> {
+  const key = `${namespace}/${name}`;
+  const pr = deps.provisioningRequests.get(key);
+  const served = deps.resizeRequests.byIndex(BY_PROVISIONING_REQUEST, key);
+  if (!pr || pr.spec.provisioningClassName !== PROVISIONING_CLASS)
+    return { ours: false, orphans: pr ? [] : served };
+  const uid = pr.metadata.uid ?? "";
+  const orphans = served.filter((rr) => rr.metadata.labels?.[PROVISIONING_REQUEST_UID_LABEL] !== uid);
+  let resizeRequest = served.find((rr) => rr.metadata.labels?.[PROVISIONING_REQUEST_UID_LABEL] === uid);
+  const accepted = isTrue(pr, C.Accepted);
+  const failed = isTrue(pr, C.Failed);
+  if (!resizeRequest && accepted && !failed) resizeRequest = await liveResizeRequest(deps.client, uid);
+  const admitting = !resizeRequest && !accepted && !failed && !isTrue(pr, C.Provisioned);
+  const groups = deps.groups.list();
+  const nowMs = deps.now();
+  const queue =
+    resizeRequest &&
+    deps.groups.get(`${resizeRequest.metadata.namespace ?? ""}/${resizeRequest.spec.instanceGroupManager}`)
+      ? groupQueue(
+          deps.groups,
+          deps.resizeRequests,
+          `${resizeRequest.metadata.namespace ?? ""}/${resizeRequest.spec.instanceGroupManager}`,
+          nowMs,
+        )
+      : undefined;
+  // Consuming pods matter only once the booking window is over (a list of the namespace's pods).
+  const expires =
+    resizeRequest && isTrue(pr, C.Provisioned)
+      ? bookingExpiresAt(pr, groups, resizeRequest, pr.status?.conditions, nowMs)
+      : undefined;
+  const bookingDue = expires !== undefined && nowMs >= expires;
+  return {
+    ours: true,
+    orphans,
+    snapshot: {
+      request: pr,
+      nowMs,
+      resizeRequest,
+      groups,
+      templates: admitting ? await templatesOf(deps.client, pr) : new Map(),
+      namespaceLabels:
+        admitting && needsNamespaceLabels(groups) ? await namespaceLabels(deps.client, namespace) : undefined,
+      insight: queue?.insight.requests.find((r) => r.name === resizeRequest?.metadata.name),
+      queueLength: queue?.insight.queueLength ?? 0,
+      consumed: bookingDue ? await consumed(deps.client, namespace, name) : false,
+    },
+  };
+}
+
+async function liveResizeRequest(client: KubeClient, uid: string): Promise<ResizeRequest | undefined> {
+  const list = await client
+    .resource(RESIZE_REQUESTS)
+    .list({ labelSelector: `${PROVISIONING_REQUEST_UID_LABEL}=${uid}` });
+  return list.items[0];
+}
+
+async function templatesOf(
+  client: KubeClient,
+  pr: ProvisioningRequest,
+): Promise<Map<string, PodTemplate | undefined>> {
+  const out = new Map<string, PodTemplate | undefined>();
+  for (const set of pr.spec.podSets) {
+    const name = set.podTemplateRef.name ?? "";
+    if (out.has(name) || name === "") continue;
+    try {
+      out.set(
+        name,
+        await client.resource(POD_TEMPLATES).get({ namespace: pr.metadata.namespace ?? "", name }),
+      );
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      out.set(name, undefined);
+    }
+  }
+  return out;
+}
+
+async function namespaceLabels(client: KubeClient, namespace: string): Promise<Record<string, string>> {
+  const ns = await client.resource(NAMESPACES).get({ name: namespace });
+  return ns.metadata.labels ?? {};
+}
+
+/** Whether a pod of the namespace carries Kueue's annotation naming this request (it consumes the capacity). */
+async function consumed(client: KubeClient, namespace: string, name: string): Promise<boolean> {
+  const pods = await client.resource(PODS).list({ namespace });
+  return pods.items.some((p) => p.metadata?.annotations?.[CONSUME_ANNOTATION] === name);
+}

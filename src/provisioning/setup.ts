@@ -1,0 +1,88 @@
+// Wires the ProvisioningRequest provisioner into a manager: an informer of ProvisioningRequests (all
+// classes are listed — a field selector cannot filter on spec — but only ours are reconciled), the
+// resize controller's shared caches of ResizeRequests and groups, and a controller keyed by request.
+import type { KubernetesObject } from "@kubernetes/client-node";
+import type { Logger } from "pino";
+import { PROVISIONING_REQUESTS } from "../api/kinds.js";
+import {
+  PROVISIONING_CLASS,
+  PROVISIONING_REQUEST,
+  PROVISIONING_REQUEST_ANNOTATION,
+  ProvisioningRequest,
+} from "../api/provisioning-request.js";
+import { resizeInformers } from "../controller/setup.js";
+import type { EventRecorder } from "../events/recorder.js";
+import { Controller } from "../runtime/controller.js";
+import type { Manager } from "../runtime/manager.js";
+import type { MetricsSink } from "../runtime/metrics.js";
+import type { KubeClient } from "../runtime/resource-client.js";
+import { resourcePath } from "../runtime/resource-kind.js";
+import { objectKey } from "../runtime/store.js";
+import { stripUnreadMetadata } from "../runtime/transform.js";
+import { provisioningReconciler } from "./reconciler.js";
+
+export interface ProvisioningOptions {
+  readonly recorder: EventRecorder;
+  readonly logger: Logger;
+  readonly concurrency: number;
+  readonly metrics?: MetricsSink;
+  /** Watch one namespace only; all namespaces when undefined. */
+  readonly namespace?: string;
+  readonly now?: () => number;
+}
+
+/** Whether the API server serves ProvisioningRequests (the cluster-autoscaler CRD is installed). */
+export async function provisioningRequestsServed(client: KubeClient): Promise<boolean> {
+  const resources = await client.serverResources(PROVISIONING_REQUESTS.apiVersion);
+  return resources?.some((r) => r.name === `${PROVISIONING_REQUEST.plural}/status`) ?? false;
+}
+
+const ours = (pr: ProvisioningRequest): boolean => pr.spec.provisioningClassName === PROVISIONING_CLASS;
+
+export function addProvisioningController(mgr: Manager, options: ProvisioningOptions): Controller {
+  const scope = { namespace: options.namespace || undefined };
+  const requests = mgr.informer<ProvisioningRequest>({
+    name: PROVISIONING_REQUEST.plural,
+    path: resourcePath(PROVISIONING_REQUESTS, scope),
+    decode: (raw: KubernetesObject) => ProvisioningRequest.parse(raw),
+    transform: stripUnreadMetadata,
+  });
+  const { requests: resizeRequests, groups } = resizeInformers(mgr, options.namespace);
+  const controller = new Controller({
+    name: "provisioningrequest",
+    concurrency: options.concurrency,
+    logger: options.logger,
+    ...(options.metrics && { metrics: options.metrics }),
+    reconcile: provisioningReconciler({
+      provisioningRequests: requests.lister,
+      resizeRequests: resizeRequests.lister,
+      groups: groups.lister,
+      client: mgr.client,
+      recorder: options.recorder,
+      now: options.now ?? Date.now,
+    }),
+  });
+  // Our own status writes change no spec: only a new generation, a deletion or a resync needs a pass.
+  controller.watchMapped(
+    requests,
+    (pr) => (ours(pr) ? [objectKey(pr)] : []),
+    (before, after) =>
+      before === after ||
+      before.metadata.generation !== after.metadata.generation ||
+      before.metadata.deletionTimestamp !== after.metadata.deletionTimestamp,
+  );
+  // Every change of a ResizeRequest serving a request (its state, its queue) and its deletion.
+  controller.watchMapped(resizeRequests, (rr) => {
+    const key = rr.metadata.annotations?.[PROVISIONING_REQUEST_ANNOTATION];
+    return key ? [key] : [];
+  });
+  // A group appearing or its spec changing can place a request that found none (status writes, every
+  // second while a group is busy, would only repeat what the periodic refresh of a waiting request sees).
+  controller.watchMapped(
+    groups,
+    () => requests.lister.list().filter(ours).map(objectKey),
+    (before, after) => before.metadata.generation !== after.metadata.generation,
+  );
+  mgr.addController(controller);
+  return controller;
+}
