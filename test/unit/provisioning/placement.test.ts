@@ -1,0 +1,143 @@
+// Which group serves a request: the named one (if its owner allows the namespace), else the first
+// allowed group whose instances every pod set fits; and the request's size in its instances.
+import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
+import { allows, place, selects, type PlacementInput } from "../../../src/provisioning/placement.js";
+import { gpuPod, group } from "./fixtures.js";
+
+const input = (o: Partial<PlacementInput> = {}): PlacementInput => ({
+  namespace: "team-a",
+  namespaceLabels: undefined,
+  parameters: {},
+  podSets: [{ name: "main", count: 4, spec: gpuPod(8) }],
+  groups: [group()],
+  ...o,
+});
+const cpuGroup = (name: string, namespace = "team-a"): InstanceGroupManager =>
+  group(name, namespace, {
+    instanceShape: { allocatable: { cpu: "16", memory: "64Gi" }, labels: { pool: "cpu" } },
+  });
+const shared = (namespaces: "Same" | "All" | "Selector", selector?: object): InstanceGroupManager =>
+  group("shared", "infra", {
+    provisioningRequests: {
+      namespaces,
+      bookingWindow: "10m",
+      ...(selector && { namespaceSelector: selector }),
+    },
+  });
+
+test.each<[string, object, Record<string, string>, boolean]>([
+  ["matchLabels", { matchLabels: { team: "a" } }, { team: "a" }, true],
+  ["matchLabels, other value", { matchLabels: { team: "a" } }, { team: "b" }, false],
+  [
+    "In",
+    { matchExpressions: [{ key: "tier", operator: "In", values: ["batch", "ml"] }] },
+    { tier: "ml" },
+    true,
+  ],
+  [
+    "NotIn, absent key",
+    { matchExpressions: [{ key: "tier", operator: "NotIn", values: ["web"] }] },
+    {},
+    true,
+  ],
+  ["Exists", { matchExpressions: [{ key: "gpu", operator: "Exists" }] }, { gpu: "" }, true],
+  ["DoesNotExist", { matchExpressions: [{ key: "gpu", operator: "DoesNotExist" }] }, { gpu: "yes" }, false],
+  ["empty selects everything", {}, {}, true],
+])("selects: %s", (_, selector, labels, expected) => {
+  expect(selects(selector, labels)).toBe(expected);
+});
+
+test.each<[string, InstanceGroupManager, string, Record<string, string> | undefined, boolean]>([
+  ["Same (the default): its own namespace", group("g", "team-a"), "team-a", undefined, true],
+  ["Same: not another", group("g", "infra"), "team-a", undefined, false],
+  ["All", shared("All"), "team-a", undefined, true],
+  [
+    "Selector, matching labels",
+    shared("Selector", { matchLabels: { gpu: "yes" } }),
+    "team-a",
+    { gpu: "yes" },
+    true,
+  ],
+  ["Selector, other labels", shared("Selector", { matchLabels: { gpu: "yes" } }), "team-a", {}, false],
+])("allows: %s", (_, g, ns, labels, expected) => {
+  expect(allows(g, ns, labels)).toBe(expected);
+});
+
+test("without a parameter: the first allowed group whose instances fit, own namespace first", () => {
+  const got = place(input({ groups: [shared("All"), cpuGroup("cpu"), group("gpu")] }));
+  expect(got).toMatchObject({
+    ok: true,
+    instances: 4,
+    pods: 4,
+    group: { metadata: { name: "gpu", namespace: "team-a" } },
+  });
+  const other = place(input({ groups: [cpuGroup("cpu"), shared("All")] }));
+  expect(other).toMatchObject({ ok: true, group: { metadata: { name: "shared", namespace: "infra" } } });
+});
+
+test("the parameter names a group, in the request's namespace or another", () => {
+  expect(place(input({ parameters: { group: { namespace: undefined, name: "gpu" } } }))).toMatchObject({
+    ok: true,
+  });
+  expect(
+    place(input({ groups: [shared("All")], parameters: { group: { namespace: "infra", name: "shared" } } })),
+  ).toMatchObject({
+    ok: true,
+    group: { metadata: { namespace: "infra" } },
+  });
+});
+
+test.each<[string, Partial<PlacementInput>, string, RegExp]>([
+  [
+    "a named group that does not exist",
+    { parameters: { group: { namespace: undefined, name: "nope" } } },
+    "GroupNotFound",
+    /InstanceGroupManager team-a\/nope \(parameter instanceGroupManager\) does not exist/,
+  ],
+  [
+    "a named group whose owner does not allow the namespace",
+    { groups: [shared("Same")], parameters: { group: { namespace: "infra", name: "shared" } } },
+    "NotAllowed",
+    /infra\/shared does not serve ProvisioningRequests of namespace team-a: .* allows its own namespace infra only/,
+  ],
+  [
+    "a named group without an instance shape",
+    {
+      groups: [group("g", "team-a", { instanceShape: undefined })],
+      parameters: { group: { namespace: undefined, name: "g" } },
+    },
+    "NoInstanceShape",
+    /team-a\/g declares no spec.instanceShape/,
+  ],
+  [
+    "no group serves the namespace",
+    { groups: [shared("Same")] },
+    "NoMatchingGroup",
+    /No InstanceGroupManager with a spec.instanceShape serves ProvisioningRequests of namespace team-a/,
+  ],
+  [
+    "no group's instances fit",
+    { groups: [cpuGroup("cpu")] },
+    "NoMatchingGroup",
+    /team-a\/cpu: a pod of main does not fit, its nodeSelector pool=gpu/,
+  ],
+  [
+    "pods that fit no instance of the named group",
+    {
+      podSets: [{ name: "main", count: 1, spec: gpuPod(12) }],
+      parameters: { group: { namespace: undefined, name: "gpu" } },
+    },
+    "DoesNotFit",
+    /A pod of pod set main fits no instance of InstanceGroupManager team-a\/gpu: one pod requests 12 nvidia.com\/gpu and an instance has 8 \(4 short\)/,
+  ],
+  [
+    "more instances than maxSize, by how much",
+    { podSets: [{ name: "main", count: 10, spec: gpuPod(8) }] },
+    "QuotaExceeded",
+    /needs 10 instances of InstanceGroupManager team-a\/gpu for 10 pods; its maxSize is 8: 2 over/,
+  ],
+])("fails: %s", (_, o, reason, message) => {
+  const got = place(input(o));
+  expect(got).toMatchObject({ ok: false, reason });
+  if (!got.ok) expect(got.message).toMatch(message);
+});
