@@ -65,6 +65,11 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s-redis" (include "resize-operator.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/* The bundled Redis's governing (headless) Service. */}}
+{{- define "resize-operator.redisHeadlessName" -}}
+{{- printf "%s-redis-headless" (include "resize-operator.fullname" . | trunc 48 | trimSuffix "-") }}
+{{- end }}
+
 {{/* The operator's in-cluster HTTP URL (the Service). */}}
 {{- define "resize-operator.serviceUrl" -}}
 {{- printf "http://%s.%s.svc:%d" (include "resize-operator.fullname" .) .Release.Namespace (int .Values.service.httpPort) }}

@@ -41,6 +41,7 @@ test("free-form objects are only Kubernetes pass-throughs, string maps, or Helm'
       "values.global",
       "values.networkPolicy.httpFrom[]",
       "values.networkPolicy.metricsFrom[]",
+      "values.networkPolicy.operatorEgress[]",
       "values.operator.extraEnv[]",
       "values.tolerations[]",
       "values.topologySpreadConstraints[]",
