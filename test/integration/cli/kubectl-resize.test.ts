@@ -2,7 +2,8 @@
 // executable named kubectl-resize) and runs it against the real cluster, with the real operator moving
 // the queue. A group bounded by maxSize whose capacity is held by two requests with a run duration:
 // the plugin prints exact ETAs for the two requests queued behind them, and they are met within 2 s
-// when the releases happen. Then cancel, wait (met, timed out, another final state), errors and --help.
+// when the releases happen. Then wait (timed out, on a request that cannot start for minutes), cancel,
+// wait (met, another final state), errors and --help.
 import { execFile } from "node:child_process";
 import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -180,7 +181,17 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
   expect(explain.stdout).toMatch(/; exact, attempt expected to start at /);
   expect(explain.stdout).toMatch(/Events:\n {2}TYPE +REASON +AGE +MESSAGE\n {2}Normal +Accepted /);
 
-  // cancel, and wait's three outcomes: met, another final state, timed out.
+  // wait's three outcomes: timed out, met, another final state. The timeout is tried on q3, which
+  // cannot start before q1's release, 300 s after q1 succeeds: q2, the request this used to wait for,
+  // is released after hold-b's 30 s and had SUCCEEDED before its 1 s timeout on a loaded CI machine.
+  const timedOut = await kubectlResize("wait", "q3", "-n", ns.name, "--for=failed", "--timeout=1s");
+  expect(timedOut).toMatchObject({
+    code: 1,
+    stderr: "error: timed out waiting for the condition on resizerequests/q3\n",
+  });
+  expect((await getRequest(ns.name, "q3")).status?.state).toBe("ACCEPTED");
+
+  // cancel, then wait met and wait for a state it can no longer reach.
   const cancel = await kubectlResize("cancel", "q3", "-n", ns.name);
   expect(cancel).toEqual({
     code: 0,
@@ -195,11 +206,6 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
   const never = await kubectlResize("wait", "q3", "-n", ns.name, "--timeout=30s");
   expect(never.code).toBe(1);
   expect(never.stderr).toMatch(/^error: .*q3 reached CANCELLED.*it will never be succeeded/);
-  const timedOut = await kubectlResize("wait", "q2", "-n", ns.name, "--for=failed", "--timeout=1s");
-  expect(timedOut).toMatchObject({
-    code: 1,
-    stderr: "error: timed out waiting for the condition on resizerequests/q2\n",
-  });
 
   // The releases happen; each queued request succeeds within 2 s of the ETA printed before.
   const waited = await kubectlResize("wait", "q2", "-n", ns.name, "--for=succeeded", "--timeout=120s");
