@@ -4,6 +4,9 @@
 // schemas are loose: what is not read survives a round trip, and a field added upstream is no error.
 import { z } from "zod";
 import { GROUP } from "./names.js";
+import { PROVISIONING_REQUEST_ANNOTATION, WORKLOAD_ANNOTATION } from "./served-by.js";
+
+export { PROVISIONING_REQUEST_ANNOTATION, WORKLOAD_ANNOTATION };
 
 export const PROVISIONING_API_GROUP = "autoscaling.x-k8s.io";
 export const PROVISIONING_API_VERSION = `${PROVISIONING_API_GROUP}/v1`;
@@ -14,11 +17,6 @@ export const PROVISIONING_CLASS = `queued-provisioning.${GROUP}`;
 
 /** On a ResizeRequest created for a ProvisioningRequest: the request's uid (labels are indexable). */
 export const PROVISIONING_REQUEST_UID_LABEL = `${GROUP}/provisioning-request-uid`;
-/** On the same ResizeRequest: `namespace/name` of the ProvisioningRequest (names outgrow label values). */
-export const PROVISIONING_REQUEST_ANNOTATION = `${GROUP}/provisioning-request`;
-/** On the same ResizeRequest: `namespace/name` of the Kueue Workload that owns the ProvisioningRequest, if any. */
-export const WORKLOAD_ANNOTATION = `${GROUP}/workload`;
-
 /** Condition types of a ProvisioningRequest (cluster-autoscaler's API, consumed by Kueue). */
 export const ProvisioningCondition = {
   Accepted: "Accepted",

@@ -77,6 +77,8 @@ export interface RequestDetailAnswer {
   readonly attempts: ReturnType<typeof attempts>;
   readonly events: readonly EventSummary[];
   readonly operations: readonly Operation[];
+  /** `namespace/name` of the ProvisioningRequest (and Kueue Workload) the request serves, if any. */
+  readonly servedBy: { readonly provisioningRequest?: string; readonly workload?: string };
 }
 
 /** The data of each event type of /dashboard/api/stream. */

@@ -3,6 +3,7 @@
 // list resize requests does not exist for them. Create and cancel go through the REST API's invoker
 // (src/rest/invoke.ts: parameters, RBAC, body validation, handler, Operations) as the signed-in
 // identity, so the two paths cannot drift apart.
+import { servedBy } from "../api/served-by.js";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -254,6 +255,7 @@ export function dashboardApi(deps: DashboardApiDeps): express.Router {
           .map(eventSummary)
           .sort((a, b) => a.time.localeCompare(b.time)),
         operations,
+        servedBy: servedBy(rr.metadata.annotations),
       };
     }),
   );

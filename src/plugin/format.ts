@@ -1,6 +1,7 @@
 // What `kubectl resize` prints, as pure functions of the queue model's answer: kubectl-style tables
 // (upper-case headers, columns padded by three spaces), ages as kubectl shows them, and the documents
 // of `-o json|yaml` (times as RFC 3339, as everywhere in the Kubernetes API).
+import { servedBy } from "../api/served-by.js";
 import { stringify } from "yaml";
 import { isFinalState } from "../api/lifecycle.js";
 import type { ResizeRequest } from "../api/resize-request.js";
@@ -129,6 +130,7 @@ export function explainDocument(e: Explained): object {
     group: e.request.spec.instanceGroupManager,
     state: s?.state ?? "CREATING",
     ...(s?.reason !== undefined && { reason: s.reason }),
+    ...servedBy(e.request.metadata.annotations),
     ...(e.insight && { queue: { ...requestDocument(e.insight), queueLength: e.queueLength } }),
     ...(s?.lastAttempt?.error && { lastAttemptError: s.lastAttempt.error }),
     ...(s?.error && { error: s.error }),
@@ -153,6 +155,10 @@ export function explainText(e: Explained, now: number): string {
     `Size:           ${size}`,
     `State:          ${s?.state ?? "CREATING"}${s?.reason === undefined ? "" : ` (${s.reason})`}`,
   ];
+  const served = servedBy(r.metadata.annotations);
+  if (served.provisioningRequest)
+    lines.push(`Serves:         ProvisioningRequest ${served.provisioningRequest}`);
+  if (served.workload) lines.push(`Workload:       ${served.workload} (Kueue)`);
   if (e.insight) {
     lines.push(
       `Position:       ${e.insight.position} of ${e.queueLength}`,

@@ -178,6 +178,12 @@ export async function requestPage(namespace: string, name: string): Promise<Page
       ["Group", h("a", { href: `#/groups/${r.namespace}/${r.group}` }, `${r.namespace}/${r.group}`)],
       ["Location", r.location ?? "—", { "data-field": "location" }],
       ["Size", String(r.size)],
+      [
+        "Serves",
+        d.servedBy.provisioningRequest ? `ProvisioningRequest ${d.servedBy.provisioningRequest}` : "—",
+        { "data-field": "serves" },
+      ],
+      ["Workload", d.servedBy.workload ?? "—", { "data-field": "workload" }],
     ),
     queueFactsEl,
     aligned(

@@ -1,4 +1,10 @@
 // The parameters of a ProvisioningRequest of our class: each known one parsed, every mistake named.
+import { GROUP } from "../../../src/api/names.js";
+import {
+  PROVISIONING_REQUEST_ANNOTATION,
+  WORKLOAD_ANNOTATION,
+  servedBy,
+} from "../../../src/api/served-by.js";
 import { parseParameters } from "../../../src/provisioning/parameters.js";
 
 test.each<[Record<string, string> | undefined, object]>([
@@ -37,4 +43,11 @@ test("every problem is named at once", () => {
       /^Invalid parameters: maxRunDurationSeconds .*; unknown parameter "colour" .*\.$/,
     ) as string,
   });
+});
+
+test("the annotations naming what a ResizeRequest serves are in the API group", () => {
+  for (const key of [PROVISIONING_REQUEST_ANNOTATION, WORKLOAD_ANNOTATION])
+    expect(key.startsWith(`${GROUP}/`)).toBe(true);
+  expect(servedBy({ [PROVISIONING_REQUEST_ANNOTATION]: "a/b" })).toEqual({ provisioningRequest: "a/b" });
+  expect(servedBy(undefined)).toEqual({});
 });
