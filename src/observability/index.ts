@@ -3,4 +3,4 @@
 export { BUCKETS, DOMAIN_METRIC, HELP, PromMetrics, type PromMetricsOptions } from "./metrics.js";
 export { planEventMetrics, registerDomainMetrics, type DomainSources } from "./domain.js";
 export { metricsServer } from "./server.js";
-export { redisErrors, restMetrics, routeMatcher, type RouteShape } from "./rest.js";
+export { redisErrors, redisShortMasters, restMetrics, routeMatcher, type RouteShape } from "./rest.js";

@@ -28,6 +28,7 @@ export const DOMAIN_METRIC = {
   restRequests: "rest_requests_total",
   restDuration: "rest_request_duration_seconds",
   redisErrors: "redis_errors_total",
+  redisShortMasters: "redis_masters_short_of_replicas",
 } as const;
 
 export const HELP: Readonly<Record<string, string>> = {
@@ -62,6 +63,8 @@ export const HELP: Readonly<Record<string, string>> = {
   [DOMAIN_METRIC.restRequests]: "REST API requests by method (API method id) and HTTP status code.",
   [DOMAIN_METRIC.restDuration]: "REST API request latency in seconds by method.",
   [DOMAIN_METRIC.redisErrors]: "Redis commands or connections that failed, by client role.",
+  [DOMAIN_METRIC.redisShortMasters]:
+    "Redis masters (Cluster shards, the Sentinel master) with fewer replicas in sync than --redis-min-replica-acks: their writes cannot be acknowledged (0 when all can).",
 };
 
 // controller-runtime's reconcile_time buckets (5 ms .. 60 s) and client-go's workqueue buckets

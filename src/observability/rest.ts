@@ -3,7 +3,7 @@
 // the label set is bounded by the route table, never by the URLs clients send.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { matchedRoute } from "../rest/route.js";
-import type { MetricsSink } from "../runtime/metrics.js";
+import type { Gauge, MetricsSink } from "../runtime/metrics.js";
 import { DOMAIN_METRIC } from "./metrics.js";
 
 /** The part of a route the middleware needs (a structural subset of src/rest's Route). */
@@ -72,4 +72,9 @@ export function restMetrics(
 /** `redis_errors_total{client}`: call `inc()` for every error a Redis client reports. */
 export function redisErrors(sink: MetricsSink, client: string): { inc(): void } {
   return sink.counter(DOMAIN_METRIC.redisErrors, { client });
+}
+
+/** `redis_masters_short_of_replicas`: set by the replica watch (redis/replicas.ts). */
+export function redisShortMasters(sink: MetricsSink): Gauge {
+  return sink.gauge(DOMAIN_METRIC.redisShortMasters, {});
 }

@@ -92,6 +92,41 @@ function create(settings: RedisSettings): RedisClient {
   }
 }
 
+/**
+ * One command to the Sentinels, the first that answers (a short-lived connection each, with the
+ * servers' credentials and TLS, as the Sentinel client uses); undefined when none does.
+ */
+export async function askSentinels(
+  settings: RedisSettings,
+  ...command: [string, ...string[]]
+): Promise<unknown> {
+  if (settings.topology.kind !== "sentinel") return undefined;
+  for (const sentinel of settings.topology.sentinels) {
+    const tls = tlsOptions(settings);
+    const client = new Redis({
+      ...TIMEOUTS,
+      host: sentinel.host,
+      port: sentinel.port,
+      ...(settings.username !== undefined && { username: settings.username }),
+      ...(settings.password !== undefined && { password: settings.password }),
+      ...(tls && { tls }),
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    client.on("error", () => undefined);
+    try {
+      await client.connect();
+      return await client.call(...command);
+    } catch {
+      // the next Sentinel
+    } finally {
+      client.disconnect();
+    }
+  }
+  return undefined;
+}
+
 /** A client for `role` (commands, subscriber) that logs one line per outage and counts errors. */
 export function redisClient(
   settings: RedisSettings,

@@ -4,6 +4,8 @@
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RedisClient } from "./clients.js";
+import { infoFields } from "./info.js";
+import { readReplicas, unmeetable, type MasterReplicas } from "./replicas.js";
 import { RedisConfigError, type RedisSettings } from "./settings.js";
 
 /** A Redis URL without its password, for messages. */
@@ -15,16 +17,6 @@ export function displayUrl(url: string): string {
   } catch {
     return "(unparsable URL)";
   }
-}
-
-/** `field:value` lines of an INFO reply. */
-export function infoFields(info: string): Map<string, string> {
-  const fields = new Map<string, string>();
-  for (const line of info.split(/\r?\n/)) {
-    const colon = line.indexOf(":");
-    if (colon > 0 && !line.startsWith("#")) fields.set(line.slice(0, colon), line.slice(colon + 1).trim());
-  }
-  return fields;
 }
 
 /** What is wrong with `info` (INFO's text) as the server of `settings`, or undefined. */
@@ -78,8 +70,9 @@ async function untilReady(client: RedisClient, timeoutMs: number): Promise<boole
 }
 
 /**
- * Throws a RedisConfigError when the servers contradict the configured topology. Redis being unreachable
- * is not a configuration error: the operator starts, /readyz says so, and REST answers 503.
+ * Throws a RedisConfigError when the servers contradict the configured topology, or list fewer
+ * replicas than --redis-min-replica-acks needs (replicas/unmeetable). Redis being unreachable is not a
+ * configuration error: the operator starts, /readyz says so, and REST answers 503.
  */
 export async function checkTopology(
   client: RedisClient,
@@ -88,14 +81,24 @@ export async function checkTopology(
 ): Promise<"checked" | "unreachable"> {
   if (!(await untilReady(client, timeoutMs))) return "unreachable";
   // A Cluster client would send INFO to any node; the single and Sentinel clients to the master.
-  if (settings.topology.kind === "cluster") return "checked";
-  let info: string;
+  if (settings.topology.kind !== "cluster") {
+    let info: string;
+    try {
+      info = await client.info();
+    } catch {
+      return "unreachable";
+    }
+    const problem = topologyProblem(settings, info);
+    if (problem) throw new RedisConfigError(problem);
+  }
+  if (settings.minReplicaAcks === 0) return "checked";
+  let masters: MasterReplicas[];
   try {
-    info = await client.info();
+    masters = await readReplicas(client, settings, true);
   } catch {
     return "unreachable";
   }
-  const problem = topologyProblem(settings, info);
+  const problem = unmeetable(settings.minReplicaAcks, masters);
   if (problem) throw new RedisConfigError(problem);
   return "checked";
 }
