@@ -26,6 +26,7 @@ import {
   metricsServer,
   PromMetrics,
   redisErrors,
+  redisShortMasters,
   registerDomainMetrics,
   restMetrics,
 } from "./observability/index.js";
@@ -33,6 +34,7 @@ import { migrateLegacyKeys } from "./operations/migrate.js";
 import { OperationStore } from "./operations/store.js";
 import { redisClient, type RedisClient } from "./redis/clients.js";
 import { checkTopology } from "./redis/probe.js";
+import { ReplicaWatch } from "./redis/replicas.js";
 import { RedisConfigError, redisSettings, type RedisSettings } from "./redis/settings.js";
 import { createApp, REST_BASE, type AppOptions } from "./rest/app.js";
 import { Authenticator, Authorizer } from "./rest/auth.js";
@@ -250,6 +252,7 @@ export async function runOperator(config: Config): Promise<void> {
   });
   let rest: AppOptions["rest"];
   let store: OperationStore | undefined;
+  let replicas: ReplicaWatch | undefined;
   const clients: RedisClient[] = [];
   if (redis) {
     clients.push(
@@ -262,6 +265,9 @@ export async function runOperator(config: Config): Promise<void> {
       for (const client of clients) client.disconnect();
       throw err instanceof RedisConfigError ? new ConfigError(err.message) : err;
     }
+    // Replicas missing at run time (a failover, until the failed node rejoins): /readyz, gauge, log.
+    replicas = new ReplicaWatch(commands, redis, { log, shortMasters: redisShortMasters(metrics) });
+    mgr.addRunnable(replicas, false);
     store = new OperationStore(commands, subscriber, {
       retentionMs: config["operation-retention"],
       minReplicaAcks: redis.minReplicaAcks,
@@ -318,6 +324,7 @@ export async function runOperator(config: Config): Promise<void> {
     notReady: () => [
       ...(mgr.hasSynced() ? [] : ["caches not synced"]),
       ...(store && !store.ready() ? ["redis unavailable"] : []),
+      ...(replicas?.notReady() ?? []),
     ],
     ...(rest && { rest }),
   });
