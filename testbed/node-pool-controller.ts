@@ -82,7 +82,7 @@ async function perform(plan: NodePoolPlan): Promise<void> {
         .catch(unless(404)); // deleted meanwhile: its nodes go next pass
       if (done)
         say(
-          `pool ${namespace}/${name}: ${status.replicas} nodes, ${status.readyReplicas} ready (generation ${status.observedGeneration})`,
+          `pool ${namespace}/${name}: ${status.replicas} node${status.replicas === 1 ? "" : "s"}, ${status.readyReplicas} ready (generation ${status.observedGeneration})`,
         );
     }),
   ];

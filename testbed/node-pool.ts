@@ -141,14 +141,17 @@ export function nodePoolCrd() {
                     allocatable: {
                       type: "object",
                       minProperties: 1,
+                      // Bounds keep the per-value rule's estimated cost within the API server's budget.
+                      maxProperties: 32,
                       description: "Each node's allocatable (and capacity): resource name → quantity.",
                       additionalProperties: {
                         // Quantities as a Node accepts them: `cpu: 32` as well as `memory: 256Gi`.
                         "x-kubernetes-int-or-string": true,
                         anyOf: [{ type: "integer" }, { type: "string" }],
+                        maxLength: 64,
                         "x-kubernetes-validations": [
                           {
-                            rule: "type(self) == int ? self >= 0 : isQuantity(self) && quantity(self).sign() >= 0",
+                            rule: "type(self) == int ? self >= 0 : isQuantity(self) && !quantity(self).isLessThan(quantity('0'))",
                             message: "must be a non-negative quantity such as 32, 256Gi or 500m",
                           },
                         ],
