@@ -1,0 +1,149 @@
+// Shared by the Kueue integration tests: the real Kueue and the testbed's node pool controller beside
+// the test cluster, Kueue's objects (cluster-scoped ones remembered, to be deleted while Kueue still
+// runs: they carry its finalizers), Jobs, and the Workloads and ProvisioningRequests Kueue makes.
+import * as k8s from "@kubernetes/client-node";
+import { startKueue, KEEP_RUNNING_LABEL, QUEUE_NAME_LABEL, type Kueue } from "../../../testbed/kueue.js";
+import { startNodePoolController, type NodePoolController } from "../../../testbed/node-pool.js";
+import { ensureTools } from "../../../testbed/tools.js";
+import { eventually, kubeConfig } from "../../support/kube.js";
+
+const kc = kubeConfig();
+export const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+export const batch = kc.makeApiClient(k8s.BatchV1Api);
+export const core = kc.makeApiClient(k8s.CoreV1Api);
+export const KUEUE = { group: "kueue.x-k8s.io", version: "v1beta2" };
+export const PROVISIONING = { group: "autoscaling.x-k8s.io", version: "v1", plural: "provisioningrequests" };
+
+export interface Condition {
+  readonly type: string;
+  readonly status: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly lastTransitionTime?: string;
+}
+export interface Obj {
+  metadata: {
+    name: string;
+    uid?: string;
+    creationTimestamp?: string;
+    ownerReferences?: { uid: string; kind: string }[];
+  };
+  spec?: Record<string, unknown> & { active?: boolean };
+  status?: {
+    conditions?: Condition[];
+    admissionChecks?: { name: string; state: string; message?: string }[];
+    provisioningClassDetails?: Record<string, string>;
+  };
+}
+
+export const env = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: integration tests run under the jest global setup`);
+  return value;
+};
+export const condition = (o: Obj | undefined, type: string): Condition | undefined =>
+  o?.status?.conditions?.find((c) => c.type === type);
+export const isTrue = (o: Obj | undefined, type: string): boolean => condition(o, type)?.status === "True";
+
+/** Kueue (after the ProvisioningRequest CRD) and the node pool controller; both stopped by `stop`. */
+export async function startKueueStack(): Promise<{
+  kueue: Kueue;
+  pools: NodePoolController;
+  stop(): Promise<void>;
+}> {
+  const tools = await ensureTools();
+  const dir = env("TESTBED_DIR");
+  const kubeconfig = env("KUBECONFIG");
+  const log = (m: string): void => {
+    process.stderr.write(`[kueue] ${m}\n`);
+  };
+  const kueue = await startKueue({ dir, kubeconfig, tools, log });
+  const pools = await startNodePoolController({ dir, kubeconfig, log });
+  return {
+    kueue,
+    pools,
+    async stop() {
+      await pools.stop();
+      await kueue.stop();
+    },
+  };
+}
+
+/** Cluster-scoped Kueue objects, deleted in reverse order of creation by `deleteAll`. */
+export class ClusterObjects {
+  private readonly made: { plural: string; name: string }[] = [];
+
+  async create(kind: string, plural: string, name: string, spec: object): Promise<void> {
+    await custom.createClusterCustomObject({
+      ...KUEUE,
+      plural,
+      body: { apiVersion: `${KUEUE.group}/${KUEUE.version}`, kind, metadata: { name }, spec },
+    });
+    this.made.push({ plural, name });
+  }
+
+  async deleteAll(): Promise<void> {
+    for (const { plural, name } of [...this.made].reverse()) {
+      await custom.deleteClusterCustomObject({ ...KUEUE, plural, name }).catch(() => undefined);
+      await eventually(`${plural}/${name} gone`, async () =>
+        (await custom.getClusterCustomObject({ ...KUEUE, plural, name }).catch(() => undefined))
+          ? undefined
+          : true,
+      ).catch((err: unknown) => {
+        console.warn(String(err));
+      });
+    }
+  }
+}
+
+/** A Job of `pods` pods with `gpus` GPUs and 4 CPUs each, under `queue`; its pods stay Running under kwok. */
+export function gpuJob(
+  name: string,
+  pods: number,
+  gpus: number,
+  queue: string,
+  annotations: Record<string, string> = {},
+): k8s.V1Job {
+  const requests = { cpu: "4", memory: "16Gi", "nvidia.com/gpu": String(gpus) };
+  return {
+    metadata: { name, labels: { [QUEUE_NAME_LABEL]: queue }, annotations },
+    spec: {
+      parallelism: pods,
+      completions: pods,
+      template: {
+        metadata: { labels: { app: name, [KEEP_RUNNING_LABEL]: "true" } },
+        spec: {
+          restartPolicy: "Never",
+          containers: [
+            { name: "work", image: "registry.invalid/work:1", resources: { requests, limits: requests } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+export async function workloadOf(namespace: string, jobUid: string): Promise<Obj | undefined> {
+  const list = (await custom.listNamespacedCustomObject({ ...KUEUE, namespace, plural: "workloads" })) as {
+    items: Obj[];
+  };
+  return list.items.find((w) => w.metadata.ownerReferences?.some((o) => o.uid === jobUid));
+}
+
+/** The ProvisioningRequests Kueue made for a Workload (owned by it). */
+export async function provisioningRequestsOf(namespace: string, workloadUid: string): Promise<Obj[]> {
+  const list = (await custom.listNamespacedCustomObject({ ...PROVISIONING, namespace })) as { items: Obj[] };
+  return list.items.filter((p) => p.metadata.ownerReferences?.some((o) => o.uid === workloadUid));
+}
+
+export async function runningPods(
+  namespace: string,
+  app: string,
+  count: number,
+): Promise<k8s.V1Pod[] | undefined> {
+  const pods = (await core.listNamespacedPod({ namespace, labelSelector: `app=${app}` })).items;
+  const running = pods.filter(
+    (p) => p.status?.phase === "Running" && p.metadata?.deletionTimestamp === undefined,
+  );
+  return running.length === count ? running : undefined;
+}
