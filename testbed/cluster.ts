@@ -21,7 +21,13 @@ import type { Toolchain } from "./tools.js";
 
 export const NODE_COUNT = 4;
 export const GPUS_PER_NODE = 8;
-const NODE_ALLOCATABLE = { cpu: "32", memory: "256Gi", pods: "110", "nvidia.com/gpu": String(GPUS_PER_NODE) };
+const NODE_ALLOCATABLE = {
+  cpu: "32",
+  memory: "256Gi",
+  pods: "110",
+  "ephemeral-storage": "500Gi",
+  "nvidia.com/gpu": String(GPUS_PER_NODE),
+};
 
 export interface ClusterState {
   readonly dir: string;

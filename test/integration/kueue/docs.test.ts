@@ -1,0 +1,101 @@
+// docs/kueue.md's walk-through, run as written: every shell block in order, in one shell state, with
+// the pinned kubectl and the kubectl-resize plugin on PATH, against the real Kueue, the testbed's node
+// pool controller and the operator (scoped to the walk-through's namespace), as `npm run dev -- --kueue`
+// provides them.
+import { execFile } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { installApi, kubectl, repoRoot } from "../api/install.js";
+import { blockId, shellBlocks, type DocBlock } from "../docs/blocks.js";
+import { eventually } from "../../support/kube.js";
+import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { env, startKueueStack } from "./support.js";
+
+const DOC = "docs/kueue.md";
+const NAMESPACE = "batch";
+const run = promisify(execFile);
+const work = mkdtempSync(path.join(tmpdir(), "kueue-doc-"));
+const state = path.join(work, "state.env");
+let stack: Awaited<ReturnType<typeof startKueueStack>> | undefined;
+let operator: OperatorProcess | undefined;
+
+/** A bin folder with the plugin as `kubectl-resize`, run from this checkout on this Node (tsx). */
+function pluginDir(): string {
+  const bin = path.join(work, "bin");
+  mkdirSync(bin, { recursive: true });
+  const plugin = path.join(bin, "kubectl-resize");
+  const entry = path.join(repoRoot, "src/kubectl-resize.ts");
+  writeFileSync(plugin, `#!/bin/sh\nexec "${process.execPath}" --import tsx "${entry}" "$@"\n`);
+  chmodSync(plugin, 0o755);
+  return bin;
+}
+
+async function runBlock(block: DocBlock, bin: string): Promise<string> {
+  const script = `set -euo pipefail\nset -a\n[ -f "${state}" ] && . "${state}"\n${block.code}\nexport -p > "${state}"\n`;
+  try {
+    const { stdout } = await run("bash", ["-c", script], {
+      cwd: repoRoot,
+      env: { ...process.env, PATH: [path.dirname(env("KUBECTL")), bin, process.env.PATH ?? ""].join(":") },
+      timeout: 300_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return stdout;
+  } catch (err) {
+    const { stdout = "", stderr = "" } = err as { stdout?: string; stderr?: string };
+    throw new Error(`${blockId(block)}\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}`, { cause: err });
+  }
+}
+
+beforeAll(async () => {
+  await installApi();
+  stack = await startKueueStack();
+  operator = startOperator({ namespace: NAMESPACE, name: "kueue-doc" });
+  const log = operator.log;
+  await eventually("the operator to serve ProvisioningRequests", () =>
+    Promise.resolve(
+      readFileSync(log, "utf8").includes('"msg":"serving ProvisioningRequests"') ? true : undefined,
+    ),
+  );
+}, 600_000);
+
+afterAll(async () => {
+  // Whatever a failed block left: Kueue's objects go while Kueue runs (they carry its finalizers).
+  await kubectl("delete", "namespace", NAMESPACE, "--ignore-not-found", "--timeout=180s").catch(
+    () => undefined,
+  );
+  for (const kind of [
+    "clusterqueue/gpu",
+    "admissioncheck/resize-operator",
+    "provisioningrequestconfig/resize-operator",
+    "resourceflavor/gpu-pool",
+  ])
+    await kubectl("delete", kind, "--ignore-not-found", "--timeout=60s").catch(() => undefined);
+  if (operator) await stopAll([operator]);
+  await stack?.stop();
+  rmSync(work, { recursive: true, force: true });
+}, 600_000);
+
+test("the walk-through runs as written, and its Job runs on the nodes its request added", async () => {
+  const blocks = shellBlocks(repoRoot, DOC);
+  expect(blocks.length).toBeGreaterThanOrEqual(6);
+  const bin = pluginDir();
+  for (const block of blocks) {
+    const out = await runBlock(block, bin);
+    if (/custom-columns=POD/.test(block.code)) {
+      const lines = out.trim().split("\n");
+      const nodes = lines
+        .slice(lines.findIndex((l) => /^POD\s+NODE/.test(l)) + 1)
+        .map((l) => l.split(/\s+/)[1] ?? "");
+      expect(nodes).toHaveLength(4);
+      for (const node of nodes) expect(node).toMatch(/^batch-gpu-pool-\d+$/);
+    }
+    if (/kubectl resize explain/.test(block.code)) {
+      expect(out).toMatch(/Serves:\s+ProvisioningRequest batch\//);
+      expect(out).toMatch(/Workload:\s+batch\/job-train-/);
+      expect(out).toMatch(/State:\s+SUCCEEDED/);
+    }
+    if (/get provisioningrequests/.test(block.code)) expect(out).toContain("batch");
+  }
+}, 900_000);
