@@ -3,7 +3,7 @@
 // target is a testbed NodePool (kwok Nodes standing in for a cloud's node pool). Figures: the time from a
 // Job's creation to its pods Running, and the time a plain ResizeRequest of the same size takes.
 import { readFileSync } from "node:fs";
-import { installApi } from "../api/install.js";
+import { installApi, kubectl } from "../api/install.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { report } from "../../support/reliability.js";
@@ -236,6 +236,9 @@ test("a Job of 4 pods × 8 GPUs stays suspended until its ResizeRequest succeeds
     ).toFixed(1),
     jobToRunningSeconds: ((running - job.created) / 1000).toFixed(1),
   });
+  // Each condition change is an Event on the ProvisioningRequest.
+  const events = await kubectl("events", "-n", name(), "--for", `provisioningrequest/${pr.metadata.name}`);
+  for (const reason of ["Accepted", "Provisioned"]) expect(events).toContain(reason);
   first = { ...job, pr, wl };
 });
 
