@@ -1,11 +1,14 @@
-// `npm run dev`: the whole thing locally — the local cluster (left running), the CRDs and admission
-// policy, a Redis and the operator owned by this process, and the samples. Ctrl-C stops the operator
-// and Redis; the cluster keeps running until `npm run cluster:down`.
+// `npm run dev`: the whole thing locally — the local cluster (left running), the chart installed as
+// the install guide installs it (CRDs, admission policy, RBAC, user roles: scripts/dev-release.ts), a
+// Redis and the operator owned by this process (running as the release's ServiceAccount), and the
+// samples. Ctrl-C stops the operator and Redis; the cluster and the release stay until
+// `npm run cluster:down`.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { hashPassword } from "../src/dashboard/passwords.js";
+import { installRelease, LEADER_FLAGS, operatorKubeconfig } from "./dev-release.js";
 import { restClientManifest, restExample, type RestClientTarget } from "./dev-rest-client.js";
 import { localClusterUp, localDir, localKubeconfig, repoRoot } from "../testbed/local.js";
 import { startRedis, stopRedis } from "../testbed/redis.js";
@@ -25,8 +28,15 @@ const kubectl = (...args: string[]): void => {
   });
   if (res.status !== 0) throw new Error(`kubectl ${args.join(" ")} failed`);
 };
-say("[dev] installing CRDs and the admission policy");
-kubectl("apply", "--server-side", "-f", "manifests/crds/", "-f", "manifests/admission/");
+const devDir = path.join(localDir, "dev");
+mkdirSync(devDir, { recursive: true });
+installRelease(tools.paths, localKubeconfig, repoRoot, say);
+const asOperator = operatorKubeconfig(
+  tools.paths,
+  localKubeconfig,
+  path.join(devDir, "operator.kubeconfig"),
+  repoRoot,
+);
 kubectl(
   "wait",
   "--for=condition=Established",
@@ -35,12 +45,10 @@ kubectl(
   "crd/instancegroupmanagers.compute.resize-operator.dev",
 );
 
-const redis = await startRedis({ dir: path.join(localDir, "dev") });
+const redis = await startRedis({ dir: devDir });
 
 // The dashboard's local sign-in: a fresh `admin` password every run (printed once below), kept only
 // as a scrypt hash in the users file, and cluster-admin for its RBAC identity `dashboard:admin`.
-const devDir = path.join(localDir, "dev");
-mkdirSync(devDir, { recursive: true });
 const devPassword = randomBytes(12).toString("base64url");
 const usersFile = path.join(devDir, "dashboard-users.yaml");
 writeFileSync(
@@ -62,7 +70,7 @@ writeFileSync(
 );
 say("[dev] granting the dashboard user dashboard:admin cluster-admin (local cluster only)");
 kubectl("apply", "-f", rbacFile);
-say(`[dev] starting the operator on http://localhost:${HTTP_PORT}`);
+say(`[dev] starting the operator on http://localhost:${HTTP_PORT} as the release's ServiceAccount`);
 const operator = spawn(
   process.execPath,
   [
@@ -70,7 +78,8 @@ const operator = spawn(
     "tsx",
     "src/cli.ts",
     "run",
-    `--kubeconfig=${localKubeconfig}`,
+    `--kubeconfig=${asOperator}`,
+    ...LEADER_FLAGS,
     `--redis-url=${redis.url}`,
     `--http-port=${HTTP_PORT}`,
   ],
@@ -91,8 +100,7 @@ const operator = spawn(
 say("[dev] applying the samples (namespace default)");
 kubectl("apply", "-f", "manifests/samples/");
 
-// A REST client for the sample group, with the user roles the chart ships (manifests/install/ is the
-// chart rendered with default values, so the names are the chart's).
+// A REST client for the sample group, with the user roles the release installed.
 const restClient: RestClientTarget = {
   namespace: "default",
   zone: "local-a",
@@ -100,8 +108,7 @@ const restClient: RestClientTarget = {
   account: "rest-client",
   requesterRole: "resize-operator-requester",
 };
-say("[dev] applying the user roles and a REST client ServiceAccount (requester, use on gpu-workers)");
-kubectl("apply", "-f", "manifests/install/user-roles.yaml");
+say("[dev] applying a REST client ServiceAccount (requester, use on gpu-workers)");
 const restClientFile = path.join(devDir, "rest-client.yaml");
 writeFileSync(restClientFile, restClientManifest(restClient));
 kubectl("apply", "-f", restClientFile);
@@ -139,6 +146,8 @@ say(
     "  npm run kubectl -- events --for resizerequest/train-8x4h",
     "",
     restExample(restClient, `http://localhost:${HTTP_PORT}`, restToken),
+    "The Helm release resize-operator (namespace resize-operator-system) holds the CRDs, the admission",
+    "policy and the RBAC: docs/install.md's `helm upgrade --install` and `helm upgrade` take it over.",
     "Ctrl-C stops the operator and Redis; the cluster keeps running until `npm run cluster:down`.",
     "",
   ].join("\n"),
