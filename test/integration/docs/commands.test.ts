@@ -72,13 +72,21 @@ function shellEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...process.env, PATH: [...dirs, process.env.PATH ?? ""].join(":"), ...extra };
 }
 
-/** Runs one block; resolves with its stdout, or rejects naming the block with both outputs. */
-async function runBlock(block: DocBlock, code: string, state: string): Promise<string> {
+/**
+ * Runs one block (against `extraEnv`'s KUBECONFIG when given); resolves with its stdout, or rejects
+ * naming the block with both outputs.
+ */
+async function runBlock(
+  block: DocBlock,
+  code: string,
+  state: string,
+  extraEnv: Record<string, string> = {},
+): Promise<string> {
   const script = `set -euo pipefail\nset -a\n[ -f "$DOC_STATE" ] && . "$DOC_STATE"\n${code}\nexport -p > "$DOC_STATE"\n`;
   try {
     const { stdout } = await run("bash", ["-c", script], {
       cwd: repoRoot,
-      env: shellEnv({ DOC_STATE: state }),
+      env: shellEnv({ DOC_STATE: state, ...extraEnv }),
       timeout: 300_000,
       maxBuffer: 16 * 1024 * 1024,
     });
@@ -164,7 +172,7 @@ describe.each([INSTALL, REST])("%s", (file) => {
       if (block.code.includes("port-forward")) await startLocalOperator();
       const out = await runBlock(block, substitute(block.code, substitutions()), state);
       // What a block promises beyond its exit code.
-      if (/^helm install/m.test(block.code)) {
+      if (/^helm upgrade --install/m.test(block.code)) {
         // Every pod of the release Ready (the Redis volume came from the default StorageClass).
         await kubectl("wait", "--for=condition=Ready", "pods", "--all", "-n", NAMESPACE, "--timeout=120s");
         const claims = await kubectl(
@@ -257,9 +265,21 @@ describe(README, () => {
         env: { ...process.env, TOKEN: token },
       });
       expect(node.stdout).toContain("from-curl");
+
+      // Then the install guide on the same cluster, as a reader of the README would go on: its install
+      // takes over the release `npm run dev` made, and its upgrade (CRDs first) works after that.
+      const guide = shellBlocks(repoRoot, INSTALL).filter((b) => /^helm upgrade /m.test(b.code));
+      expect(guide.map((b) => /^helm upgrade --install/m.test(b.code))).toEqual([true, false]);
+      for (const block of guide) {
+        const code = substitute(block.code, substitutions());
+        const devCluster = { KUBECONFIG: path.join(localDir, "kubeconfig") };
+        const out = await runBlock(block, code, path.join(work, "after-dev.env"), devCluster);
+        if (/^helm test/m.test(block.code)) expect(out).toMatch(/Phase:\s+Succeeded/);
+        else expect(out).toMatch(/STATUS: deployed/);
+      }
     } finally {
       if (dev.pid !== undefined && dev.exitCode === null) process.kill(-dev.pid, "SIGINT");
       await new Promise((resolve) => dev.once("close", resolve));
     }
-  }, 420_000);
+  }, 720_000);
 });
