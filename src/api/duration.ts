@@ -1,10 +1,10 @@
 // Two duration encodings meet in this API: the Google `Duration` object of the REST API
-// (`requestedRunDuration`, seed 002) and the Kubernetes duration string (`"10m"`) used by
+// (`requestedRunDuration`, Compute Engine v1) and the Kubernetes duration string (`"10m"`) used by
 // InstanceGroupManager settings, as kubectl users expect.
 import { z } from "zod";
 import { celString, rule } from "./meta.js";
 
-/** Upper bound of `Duration.seconds` (10,000 years), from the seed. */
+/** Upper bound of `Duration.seconds` (10,000 years), as Compute Engine's `Duration` allows. */
 export const MAX_DURATION_SECONDS = 315_576_000_000;
 const MAX_NANOS = 999_999_999;
 const SECONDS_DIGITS = String(MAX_DURATION_SECONDS).length;

@@ -1,4 +1,4 @@
-// The error structure of seed 002 (DESIGN §3.4), shared by ResizeRequest `status.error`,
+// Compute Engine's error structure (docs/design.md §3.4), shared by ResizeRequest `status.error`,
 // `status.lastAttempt.error` and `Operation.error`.
 import { z } from "zod";
 import { boundedMap, celString, rule } from "./meta.js";

@@ -1,4 +1,4 @@
-// InstanceGroupManager (DESIGN §3.1): a managed group over any workload with a /scale subresource.
+// InstanceGroupManager (docs/design.md §3.1): a managed group over any workload with a /scale subresource.
 import { z } from "zod";
 import { Conditions } from "./conditions.js";
 import { customResource, type CustomResourceModel } from "./custom-resource.js";

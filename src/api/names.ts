@@ -1,4 +1,4 @@
-// The fixed external names of the API (DESIGN §2). Everything that spells a group, kind, plural or
+// The fixed external names of the API (docs/design.md §2). Everything that spells a group, kind, plural or
 // REST `kind` constant imports it from here, so a rename is a one-line change that the generated
 // CRDs, admission policy and docs follow.
 
@@ -36,10 +36,10 @@ export const RESIZE_REQUEST = {
   shortNames: ["rr"],
 } as const satisfies KindNames;
 
-/** The RBAC verb a creator of a ResizeRequest needs on the named InstanceGroupManager (DESIGN §6). */
+/** The RBAC verb a creator of a ResizeRequest needs on the named InstanceGroupManager (docs/design.md §6). */
 export const USE_VERB = "use";
 
-/** REST API identity (DESIGN §2) and the `kind` constants of its resources. */
+/** REST API identity (docs/design.md §2) and the `kind` constants of its resources. */
 export const REST_API = { name: "compute", version: "v1", id: "compute:v1" } as const;
 export const REST_KIND = {
   resizeRequest: "compute#instanceGroupManagerResizeRequest",

@@ -1,4 +1,4 @@
-// Operation (seed 002, DESIGN §3.3): what every REST mutation returns and what clients poll. Lives in
+// Operation (Compute Engine v1, docs/design.md §3.3): what every REST mutation returns and what clients poll. Lives in
 // Redis, not in the Kubernetes API, so this schema is its only definition.
 import { z } from "zod";
 import { Errors } from "./errors.js";

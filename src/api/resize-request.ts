@@ -1,4 +1,4 @@
-// ResizeRequest (seed 002, DESIGN §3.2) in its two representations built from the same fields: the
+// ResizeRequest (Compute Engine v1, docs/design.md §3.2) in its two representations built from the same fields: the
 // Kubernetes object (spec + status) and the REST resource `InstanceGroupManagerResizeRequest`.
 import { z } from "zod";
 import { Conditions } from "./conditions.js";

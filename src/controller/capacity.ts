@@ -1,4 +1,4 @@
-// Fast rollback when the cluster cannot grow (DESIGN §4 "Fast rollback"), pure: an Applied attempt
+// Fast rollback when the cluster cannot grow (docs/design.md §4 "Fast rollback"), pure: an Applied attempt
 // whose new pods are Unschedulable is rolled back after the group's unschedulableGracePeriod, instead
 // of at its provisioningTimeout, once nothing will add capacity for them: the group says so
 // (clusterAutoscaler: None), or a cluster autoscaler posted NotTriggerScaleUp on one of them and no

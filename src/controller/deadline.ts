@@ -1,4 +1,4 @@
-// Queue deadlines (DESIGN §4 "Queue deadline"), pure: when a waiting request's maxQueueDuration
+// Queue deadlines (docs/design.md §4 "Queue deadline"), pure: when a waiting request's maxQueueDuration
 // elapses, and what it was waiting for, in the words of its error. decide() calls this for requests that
 // wait (CREATING, or ACCEPTED and queued, including backoff), never during a provisioning attempt.
 import { formatDuration, parseKubeDuration } from "../api/duration.js";

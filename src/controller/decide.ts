@@ -473,7 +473,7 @@ function stepFinal(draft: RequestDraft, ctx: Ctx): void {
       draft.emit(E.CancelRefused, message);
     }
   }
-  // Deleting a finished request leaves its instances alone (DESIGN §4). A finished request keeps no
+  // Deleting a finished request leaves its instances alone (docs/design.md §4). A finished request keeps no
   // finalizer: one left by a pass that ended early (a conflict, a crash) is removed now.
   if (r.hasFinalizer) draft.finalizer = "remove";
   if (r.deleting) return;

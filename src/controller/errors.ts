@@ -1,4 +1,4 @@
-// The errors the controller records on requests (seed 002 error structure), built in one place so
+// The errors the controller records on requests (Compute Engine's error structure, docs/design.md §3.4), built in one place so
 // status.error, status.lastAttempt.error, events and conditions say the same thing.
 import { ErrorCode, type Errors } from "../api/errors.js";
 import { locationField, type Location } from "../api/location.js";

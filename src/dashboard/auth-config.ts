@@ -1,5 +1,5 @@
 // Validated settings + dependencies (+ the request's host, for lazy initialisation) → the Auth.js
-// configuration (DESIGN §8, seed 001). Every AuthConfig and session option of the seed comes from a
+// configuration (docs/design.md §8). Every AuthConfig and session option of Auth.js comes from a
 // setting (auth-settings.ts); callbacks, events and the logger are always ours (allow-list, groups,
 // same-origin redirects, audit log, pino).
 import { randomBytes, randomUUID } from "node:crypto";
@@ -131,7 +131,7 @@ export function buildAuthConfig(settings: AuthSettings, deps: AuthDeps, host?: s
         return false;
       },
       jwt: ({ token, user, profile, trigger }) => {
-        // The seed: data from a client `update` must be validated; the dashboard accepts none.
+        // Auth.js: data from a client `update` must be validated; the dashboard accepts none.
         if (trigger === "signIn" || trigger === "signUp") {
           const groups = user.groups ?? groupsOf(profile?.[settings.oidc?.groupsClaim ?? "groups"]);
           return { ...token, groups } satisfies JWT;
@@ -139,7 +139,7 @@ export function buildAuthConfig(settings: AuthSettings, deps: AuthDeps, host?: s
         return token;
       },
       session: (params) => {
-        // The seed: the token with the jwt strategy, the adapter's user with the database strategy.
+        // Auth.js: the token with the jwt strategy, the adapter's user with the database strategy.
         const p = params as { session: Session; token?: JWT; user?: User };
         const source = settings.session.strategy === "jwt" ? p.token : p.user;
         return publicSession(p.session, source ?? {}) as unknown as Session;

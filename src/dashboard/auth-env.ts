@@ -1,4 +1,4 @@
-// The environment schema of the dashboard's sign-in (seed 001 names): every variable it reads, with its
+// The environment schema of the dashboard's sign-in (Auth.js's names): every variable it reads, with its
 // zod schema, default and help text (docs/dashboard.md lists the same table). Parsing only; what the
 // values mean together is checked by loadAuthSettings (auth-settings.ts).
 import { z } from "zod";

@@ -61,7 +61,7 @@ export function providers(settings: AuthSettings, deps: ProviderDeps, host: stri
   const users = deps.users;
   if (credentials && users && wanted("credentials")) {
     const { errorCode } = credentials;
-    // The seed: the code is part of a URL and must not say whether the username or the password was wrong.
+    // Auth.js: the code is part of a URL and must not say whether the username or the password was wrong.
     class Refused extends CredentialsSignin {
       override code = errorCode;
     }

@@ -1,4 +1,4 @@
-// Environment → validated sign-in settings (DESIGN §8, seed 001): each variable parsed by its schema
+// Environment → validated sign-in settings (docs/design.md §8): each variable parsed by its schema
 // (auth-env.ts), then the rules between them (secrets in production, trustHost without AUTH_URL,
 // providers' parts together). Every problem is reported at once, before anything runs.
 import { randomBytes } from "node:crypto";
@@ -74,7 +74,7 @@ export function dashboardConfigured(env: NodeJS.ProcessEnv): boolean {
 
 /**
  * Validated settings from the environment. Throws AuthSettingsError with every problem, and
- * `MissingSecret` in production without a secret (the seed: the secret is required in production).
+ * `MissingSecret` in production without a secret (Auth.js: the secret is required in production).
  */
 export function loadAuthSettings(env: NodeJS.ProcessEnv): AuthSettings {
   const problems: string[] = [];
@@ -83,7 +83,7 @@ export function loadAuthSettings(env: NodeJS.ProcessEnv): AuthSettings {
     string,
     { schema: z.ZodType; default?: string },
   ][]) {
-    // The seed: legacy prefixed names of the URL and the secret are still inferred.
+    // Auth.js: legacy prefixed names of the URL and the secret are still inferred.
     const legacy =
       name === "AUTH_URL" ? env.NEXTAUTH_URL : name === "AUTH_SECRET" ? env.NEXTAUTH_SECRET : undefined;
     const text = env[name] || legacy || spec.default;
@@ -105,7 +105,7 @@ export function loadAuthSettings(env: NodeJS.ProcessEnv): AuthSettings {
     problems.push("AUTH_SECRET_1..3 hold older secrets: AUTH_SECRET (the newest) must be set too");
   for (const s of secrets)
     if (s.length < 32) problems.push("AUTH_SECRET*: a secret must have at least 32 characters");
-  // Seed 001: the host header is trusted only with trustHost. Untrusted, the only origin sign-in can
+  // Auth.js: the host header is trusted only with trustHost. Untrusted, the only origin sign-in can
   // build its pages, links and redirects from is AUTH_URL (Auth.js itself would answer 500 to all).
   // As Auth.js infers it: trusted when a URL is configured or outside production.
   const trustHost = r.AUTH_TRUST_HOST ?? (Boolean(r.AUTH_URL) || !production);
@@ -121,7 +121,7 @@ export function loadAuthSettings(env: NodeJS.ProcessEnv): AuthSettings {
     problems.push("AUTH_OIDC_ID, AUTH_OIDC_SECRET and AUTH_OIDC_ISSUER go together");
   if (Boolean(r.AUTH_GITHUB_ID) !== Boolean(r.AUTH_GITHUB_SECRET))
     problems.push("AUTH_GITHUB_ID and AUTH_GITHUB_SECRET go together");
-  // The seed: `database` by default when an adapter is set; an explicit `jwt` overrides.
+  // Auth.js: `database` by default when an adapter is set; an explicit `jwt` overrides.
   const strategy = r.AUTH_SESSION_STRATEGY ?? (r.AUTH_ADAPTER === "redis" ? "database" : "jwt");
   const adapter = strategy === "database" ? "redis" : r.AUTH_ADAPTER;
   if (problems.length > 0)

@@ -1,4 +1,4 @@
-// The seed's `authorized` behaviour as a route guard in front of the dashboard: a page without a
+// Auth.js's `authorized` behaviour as a route guard in front of the dashboard: a page without a
 // session redirects to the sign-in page with a callbackUrl back to it, a JSON call answers 401, and the
 // sign-in routes themselves are never guarded (a guarded sign-in page would loop forever).
 import type { NextFunction, Request, RequestHandler, Response } from "express";

@@ -145,7 +145,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     callbackUrls(req, res, () => void ExpressAuth(configFor(req))(req, res, next));
   };
 
-  /** The seed's `auth`: reads the session and keeps it alive (refreshed cookies are passed on). */
+  /** Auth.js's `auth`: reads the session and keeps it alive (refreshed cookies are passed on). */
   const readSession = async (req: Request, res: Response): Promise<DashboardSession | null> => {
     if (!req.headers.cookie) return null;
     const config = configFor(req);

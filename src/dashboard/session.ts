@@ -1,4 +1,4 @@
-// What a dashboard session holds (DESIGN §8): the seed's default user fields plus the user's groups,
+// What a dashboard session holds (docs/design.md §8): Auth.js's default user fields plus the user's groups,
 // which RBAC sees with the groups prefix. Shared by the Auth.js callbacks, the guard and the API.
 import type { Session } from "@auth/core/types";
 import type { SessionUser } from "./answers.js";
@@ -15,7 +15,7 @@ declare module "@auth/core/jwt" {
   }
 }
 
-/** What the dashboard puts in a session: the seed's default fields plus groups, nothing else. */
+/** What the dashboard puts in a session: Auth.js's default fields plus groups, nothing else. */
 export interface DashboardSession {
   readonly expires: string;
   readonly user: SessionUser;

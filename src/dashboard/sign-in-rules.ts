@@ -16,7 +16,7 @@ export function allowedToSignIn(
 }
 
 /**
- * The seed's `redirect` callback, strictly: only URLs on `baseUrl`'s origin. Parsing with the WHATWG
+ * Auth.js's `redirect` callback, strictly: only URLs on `baseUrl`'s origin. Parsing with the WHATWG
  * URL parser (as browsers do) resolves backslashes, tabs, userinfo and protocol-relative forms the
  * way a browser would, so whatever the browser would treat as another origin is refused here too.
  */

@@ -1,4 +1,4 @@
-// The discovery document (seed 000) of the compute API, generated: resources and methods from the
+// The discovery document (docs/design.md §7) of the compute API, generated: resources and methods from the
 // route table that also builds the Express router, schemas from the zod model through `fieldTree()`,
 // common parameters from the table the REST layer honours. Pure: the same input gives the same
 // document, and `revision` is a hash of everything else in it, so it changes exactly when the
@@ -8,7 +8,7 @@ import { fieldTree, REST_API, type FieldNode } from "../api/index.js";
 import { checkRoute, type Route } from "../rest/route.js";
 import type { CommonParameter } from "../rest/system-parameters.js";
 
-/** A Schema object of seed 000 (schemas, properties, parameters). */
+/** A Schema object of the discovery format (schemas, properties, parameters). */
 export interface DiscoverySchema {
   id?: string;
   type?: string;
@@ -125,7 +125,7 @@ export interface DiscoveryInput {
 }
 
 export const SERVICE_PATH = `${REST_API.name}/${REST_API.version}/`;
-/** Seed 000 fixes the batch path to `batch`; the server answers it (and Google's newer form). */
+/** The discovery format's batch path is `batch`; the server answers it (and Google's newer form). */
 export const BATCH_PATH = "batch";
 export const DISCOVERY_BASE = "discovery/v1/";
 export const REST_PATH = `apis/${REST_API.name}/${REST_API.version}/rest`;

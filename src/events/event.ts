@@ -8,7 +8,7 @@ import {
   type V1ObjectReference,
 } from "@kubernetes/client-node";
 
-/** The `reportingController` of every event the operator writes (DESIGN §2). */
+/** The `reportingController` of every event the operator writes (docs/design.md §2). */
 export const REPORTING_CONTROLLER = "compute.resize-operator.dev/resize-controller";
 
 /** Server-side limits of events.k8s.io/v1 (bytes). */

@@ -1,4 +1,4 @@
-// The ValidatingAdmissionPolicy that gives kubectl users the REST API's access rule (DESIGN §6): whoever
+// The ValidatingAdmissionPolicy that gives kubectl users the REST API's access rule (docs/design.md §6): whoever
 // creates a ResizeRequest needs verb `use` on the InstanceGroupManager it names, as a cloud asks for
 // permission on the named instance group.
 import { GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, USE_VERB, VERSION } from "../api/names.js";

@@ -1,4 +1,4 @@
-// Queue insight (DESIGN §4): for every request of a group that is not final, its position, what it
+// Queue insight (docs/design.md §4): for every request of a group that is not final, its position, what it
 // waits for and when it is expected to be provisioned, derived on read from the objects and never
 // stored (storing it would rewrite every request behind the head whenever the queue moves).
 //

@@ -108,7 +108,7 @@ export function createApp(options: AppOptions): express.Express {
       express.json({ limit: maxBodyBytes }),
       restRouter(routes, deps, log),
     );
-    // `batch` is the batchPath seed 000 fixes; Google's clients of today use batch/compute/v1.
+    // `batch` is the discovery format's batchPath; Google's clients of today use batch/compute/v1.
     app.post(
       ["/batch", `/batch${REST_BASE}`],
       express.raw({ type: "multipart/mixed", limit: maxBodyBytes }),

@@ -145,7 +145,7 @@ async function resolveGroup(call: CallContext) {
 export async function insert(call: CallContext): Promise<Reply> {
   const { deps } = call;
   const { project, location, groupName } = await resolveGroup(call);
-  // The seed's "access permission on the named instance group", checked on the resolved name.
+  // Compute Engine's "access permission on the named instance group" (docs/design.md §6), checked on the resolved name.
   await deps.authorizer.authorize(call.user, {
     verb: USE_VERB,
     resource: INSTANCE_GROUP_MANAGER.plural,

@@ -71,7 +71,7 @@ func scenario(ctx context.Context, r *runner, c config, s scope) {
 	checkOp := func(o op, verb, requestID, target string) error {
 		types := []string{"compute.instanceGroupManagerResizeRequests." + verb}
 		if s.name == "regional" {
-			// DESIGN §3.3 names only the zonal types; the real API's regional resource is
+			// docs/design.md §3.3 names only the zonal types; the real API's regional resource is
 			// regionInstanceGroupManagerResizeRequests, so either spelling is accepted there.
 			types = append(types, "compute.regionInstanceGroupManagerResizeRequests."+verb)
 		}

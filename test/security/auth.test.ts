@@ -285,7 +285,7 @@ test("with AUTH_URL set, a forged Host or X-Forwarded-Host never reaches a redir
   expect(res.headers.location ?? "").not.toContain(hostile);
 });
 
-// Seed 001: the host header is trusted only with trustHost. Off, the dashboard answers for AUTH_URL's
+// Auth.js: the host header is trusted only with trustHost. Off, the dashboard answers for AUTH_URL's
 // host alone: sign-in works there, and a forged Host or X-Forwarded-Host gets a 400 on every
 // dashboard route (not Auth.js's 500 UntrustedHost, not a page built from the forged host).
 test("trustHost off: the AUTH_URL host signs in, a forged Host is refused with a 400", async () => {

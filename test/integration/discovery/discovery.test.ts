@@ -1,5 +1,5 @@
 // The discovery service against the live operator (real cluster, real Redis): the documents validate
-// against the JSON Schema of seed 000 and are public and cacheable; `google.discoverAPI` builds a
+// against the JSON Schema of the discovery format and are public and cacheable; `google.discoverAPI` builds a
 // client from the live document that drives insert → wait → get → list; a batch of calls succeeds
 // through the batch path; and the common parameters are honoured.
 import { randomUUID } from "node:crypto";

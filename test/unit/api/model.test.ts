@@ -1,6 +1,6 @@
 // The zod model as a validator: the samples pass, every invalid object of the shared table fails (with
 // the API server's own message where the rule is stated once for both), REST bodies and operations obey
-// the seed's rules.
+// Compute Engine's rules.
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -152,7 +152,7 @@ describe("REST bodies", () => {
     });
   });
 
-  test("the REST resource has the seed's fields, status.error and status.lastAttempt.error", () => {
+  test("the REST resource has Compute Engine's fields, status.error and status.lastAttempt.error", () => {
     const resource = InstanceGroupManagerResizeRequest.parse({
       kind: "compute#instanceGroupManagerResizeRequest",
       id: "123",

@@ -1,4 +1,4 @@
-// decide(): admission of new requests (DESIGN §4 "Admission") and the first attempt that starts in
+// decide(): admission of new requests (docs/design.md §4 "Admission") and the first attempt that starts in
 // the same decision when the new request is the head and the group has room.
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import { ErrorCode } from "../../../src/api/errors.js";

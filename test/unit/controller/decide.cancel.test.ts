@@ -1,4 +1,4 @@
-// decide(): spec.cancel and deletion (with the finalizer) in every phase of a request (DESIGN §4
+// decide(): spec.cancel and deletion (with the finalizer) in every phase of a request (docs/design.md §4
 // "Final states", "Deletion"): queued requests leave at once, applied increases are rolled back first,
 // final requests refuse a late cancel once and never change state.
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";

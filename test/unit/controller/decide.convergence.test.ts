@@ -1,7 +1,7 @@
 // decide() run in a loop against a simulated cluster (builders.drive): decide → write statuses and
 // finalizers → apply the scale (guarded by `from`) → instances become ready a step later. Checks that
 // scenarios converge (a decision that changes nothing), end in the right states and replicas, keep the
-// per-step invariants, and survive crashes between the status write and the /scale call (DESIGN §4
+// per-step invariants, and survive crashes between the status write and the /scale call (docs/design.md §4
 // "Restart-safe and idempotent").
 import { ErrorCode } from "../../../src/api/errors.js";
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";

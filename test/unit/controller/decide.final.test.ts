@@ -1,5 +1,5 @@
-// decide(): requests in a final state (DESIGN §4 "Final states": never change state, status.error is
-// never removed) and the run-duration release of SUCCEEDED requests (DESIGN §4 "Run duration").
+// decide(): requests in a final state (docs/design.md §4 "Final states": never change state, status.error is
+// never removed) and the run-duration release of SUCCEEDED requests (docs/design.md §4 "Run duration").
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { decide } from "../../../src/controller/decide.js";

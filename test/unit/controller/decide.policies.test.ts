@@ -1,4 +1,4 @@
-// decide(): the group policies of DESIGN §4 — the queue deadline (deadline.ts) and the fast rollback
+// decide(): the group policies of docs/design.md §4 — the queue deadline (deadline.ts) and the fast rollback
 // when the cluster cannot grow (capacity.ts) — as tables of single decisions.
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import { ErrorCode } from "../../../src/api/errors.js";

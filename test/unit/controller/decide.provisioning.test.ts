@@ -1,4 +1,4 @@
-// decide(): a provisioning attempt from its record to its outcome (DESIGN §4 "Provisioning is
+// decide(): a provisioning attempt from its record to its outcome (docs/design.md §4 "Provisioning is
 // all-or-nothing", "Restart-safe and idempotent"), resolved by comparing the target with the record.
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";

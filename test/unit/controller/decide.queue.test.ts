@@ -1,4 +1,4 @@
-// decide(): the FIFO queue of a group (DESIGN §4 "Queueing"): FIFO order, the single head, capacity,
+// decide(): the FIFO queue of a group (docs/design.md §4 "Queueing"): FIFO order, the single head, capacity,
 // backoff, "one attempt per group at a time", and a queue that moves up without rewriting the requests
 // waiting in it (no position is stored).
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";

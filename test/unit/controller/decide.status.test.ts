@@ -1,4 +1,4 @@
-// decide(): the group's status (DESIGN §3.1) and condition bookkeeping (metav1.Condition semantics:
+// decide(): the group's status (docs/design.md §3.1) and condition bookkeeping (metav1.Condition semantics:
 // lastTransitionTime moves only when the status flips; nothing is written when nothing changed).
 import {
   InstanceGroupManagerCondition as GC,

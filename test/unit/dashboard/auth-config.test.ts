@@ -1,4 +1,4 @@
-// The environment → settings → Auth.js configuration mapping, option by option (seed 001).
+// The environment → settings → Auth.js configuration mapping, option by option (Auth.js).
 import { pino } from "pino";
 import { CredentialsSignin } from "@auth/core/errors";
 import { skipCSRFCheck } from "@auth/core";
@@ -19,7 +19,7 @@ const deps: AuthDeps = { log: silent, audit: silent };
 const base = { AUTH_SECRET: SECRET, AUTH_CREDENTIALS_FILE: "/users.yaml" };
 
 describe("loadAuthSettings", () => {
-  test("defaults follow the seed", () => {
+  test("defaults follow Auth.js", () => {
     const s = loadAuthSettings(base);
     expect(s.session).toEqual({ strategy: "jwt", maxAge: 2592000, updateAge: 86400, token: "uuid" });
     expect(s.basePath).toBe("/auth");

@@ -1,4 +1,4 @@
-// The oracle test (DESIGN §6, §7): for every resource we serve, our discovery document matches
+// The oracle test (docs/design.md §6, §7): for every resource we serve, our discovery document matches
 // Google's official compute v1 document field by field, except the differences the allowlist
 // explains; and the comparator is shown to catch a changed type and a changed format.
 import { readFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// The generated discovery document: valid against the JSON Schema written from seed 000, complete
+// The generated discovery document: valid against the JSON Schema written from the discovery format, complete
 // (every route a method and every method a route, every referenced schema defined), in Google's JSON
 // conventions, with a revision that follows the content; and the generator and the router both refuse
 // an incomplete route.
@@ -45,7 +45,7 @@ function* entries(value: unknown, key = ""): Generator<[string, unknown]> {
     for (const [k, v] of Object.entries(value)) yield* entries(v, k);
 }
 
-test("the document validates against the JSON Schema of seed 000", () => {
+test("the document validates against the JSON Schema of the discovery format", () => {
   expect(valid(doc)).toBe("");
   expect(valid(directoryList(doc))).toBe("");
 });
@@ -137,7 +137,7 @@ test("Google JSON conventions: 64-bit integers as strings, RFC 3339 times, bound
   expect(doc.schemas.Duration?.description).toMatch(/^A span of time/);
 });
 
-test("the top level carries every field of seed 000 that applies", () => {
+test("the top level carries every field of the discovery format that applies", () => {
   expect(doc).toMatchObject({
     kind: "discovery#restDescription",
     discoveryVersion: "v1",
