@@ -585,6 +585,8 @@ test("helm upgrade removes what the new values no longer render", async () => {
   const expected = [
     `deployment.apps/${fullname}`,
     `lease.coordination.k8s.io/${fullname}-leader`,
+    // The operator's NetworkPolicy stays; the Redis one went with Redis.
+    `networkpolicy.networking.k8s.io/${fullname}`,
     `role.rbac.authorization.k8s.io/${fullname}`,
     `rolebinding.rbac.authorization.k8s.io/${fullname}`,
     `service/${fullname}`,
