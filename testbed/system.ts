@@ -9,10 +9,20 @@ const PACKAGES: Record<string, string> = {
   chromium: "chromium",
 };
 
+/** Packages that install no command, by the module of Debian's python3 each provides. */
+const PYTHON_MODULES: Record<string, string> = {
+  // Google's official Python client, driven by test/integration/rest/python-client.test.ts.
+  googleapiclient: "python3-googleapi",
+};
+
 const has = (cmd: string): boolean => spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;
+const hasModule = (m: string): boolean => spawnSync("/usr/bin/python3", ["-c", `import ${m}`]).status === 0;
 
 export function ensureSystemPackages(log: (m: string) => void = (m) => process.stderr.write(m + "\n")): void {
-  const missing = Object.entries(PACKAGES).filter(([cmd]) => !has(cmd));
+  const missing = [
+    ...Object.entries(PACKAGES).filter(([cmd]) => !has(cmd)),
+    ...Object.entries(PYTHON_MODULES).filter(([m]) => !hasModule(m)),
+  ];
   if (missing.length === 0) return;
   const pkgs = missing.map(([, pkg]) => pkg);
   const isRoot = process.getuid?.() === 0;
