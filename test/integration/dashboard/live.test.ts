@@ -247,6 +247,17 @@ test("a navigation focuses the page's content, framed only when the keyboard nav
   await page.click('a[data-nav="groups"]');
   await page.getByRole("heading", { name: "Instance groups" }).waitFor();
   expect(await mainFocus(page)).toEqual({ focused: true, outline: "none" });
+  // A page that had no input at all (a link opened in a new tab, then followed within the app).
+  const fresh = await context.newPage();
+  await fresh.goto(`${op.baseUrl}/#/groups`);
+  await fresh.getByRole("heading", { name: "Instance groups" }).waitFor();
+  await fresh.goto(`${op.baseUrl}/#/requests`);
+  await fresh.getByRole("heading", { name: "Resize requests" }).waitFor();
+  expect(await mainFocus(fresh)).toEqual({ focused: true, outline: "none" });
+  await fresh.evaluate(`window.location.hash = "#/groups/${ns.name}/workers"`);
+  await fresh.getByRole("heading", { name: "Group workers" }).waitFor();
+  expect(await mainFocus(fresh)).toEqual({ focused: true, outline: "none" });
+  await fresh.screenshot({ path: path.join(ARTIFACTS, "focus-without-input.png"), fullPage: true });
   await context.close();
 });
 
