@@ -73,9 +73,15 @@ export const InstanceShape = z
 export const LabelSelectorRequirement = z
   .object({
     key: QualifiedName.meta({ description: "The label key the requirement applies to." }),
-    operator: z
-      .enum(["In", "NotIn", "Exists", "DoesNotExist"])
-      .meta({ description: "How the key relates to the values." }),
+    operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]).meta({
+      description: "How the key relates to the values.",
+      enumDescriptions: {
+        In: "The label's value is one of values.",
+        NotIn: "The label is absent or its value is none of values.",
+        Exists: "The label is present, whatever its value.",
+        DoesNotExist: "The label is absent.",
+      },
+    }),
     values: z
       .array(LabelValue)
       .max(64)

@@ -1,7 +1,13 @@
 // Which group serves a request: the named one (if its owner allows the namespace), else the first
 // allowed group whose instances every pod set fits; and the request's size in its instances.
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
-import { allows, place, selects, type PlacementInput } from "../../../src/provisioning/placement.js";
+import {
+  allows,
+  needsNamespaceLabels,
+  place,
+  selects,
+  type PlacementInput,
+} from "../../../src/provisioning/placement.js";
 import { gpuPod, group } from "./fixtures.js";
 
 const input = (o: Partial<PlacementInput> = {}): PlacementInput => ({
@@ -140,4 +146,34 @@ test.each<[string, Partial<PlacementInput>, string, RegExp]>([
   const got = place(input(o));
   expect(got).toMatchObject({ ok: false, reason });
   if (!got.ok) expect(got.message).toMatch(message);
+});
+
+test("a named group that selects namespaces says which; reading namespace labels is needed only then", () => {
+  const selecting = shared("Selector", { matchLabels: { gpu: "yes" } });
+  expect(needsNamespaceLabels([group()])).toBe(false);
+  expect(needsNamespaceLabels([group(), selecting])).toBe(true);
+  const got = place(
+    input({
+      groups: [selecting],
+      namespaceLabels: {},
+      parameters: { group: { namespace: "infra", name: "shared" } },
+    }),
+  );
+  expect(got).toMatchObject({ ok: false, reason: "NotAllowed" });
+  if (!got.ok) expect(got.message).toContain('namespaces selected by {"matchLabels":{"gpu":"yes"}}');
+  // Without the labels (not read), a selecting group allows nobody.
+  expect(allows(selecting, "team-a", undefined)).toBe(false);
+});
+
+test("groups being deleted, or without a shape, are no candidates; more than three misfits are counted", () => {
+  const deleting = group("gpu");
+  const gone = { ...deleting, metadata: { ...deleting.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" } };
+  expect(
+    place(input({ groups: [gone, group("plain", "team-a", { instanceShape: undefined })] })),
+  ).toMatchObject({
+    reason: "NoMatchingGroup",
+  });
+  const misfits = ["a", "b", "c", "d", "e"].map((n) => cpuGroup(n));
+  const got = place(input({ groups: misfits }));
+  if (!got.ok) expect(got.message).toMatch(/; and 2 more\)\.$/);
 });
