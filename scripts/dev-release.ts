@@ -14,7 +14,14 @@ export const NAMESPACE = "resize-operator-system";
 const CHART = "charts/resize-operator";
 
 /** Chart values that differ for dev: kwok runs no containers, so Redis and the operator run locally. */
-const DEV_VALUES = ["redis.mode=disabled", "replicaCount=1"];
+const DEV_VALUES = [
+  "redis.mode=disabled",
+  "replicaCount=1",
+  // `npm run dev -- --kueue`'s groups target the testbed's NodePools: the operator reads their ready
+  // count (rbac.extraTargetRules, as for any other target kind).
+  "rbac.extraTargetRules[0].apiGroups[0]=testbed.resize-operator.dev",
+  "rbac.extraTargetRules[0].resources[0]=nodepools",
+];
 
 /**
  * Cluster-scoped objects an older `npm run dev` applied with kubectl; Helm refuses to take over an

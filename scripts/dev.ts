@@ -13,6 +13,7 @@ import { restClientManifest, restExample, type RestClientTarget } from "./dev-re
 import { localClusterUp, localDir, localKubeconfig, repoRoot } from "../testbed/local.js";
 import { startRedis, stopRedis } from "../testbed/redis.js";
 import { ensureTools } from "../testbed/tools.js";
+import { KUEUE_SAMPLES, KUEUE_TRY, startDevKueue, wantsKueue } from "./dev-kueue.js";
 
 const HTTP_PORT = Number(process.env.HTTP_PORT ?? 8080);
 const say = (line: string): void => {
@@ -44,6 +45,13 @@ kubectl(
   "crd/resizerequests.compute.resize-operator.dev",
   "crd/instancegroupmanagers.compute.resize-operator.dev",
 );
+
+// Kueue and the operator read the ProvisioningRequest CRD at start-up: Kueue first, then the operator.
+const kueue = wantsKueue(process.argv);
+if (kueue) {
+  say("[dev] starting Kueue and the node pool controller (--kueue)");
+  await startDevKueue(cluster, tools, say);
+}
 
 const redis = await startRedis({ dir: devDir });
 
@@ -99,6 +107,7 @@ const operator = spawn(
 
 say("[dev] applying the samples (namespace default)");
 kubectl("apply", "-f", "manifests/samples/");
+if (kueue) kubectl("apply", "-f", KUEUE_SAMPLES);
 
 // A REST client for the sample group, with the user roles the release installed.
 const restClient: RestClientTarget = {
@@ -145,6 +154,7 @@ say(
     "  npm run kubectl -- get rr -w",
     "  npm run kubectl -- events --for resizerequest/train-8x4h",
     "",
+    ...(kueue ? [...KUEUE_TRY, ""] : []),
     restExample(restClient, `http://localhost:${HTTP_PORT}`, restToken),
     "The Helm release resize-operator (namespace resize-operator-system) holds the CRDs, the admission",
     "policy and the RBAC: docs/install.md's `helm upgrade --install` and `helm upgrade` take it over.",
