@@ -298,7 +298,7 @@ export async function runOperator(config: Config): Promise<void> {
       ...(config.namespace && { namespace: config.namespace }),
     });
   }
-  /** The dashboard (seed 001 sign-in) in front of the app; a bad sign-in setting stops start-up. */
+  /** The dashboard (Auth.js sign-in, docs/design.md §8) in front of the app; a bad sign-in setting stops start-up. */
   const dashboardSite = (settings: AuthSettings) => {
     try {
       return createDashboard({
