@@ -29,8 +29,22 @@ export type ParsedParameters =
 const NAME = new RegExp(RFC1035_LABEL);
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const MAX_RUN_SECONDS = 315_576_000_000;
-const MAX_QUEUE_MS = 87_600 * 3_600_000;
-const MAX_BOOKING_MS = 168 * 3_600_000;
+const MAX_QUEUE = "87600h";
+const MAX_BOOKING = "168h";
+
+/** A duration parameter from 1s to `max`, in ms; undefined (and a problem noted) otherwise. */
+function duration(
+  key: string,
+  text: string,
+  max: string,
+  example: string,
+  problems: string[],
+): number | undefined {
+  const ms = parseKubeDuration(text);
+  if (ms !== undefined && ms >= 1000 && ms <= (parseKubeDuration(max) ?? 0)) return ms;
+  problems.push(`${key} ${JSON.stringify(text)} must be a duration from 1s to ${max}, such as ${example}`);
+  return undefined;
+}
 
 export function parseParameters(raw: Readonly<Record<string, string>> | undefined): ParsedParameters {
   const problems: string[] = [];
@@ -61,21 +75,13 @@ export function parseParameters(raw: Readonly<Record<string, string>> | undefine
         break;
       }
       case "maxQueueDuration": {
-        const ms = parseKubeDuration(text);
-        if (ms === undefined || ms < 1000 || ms > MAX_QUEUE_MS)
-          problems.push(
-            `maxQueueDuration ${JSON.stringify(text)} must be a duration from 1s to 87600h, such as 30m`,
-          );
-        else value = { ...value, maxQueueDuration: text };
+        const ms = duration(key, text, MAX_QUEUE, "30m", problems);
+        if (ms !== undefined) value = { ...value, maxQueueDuration: text };
         break;
       }
       case "bookingWindow": {
-        const ms = parseKubeDuration(text);
-        if (ms === undefined || ms < 1000 || ms > MAX_BOOKING_MS)
-          problems.push(
-            `bookingWindow ${JSON.stringify(text)} must be a duration from 1s to 168h, such as 10m`,
-          );
-        else value = { ...value, bookingWindowMs: ms };
+        const ms = duration(key, text, MAX_BOOKING, "10m", problems);
+        if (ms !== undefined) value = { ...value, bookingWindowMs: ms };
         break;
       }
       default:

@@ -11,6 +11,8 @@ import { createGroup, createRequest, listRequests, untilState } from "../../supp
 import {
   batch,
   ClusterObjects,
+  KUEUE,
+  PROVISIONING,
   condition,
   core,
   custom,
@@ -77,22 +79,13 @@ async function provisioningRequest(wl: Obj, what: string): Promise<Obj> {
   return pr;
 }
 
-const readPr = async (pr: Obj): Promise<Obj> =>
-  (await custom.getNamespacedCustomObject({
-    group: "autoscaling.x-k8s.io",
-    version: "v1",
-    plural: "provisioningrequests",
-    namespace: name(),
-    name: pr.metadata.name,
-  })) as Obj;
-const readWorkload = async (wl: Obj): Promise<Obj> =>
-  (await custom.getNamespacedCustomObject({
-    group: "kueue.x-k8s.io",
-    version: "v1beta2",
-    plural: "workloads",
-    namespace: name(),
-    name: wl.metadata.name,
-  })) as Obj;
+/** The object as it is now (a ProvisioningRequest or a Workload of the test's namespace). */
+const reread =
+  (where: { group: string; version: string; plural: string }) =>
+  async (o: Obj): Promise<Obj> =>
+    (await custom.getNamespacedCustomObject({ ...where, namespace: name(), name: o.metadata.name })) as Obj;
+const readPr = reread(PROVISIONING);
+const readWorkload = reread({ ...KUEUE, plural: "workloads" });
 
 async function resizeRequestFor(pr: Obj) {
   return eventually(`the ResizeRequest of ${pr.metadata.name}`, async () =>
