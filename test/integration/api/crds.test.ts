@@ -32,11 +32,15 @@ describe("samples", () => {
 
   test("apply cleanly, and read back they are what the zod model describes", async () => {
     const out = await kubectl("apply", "-n", ns.name, "-f", "manifests/samples/");
-    const docs = readdirSync(samplesDir).flatMap((f) =>
-      parseAllDocuments(readFileSync(path.join(samplesDir, f), "utf8")).map(
-        (d) => d.toJS() as { kind: string },
-      ),
-    );
+    // Files only, as `kubectl apply -f DIR` reads them: samples/kueue/ is `npm run dev -- --kueue`'s.
+    const docs = readdirSync(samplesDir, { withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => e.name)
+      .flatMap((f) =>
+        parseAllDocuments(readFileSync(path.join(samplesDir, f), "utf8")).map(
+          (d) => d.toJS() as { kind: string },
+        ),
+      );
     expect(out.trim().split("\n")).toHaveLength(docs.length);
     expect(docs.map((d) => d.kind).sort()).toEqual(
       expect.arrayContaining(["InstanceGroupManager", "ResizeRequest", "StatefulSet"]),
