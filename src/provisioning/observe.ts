@@ -13,6 +13,7 @@ import {
   type ProvisioningRequest,
 } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
+import { groupKeyOf } from "../controller/observe.js";
 import { groupQueue } from "../controller/queue-view.js";
 import { BY_PROVISIONING_REQUEST } from "../controller/setup.js";
 import { isNotFound } from "../runtime/api-errors.js";
@@ -61,15 +62,10 @@ export async function observeProvisioning(
   const admitting = !resizeRequest && !accepted && !failed && !isTrue(pr, C.Provisioned);
   const groups = deps.groups.list();
   const nowMs = deps.now();
+  const groupKey = resizeRequest && groupKeyOf(resizeRequest);
   const queue =
-    resizeRequest &&
-    deps.groups.get(`${resizeRequest.metadata.namespace ?? ""}/${resizeRequest.spec.instanceGroupManager}`)
-      ? groupQueue(
-          deps.groups,
-          deps.resizeRequests,
-          `${resizeRequest.metadata.namespace ?? ""}/${resizeRequest.spec.instanceGroupManager}`,
-          nowMs,
-        )
+    groupKey && deps.groups.get(groupKey)
+      ? groupQueue(deps.groups, deps.resizeRequests, groupKey, nowMs)
       : undefined;
   // Consuming pods matter only once the booking window is over (a list of the namespace's pods).
   const expires =
