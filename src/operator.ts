@@ -290,13 +290,11 @@ export async function runOperator(config: Config): Promise<void> {
         now: Date.now,
       },
     };
-    addOperationsController(mgr, {
-      store,
-      publicUrl,
-      retentionMs: config["operation-retention"],
-      logger: log,
-      ...(config.namespace && { namespace: config.namespace }),
-    });
+    addOperationsController(
+      mgr,
+      { requests, groups },
+      { store, publicUrl, retentionMs: config["operation-retention"], logger: log },
+    );
   }
   /** The dashboard (Auth.js sign-in, docs/design.md §8) in front of the app; a bad sign-in setting stops start-up. */
   const dashboardSite = (settings: AuthSettings) => {

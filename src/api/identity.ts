@@ -2,6 +2,11 @@
 // so they are stable across restarts and replicas without being stored anywhere else.
 import { createHash } from "node:crypto";
 import { locationPath, type Location } from "./location.js";
+import type { ResizeRequest } from "./resize-request.js";
+
+/** The cache key (`namespace/name`) of the group a request names: a request's group is in its namespace. */
+export const groupKeyOf = (rr: ResizeRequest): string =>
+  `${rr.metadata.namespace ?? ""}/${rr.spec.instanceGroupManager}`;
 
 /** A uint64 (decimal string) derived from a Kubernetes uid: the first 8 bytes of its SHA-256. */
 export function numericId(uid: string): string {

@@ -22,8 +22,6 @@ import type { ScaleClient, TargetRead } from "./target.js";
 
 /** Index of the ResizeRequest cache: "namespace/group" of the group a request names (all of them). */
 export const BY_GROUP = "byGroup";
-export const groupKeyOf = (rr: ResizeRequest): string =>
-  `${rr.metadata.namespace ?? ""}/${rr.spec.instanceGroupManager}`;
 
 export interface ObserveDeps {
   readonly groups: Lister<InstanceGroupManager>;

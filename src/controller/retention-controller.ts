@@ -4,6 +4,7 @@
 // conditional on the request being exactly what was decided on (uid and resourceVersion).
 import type { Logger } from "pino";
 import { parseKubeDuration } from "../api/duration.js";
+import { groupKeyOf } from "../api/identity.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { RESIZE_REQUESTS } from "../api/kinds.js";
 import { isFinalState } from "../api/lifecycle.js";
@@ -16,7 +17,7 @@ import type { Manager } from "../runtime/manager.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import { objectKey, type Lister } from "../runtime/store.js";
 import { resizeEvents as E } from "./events.js";
-import { BY_GROUP, groupKeyOf } from "./observe.js";
+import { BY_GROUP } from "./observe.js";
 import { retentionDecision } from "./retention.js";
 import { resizeInformers } from "./setup.js";
 

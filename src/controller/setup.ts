@@ -2,6 +2,7 @@
 // validated with the model), a controller keyed by group, and the reconciler.
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Logger } from "pino";
+import { groupKeyOf } from "../api/identity.js";
 import { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
@@ -17,7 +18,7 @@ import { resourcePath } from "../runtime/resource-kind.js";
 import { stripUnreadMetadata } from "../runtime/transform.js";
 import type { ExecuteDeps } from "./execute.js";
 import { IN_PLAY_BY_GROUP, inPlay } from "./in-play.js";
-import { BY_GROUP, groupKeyOf, requestView } from "./observe.js";
+import { BY_GROUP, requestView } from "./observe.js";
 import { resizeReconciler } from "./reconciler.js";
 import type { DecideConfig } from "./snapshot.js";
 import { ScaleClient } from "./target.js";

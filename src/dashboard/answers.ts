@@ -4,14 +4,8 @@
 import type { Operation } from "../api/operation.js";
 import type { ResizeRequestSpec } from "../api/resize-request.js";
 import type { AttemptHistory, QueueRelease, RequestInsight } from "../queue/insight.js";
-import type {
-  attempts,
-  CapacityPoint,
-  EventSummary,
-  GroupSummary,
-  RequestSummary,
-  TimelineEntry,
-} from "./views.js";
+import type { EventSummary } from "../events/view.js";
+import type { attempts, CapacityPoint, GroupSummary, RequestSummary, TimelineEntry } from "./views.js";
 
 /** What a session tells about its user (the `session` callback exposes nothing else). */
 export interface SessionUser {

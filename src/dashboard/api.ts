@@ -18,6 +18,7 @@ import { BackendError, NotFoundError } from "../rest/errors.js";
 import { invoke } from "../rest/invoke.js";
 import type { Route } from "../rest/route.js";
 import { parseBody } from "../rest/validate.js";
+import { eventSummary, type EventSummary, type KubeEvent } from "../events/view.js";
 import type { Informer } from "../runtime/informer.js";
 import type {
   AuthPaths,
@@ -35,14 +36,11 @@ import { queueAnswer } from "./queue-view.js";
 import {
   attempts,
   byNewest,
-  eventSummary,
   groupSummary,
   requestSummary,
   timeline,
   type CapacityHistory,
-  type EventSummary,
   type GroupSummary,
-  type KubeEvent,
   type RequestSummary,
 } from "./views.js";
 

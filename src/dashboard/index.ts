@@ -31,8 +31,8 @@ import { guard, signInPage } from "./guard.js";
 import { redisAdapter, type RedisAdapter } from "./redis-adapter.js";
 import type { DashboardSession } from "./session.js";
 import { LiveHub } from "./sse.js";
-import { KubeEventView } from "./event-view.js";
-import { CapacityHistory, type KubeEvent } from "./views.js";
+import { KubeEventView, type KubeEvent } from "../events/view.js";
+import { CapacityHistory } from "./views.js";
 
 export {
   AuthSettingsError,

@@ -10,7 +10,8 @@ import type { UserInfo } from "../rest/auth.js";
 import type { Informer } from "../runtime/informer.js";
 import type { StreamUpdate } from "./answers.js";
 import type { DashboardAuthz } from "./authz.js";
-import { eventSummary, groupSummary, requestSummary, type CapacityHistory, type KubeEvent } from "./views.js";
+import { eventSummary, type KubeEvent } from "../events/view.js";
+import { groupSummary, requestSummary, type CapacityHistory } from "./views.js";
 
 export interface StreamMessage {
   readonly type: "request" | "group" | "event";

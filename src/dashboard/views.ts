@@ -4,7 +4,6 @@
 // (test/unit/dashboard/ui-imports.test.ts).
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import type { KubeObject } from "../runtime/object.js";
 
 export interface GroupSummary {
   readonly namespace: string;
@@ -142,49 +141,6 @@ export function attempts(rr: ResizeRequest) {
     lastError: rr.status?.lastAttempt?.error?.errors ?? [],
     error: rr.status?.error?.errors ?? [],
     release: rr.status?.release ?? null,
-  };
-}
-
-/** An events.k8s.io/v1 Event, as far as the dashboard reads it. */
-export interface KubeEvent extends KubeObject {
-  readonly metadata?: KubeObject["metadata"] & { creationTimestamp?: string };
-  readonly regarding?: { kind?: string; name?: string; namespace?: string; uid?: string };
-  readonly reason?: string;
-  readonly note?: string;
-  readonly type?: string;
-  readonly action?: string;
-  readonly eventTime?: string | null;
-  readonly series?: { count?: number; lastObservedTime?: string };
-  readonly deprecatedLastTimestamp?: string | null;
-  readonly deprecatedCount?: number | null;
-}
-
-export interface EventSummary {
-  readonly namespace: string;
-  readonly name: string;
-  readonly time: string;
-  readonly type: string;
-  readonly reason: string;
-  readonly note: string;
-  readonly object: string;
-  readonly count: number;
-}
-
-export function eventSummary(e: KubeEvent): EventSummary {
-  return {
-    namespace: e.metadata?.namespace ?? "",
-    name: e.metadata?.name ?? "",
-    time:
-      e.series?.lastObservedTime ??
-      e.eventTime ??
-      e.deprecatedLastTimestamp ??
-      e.metadata?.creationTimestamp ??
-      new Date(0).toISOString(),
-    type: e.type ?? "Normal",
-    reason: e.reason ?? "",
-    note: e.note ?? "",
-    object: `${e.regarding?.kind ?? ""}/${e.regarding?.name ?? ""}`,
-    count: e.series?.count ?? e.deprecatedCount ?? 1,
   };
 }
 

@@ -8,10 +8,9 @@ import type { Logger } from "pino";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { groupLocation, operationTypeOf, type Location } from "../api/index.js";
-import { locationUrl, numericId, resizeRequestLinks } from "../api/identity.js";
-import { groupKeyOf } from "../controller/observe.js";
-import { resizeInformers } from "../controller/setup.js";
+import { groupKeyOf, locationUrl, numericId, resizeRequestLinks } from "../api/identity.js";
 import { Controller, type ReconcileResult, type Request } from "../runtime/controller.js";
+import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
 import type { Lister } from "../runtime/store.js";
 import { advance } from "./advance.js";
@@ -24,7 +23,6 @@ export interface OperationsControllerOptions {
   /** Requests older than this get no insert Operation (it would have expired already). */
   readonly retentionMs: number;
   readonly logger: Logger;
-  readonly namespace?: string;
   readonly now?: () => number;
   /** Retry delay while Redis is unreachable. */
   readonly retryMs?: number;
@@ -120,9 +118,17 @@ export function operationsReconciler(
   };
 }
 
-export function addOperationsController(mgr: Manager, options: OperationsControllerOptions): Controller {
-  // The same informers as the resize controller's: the manager shares one per collection.
-  const { requests, groups } = resizeInformers(mgr, options.namespace);
+/** The requests and groups to follow: the resize controller's informers (the manager shares one per collection). */
+export interface OperationsInformers {
+  readonly requests: Informer<ResizeRequest>;
+  readonly groups: Informer<InstanceGroupManager>;
+}
+
+export function addOperationsController(
+  mgr: Manager,
+  { requests, groups }: OperationsInformers,
+  options: OperationsControllerOptions,
+): Controller {
   const controller = new Controller({
     name: "operations",
     concurrency: 2,

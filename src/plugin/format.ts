@@ -5,7 +5,7 @@ import { servedBy } from "../api/served-by.js";
 import { stringify } from "yaml";
 import { isFinalState } from "../api/lifecycle.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import type { EventSummary } from "../dashboard/views.js";
+import type { EventSummary } from "../events/view.js";
 import type { Eta, QueueInsight, RequestInsight } from "../queue/insight.js";
 import { waitingForSentence, waitingForShort } from "../queue/text.js";
 

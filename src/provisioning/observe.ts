@@ -13,7 +13,7 @@ import {
   type ProvisioningRequest,
 } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { groupKeyOf } from "../controller/observe.js";
+import { groupKeyOf } from "../api/identity.js";
 import { groupQueue } from "../controller/queue-view.js";
 import { BY_PROVISIONING_REQUEST } from "../controller/setup.js";
 import { isNotFound } from "../runtime/api-errors.js";

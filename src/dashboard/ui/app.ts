@@ -2,7 +2,8 @@
 // live stream's changes to the open page (which updates the rows they touch, never the whole page).
 // No framework, no CDN; built by tsc from src/dashboard/ui (tsconfig.json there) into dist/browser.
 import type { ItemsAnswer, MeAnswer } from "../answers.js";
-import type { EventSummary, GroupSummary, RequestSummary } from "../views.js";
+import type { EventSummary } from "../../events/view.js";
+import type { GroupSummary, RequestSummary } from "../views.js";
 import { toast } from "./actions.js";
 import { keepSessionAlive, learnAuthPaths, signOut } from "./auth.js";
 import { api, useCsrfToken } from "./client.js";

@@ -2,7 +2,8 @@
 // read it; the stream's changes are collected and handed to the open page in batches.
 import { fifo } from "../../api/lifecycle.js";
 import type { MeAnswer, StreamPayloads, StreamUpdate } from "../answers.js";
-import type { EventSummary, GroupSummary, RequestSummary } from "../views.js";
+import type { EventSummary } from "../../events/view.js";
+import type { GroupSummary, RequestSummary } from "../views.js";
 import { keyOf } from "./format.js";
 
 /** What changed since the open page last heard: keys of requests and groups, and whether events did. */

@@ -2,7 +2,8 @@
 // ones (cards, request and event tables) come with an update that changes only the rows that changed.
 import { isFinalState } from "../../api/lifecycle.js";
 import type { Operation } from "../../api/operation.js";
-import { byNewest, type EventSummary, type GroupSummary, type RequestSummary } from "../views.js";
+import type { EventSummary } from "../../events/view.js";
+import { byNewest, type GroupSummary, type RequestSummary } from "../views.js";
 import { cancel, openCreate } from "./actions.js";
 import { h, updateKeyed, type KeyedList } from "./dom.js";
 import { fmtTime, keyOf, num } from "./format.js";
