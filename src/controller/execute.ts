@@ -9,7 +9,7 @@ import type { ResizeRequest, ResizeRequestStatus } from "../api/resize-request.j
 import type { EventRecorder } from "../events/recorder.js";
 import { isConflict, isNotFound } from "../runtime/api-errors.js";
 import type { KubeClient } from "../runtime/resource-client.js";
-import type { Plan, PlannedEvent } from "./decide.js";
+import type { Plan, PlannedEvent } from "./decide/index.js";
 import type { Observation } from "./observe.js";
 import type { ScaleClient } from "./target.js";
 

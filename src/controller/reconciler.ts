@@ -5,7 +5,7 @@ import { API_VERSION, INSTANCE_GROUP_MANAGER } from "../api/names.js";
 import { genericEvents } from "../events/generic.js";
 import type { Reconciler } from "../runtime/controller.js";
 import { WriteCoalescer } from "./coalesce.js";
-import { decide } from "./decide.js";
+import { decide } from "./decide/index.js";
 import { executePlan, type ExecuteDeps } from "./execute.js";
 import { observeGroup, type ObserveDeps } from "./observe.js";
 import type { DecideConfig } from "./snapshot.js";

@@ -2,7 +2,7 @@
 // waits for and when it is expected to be provisioned, derived on read from the objects and never
 // stored (storing it would rewrite every request behind the head whenever the queue moves).
 //
-// The rules replay those of the decision (src/controller/decide.ts) exactly: FIFO order (`fifo`), only
+// The rules replay those of the decision (src/controller/decide/) exactly: FIFO order (`fifo`), only
 // the head may start an attempt, one attempt per group at a time, the head waits while
 // replicas + size > maxSize (minSize plays no part) and until its backoff passes, a release lowers the
 // replicas by the request's size but never below minSize, and a release waits while an attempt runs.

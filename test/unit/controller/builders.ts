@@ -1,4 +1,4 @@
-// Builders for the unit tests of the reconcile decision (src/controller/decide.ts): snapshots, request
+// Builders for the unit tests of the reconcile decision (src/controller/decide/): snapshots, request
 // views and statuses, plan inspection, and a driver that carries plans out with the real executor
 // against a fake API server (./cluster.ts) while a simulated cluster (kwok-like: new instances become
 // ready one step later) moves on, so multi-step scenarios can be checked end to end.
@@ -7,7 +7,7 @@ import type { Duration } from "../../../src/api/duration.js";
 import type { InstanceGroupManagerStatus } from "../../../src/api/instance-group-manager.js";
 import { REST_KIND } from "../../../src/api/names.js";
 import type { Provisioning, Release, ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { decide, type Plan, type RequestChange } from "../../../src/controller/decide.js";
+import { decide, type Plan, type RequestChange } from "../../../src/controller/decide/index.js";
 import { execute } from "./cluster.js";
 import { numericId, resizeRequestLinks } from "../../../src/api/identity.js";
 import {

@@ -7,7 +7,7 @@ import { InstanceGroupManager } from "../../../src/api/instance-group-manager.js
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
 import { API_VERSION, FINALIZER, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../../../src/api/names.js";
 import { ResizeRequest } from "../../../src/api/resize-request.js";
-import type { Plan } from "../../../src/controller/decide.js";
+import type { Plan } from "../../../src/controller/decide/index.js";
 import { executePlan, type ExecuteOutcome } from "../../../src/controller/execute.js";
 import type { Observation } from "../../../src/controller/observe.js";
 import type { GroupSnapshot, RequestView } from "../../../src/controller/snapshot.js";

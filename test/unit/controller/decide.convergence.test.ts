@@ -5,7 +5,7 @@
 // "Restart-safe and idempotent").
 import { ErrorCode } from "../../../src/api/errors.js";
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
-import { decide } from "../../../src/controller/decide.js";
+import { decide } from "../../../src/controller/decide/index.js";
 import type { GroupSnapshot, RequestView } from "../../../src/controller/snapshot.js";
 import {
   CFG,

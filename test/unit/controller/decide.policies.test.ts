@@ -5,7 +5,7 @@ import { ErrorCode } from "../../../src/api/errors.js";
 import type { Provisioning, ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { fastRollback, latestVerdict } from "../../../src/controller/capacity.js";
 import { queueDeadline } from "../../../src/controller/deadline.js";
-import { decide } from "../../../src/controller/decide.js";
+import { decide } from "../../../src/controller/decide/index.js";
 import type {
   AutoscalerEvent,
   GroupSnapshot,

@@ -2,7 +2,8 @@
 // backoff, "one attempt per group at a time", and a queue that moves up without rewriting the requests
 // waiting in it (no position is stored).
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
-import { backoffMs, decide, fifo } from "../../../src/controller/decide.js";
+import { fifo } from "../../../src/api/lifecycle.js";
+import { backoffMs, decide } from "../../../src/controller/decide/index.js";
 import type { RequestView } from "../../../src/controller/snapshot.js";
 import {
   CFG,

@@ -2,7 +2,7 @@
 // it does on conflicts, and what is left behind when the process dies at any write (before it lands,
 // or right after) — and that deciding again from what was left converges to the uncut run.
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
-import { decide, type Plan } from "../../../src/controller/decide.js";
+import { decide, type Plan } from "../../../src/controller/decide/index.js";
 import { executePlan } from "../../../src/controller/execute.js";
 import type { GroupSnapshot } from "../../../src/controller/snapshot.js";
 import { ScaleClient } from "../../../src/controller/target.js";

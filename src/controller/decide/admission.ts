@@ -1,0 +1,78 @@
+// Admission of a request into its group's queue: it waits (within the grace period) for its group and
+// target to appear, fails when it can never fit under maxSize, and leaves the queue when its queue
+// deadline passes (../deadline.ts).
+import type { Errors } from "../../api/errors.js";
+import { everFits } from "../../api/lifecycle.js";
+import { checkQueueDeadline } from "../deadline.js";
+import { notFound, notScalable, QUEUE_DEADLINE_EXCEEDED, quotaExceeded } from "../errors.js";
+import { resizeEvents as E } from "../events.js";
+import type { RequestDraft } from "./draft.js";
+import { ms, sizeOf, wake, type Pass, type Turn } from "./pass.js";
+
+export type Verdict = "admitted" | "waiting" | "failed";
+
+export interface Admission {
+  readonly verdict: Verdict;
+  readonly turn: Turn;
+}
+
+/** Admission of a request that has not been admitted yet, or re-validation of a queued one. */
+export function admit(d: RequestDraft, pass: Pass, turn: Turn): Admission {
+  const { s, cfg } = pass;
+  const r = d.view;
+  const creating = d.status.state === undefined || d.status.state === "CREATING";
+  const withinGrace = s.nowMs - ms(r.creationTimestamp) < cfg.admissionGraceMs;
+  const failed = (reason: string, errors: Errors): Admission => {
+    d.fail(reason, errors);
+    return { verdict: "failed", turn };
+  };
+  const waitOrFail = (reason: string, message: string, errors: Errors): Admission => {
+    if (creating && withinGrace) {
+      d.patch({ state: "CREATING" });
+      if (d.status.reason !== reason) d.emit(E.WaitingForGroup, message);
+      d.phase("creating", reason, message);
+      return {
+        verdict: "waiting",
+        turn: wake(turn, ms(r.creationTimestamp) + cfg.admissionGraceMs - s.nowMs),
+      };
+    }
+    if (!creating) {
+      // An admitted request keeps its place while its target is briefly missing (e.g. being recreated).
+      d.phase("queued", reason, message);
+      return { verdict: "waiting", turn: wake(turn, cfg.pollIntervalMs * 5) };
+    }
+    return failed(reason, errors);
+  };
+  const group = s.group;
+  if (!group) {
+    const message = `InstanceGroupManager ${s.groupName} does not exist in namespace ${s.namespace}.`;
+    if (!creating) return failed("GroupNotFound", notFound(message));
+    return waitOrFail("GroupNotFound", message, notFound(message));
+  }
+  const target = s.target;
+  if (target && !target.found) {
+    if (target.reason === "NotScalable") return failed("TargetNotScalable", notScalable(target.message));
+    return waitOrFail("TargetNotFound", target.message, notFound(target.message));
+  }
+  const k = sizeOf(r);
+  if (group.maxSize !== undefined && !everFits(k, group.maxSize)) {
+    return failed(
+      "QuotaExceeded",
+      quotaExceeded({ requested: k, maxSize: group.maxSize, location: group.location, group: group.name }),
+    );
+  }
+  if (creating) {
+    d.patch({ state: "ACCEPTED" });
+    d.emit(E.Accepted, `Admitted to the queue of group ${group.name} for ${k} instances.`);
+  }
+  return { verdict: "admitted", turn };
+}
+
+/** Fails a waiting request whose queue deadline passed (deadline.ts); otherwise wakes the group then. */
+export function queueDeadline(d: RequestDraft, pass: Pass, turn: Turn): { expired: boolean; turn: Turn } {
+  const check = checkQueueDeadline(d.view, d.status, pass.s, sizeOf(d.view));
+  if (check === undefined) return { expired: false, turn };
+  if ("inMs" in check) return { expired: false, turn: wake(turn, check.inMs) };
+  d.fail(QUEUE_DEADLINE_EXCEEDED, check.errors, E.QueueDeadlineExceeded);
+  return { expired: true, turn };
+}

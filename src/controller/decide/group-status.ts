@@ -1,0 +1,46 @@
+// The group's status after a pass: the target's counts, how many requests are active and queued, which
+// one is provisioning, and whether the target can be scaled. Written only when it changed.
+import { ResizeRequestCondition as RC, InstanceGroupManagerCondition as GC } from "../../api/conditions.js";
+import { numericId } from "../../api/identity.js";
+import type { InstanceGroupManagerStatus } from "../../api/instance-group-manager.js";
+import { setCondition, type ConditionInput } from "../conditions.js";
+import { sameData, type RequestDraft } from "./draft.js";
+import { isFinal, type Pass } from "./pass.js";
+
+export function groupStatus(
+  pass: Pass,
+  drafts: readonly RequestDraft[],
+  previous: InstanceGroupManagerStatus | undefined,
+): InstanceGroupManagerStatus | undefined {
+  const { s } = pass;
+  const group = s.group;
+  if (!group) return undefined;
+  const active = drafts.filter((d) => !isFinal(d.status));
+  const provisioning = drafts.find((d) => d.status.provisioning !== undefined);
+  const target = s.target;
+  const condition: ConditionInput = target?.found
+    ? {
+        type: GC.Ready,
+        status: "True",
+        reason: "TargetScalable",
+        message: `${group.targetKind}/${group.targetName} can be scaled through /scale.`,
+      }
+    : {
+        type: GC.Ready,
+        status: "False",
+        reason: target?.reason ?? "TargetNotFound",
+        message: target?.message ?? "",
+      };
+  const next: InstanceGroupManagerStatus = {
+    id: previous?.id ?? numericId(group.uid),
+    ...(target?.found && { targetSize: target.replicas, readyInstances: target.readyReplicas }),
+    queuedRequests: active.filter((d) =>
+      d.status.conditions?.some((c) => c.type === RC.Queued && c.status === "True"),
+    ).length,
+    activeRequests: active.length,
+    ...(provisioning && { provisioningRequest: provisioning.name }),
+    conditions: setCondition(previous?.conditions, condition, pass.now, group.generation),
+    observedGeneration: group.generation,
+  };
+  return sameData(next, previous ?? {}) ? undefined : next;
+}

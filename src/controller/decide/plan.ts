@@ -1,0 +1,37 @@
+// What decide() returns: the desired request statuses, finalizer changes, at most one scale change, the
+// group's status and the events of one pass. The executor (../execute.ts) carries it out.
+import type { InstanceGroupManagerStatus } from "../../api/instance-group-manager.js";
+import type { ResizeRequestStatus } from "../../api/resize-request.js";
+import type { EventDefinition } from "../../events/catalog.js";
+
+export interface RequestChange {
+  readonly name: string;
+  /** The new status, present only when it differs from the observed one. */
+  readonly status?: ResizeRequestStatus;
+  readonly finalizer?: "add" | "remove";
+}
+
+/**
+ * A scale change, applied only after the status change of `request` that records it succeeded, and
+ * only while the target still has `from` replicas (a fresh read just before applying).
+ */
+export interface ScaleChange {
+  readonly request: string;
+  readonly from: number;
+  readonly replicas: number;
+}
+
+export interface PlannedEvent {
+  readonly request: string;
+  readonly event: EventDefinition;
+  readonly note: string;
+}
+
+export interface Plan {
+  readonly requests: readonly RequestChange[];
+  readonly scale: ScaleChange | undefined;
+  /** The group's new status when it differs from the observed one. */
+  readonly groupStatus: InstanceGroupManagerStatus | undefined;
+  readonly events: readonly PlannedEvent[];
+  readonly requeueAfterMs: number | undefined;
+}

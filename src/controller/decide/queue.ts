@@ -1,0 +1,62 @@
+// The active requests of a group in FIFO order: cancel, admission, and the head's attempt (also right
+// after the previous attempt resolved in this plan). Positions are not stored (a queue moving up would
+// rewrite every request behind: n(n-1)/2 writes); readers compute them from the FIFO order.
+import { resizeEvents as E } from "../events.js";
+import { admit, queueDeadline } from "./admission.js";
+import { startAttempt } from "./attempt.js";
+import type { RequestDraft } from "./draft.js";
+import { busy, cancelled, isFinal, ms, sizeOf, wake, wantsCancel, type Pass, type Turn } from "./pass.js";
+
+/** Walks the waiting requests (`drafts` in FIFO order, those already handled left out). */
+export function walkQueue(drafts: readonly RequestDraft[], pass: Pass, first: Turn): Turn {
+  const { s, cfg } = pass;
+  let turn = first;
+  let position = 0;
+  for (const d of drafts) {
+    if (isFinal(d.status)) continue;
+    if (wantsCancel(d.view)) {
+      d.finish("CANCELLED", "Cancelled", cancelled(d.view));
+      d.emit(E.Cancelled, `${cancelled(d.view)} The request left the queue.`);
+      continue;
+    }
+    const admission = admit(d, pass, turn);
+    turn = admission.turn;
+    if (admission.verdict !== "failed") {
+      const deadline = queueDeadline(d, pass, turn);
+      turn = deadline.turn;
+      if (deadline.expired) continue;
+    }
+    if (admission.verdict !== "admitted") continue;
+    position++;
+    const target = s.target;
+    const group = s.group;
+    if (!group || !target?.found) continue;
+    const k = sizeOf(d.view);
+    const nextAttempt = ms(d.status.nextAttemptTime);
+    if (position === 1) {
+      if (group.maxSize !== undefined && target.replicas + k > group.maxSize) {
+        d.phase(
+          "queued",
+          "WaitingForCapacity",
+          `Waiting for room: the target has ${target.replicas} replicas, ${k} more would exceed maxSize ${group.maxSize}.`,
+        );
+        turn = wake(turn, cfg.pollIntervalMs * 5);
+        continue;
+      }
+      if (nextAttempt > s.nowMs) {
+        d.phase("queued", "Backoff", `The next attempt starts at ${d.status.nextAttemptTime ?? ""}.`);
+        turn = wake(turn, nextAttempt - s.nowMs);
+        continue;
+      }
+      if (!turn.attemptInFlight && !busy(turn)) {
+        turn = startAttempt(d, pass, turn, target.replicas);
+        position--;
+        continue;
+      }
+    }
+    // Nothing that changes while the queue moves goes into the status (not the position, not what the
+    // queue waits for), so a queued request is written once, not at every step ahead of it.
+    d.phase("queued", "Queued", `Waiting in the queue of group ${group.name} (first come, first served).`);
+  }
+  return turn;
+}
