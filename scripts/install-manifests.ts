@@ -57,6 +57,11 @@ export async function installManifests(
         "--include-crds",
         // The test hook needs `helm test`; plain manifests have no use for it.
         "--skip-tests",
+        // No cluster to ask: render for one that serves MutatingAdmissionPolicy (Kubernetes 1.36 and
+        // later), so finalizer-policy.yaml is part of the install; docs/install.md says to leave it out
+        // on older clusters.
+        "--api-versions",
+        "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy",
       ],
       { maxBuffer: 64 * 1024 * 1024 },
     );

@@ -8,6 +8,7 @@ import { GROUP } from "../api/names.js";
 import { useInstanceGroupManagerPolicy, useInstanceGroupManagerPolicyBinding } from "./admission.js";
 import { crdFor } from "./crd.js";
 import type { GeneratedFile } from "./file.js";
+import { finalizerPolicy, finalizerPolicyBinding } from "./finalizer-policy.js";
 import { apiReference } from "./markdown.js";
 import { rbacFiles, userRoleFiles } from "./rbac.js";
 
@@ -39,6 +40,11 @@ export function generatedFiles(): GeneratedFile[] {
     // The chart's copy, one object per file: templates/admission-policy.yaml adds the chart's labels.
     yamlFile("charts/resize-operator/files/admission/policy.yaml", [useInstanceGroupManagerPolicy()]),
     yamlFile("charts/resize-operator/files/admission/binding.yaml", [useInstanceGroupManagerPolicyBinding()]),
+    // The finalizer policy goes with the operator, not with the API alone (manifests/admission/): a
+    // finalizer nobody removes would hold every deleted request. templates/finalizer-policy.yaml
+    // renders it (and manifests/install/ gets it from there).
+    yamlFile("charts/resize-operator/files/finalizer/policy.yaml", [finalizerPolicy()]),
+    yamlFile("charts/resize-operator/files/finalizer/binding.yaml", [finalizerPolicyBinding()]),
     // The chart's ClusterRole and Role rules, from the permission declarations beside the code.
     ...rbacFiles(),
     // The user-facing ClusterRoles (viewer, requester, admin), aggregated into view/edit/admin.

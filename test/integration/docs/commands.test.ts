@@ -143,10 +143,12 @@ afterAll(async () => {
     () => undefined,
   );
   // What the plain-manifests block left outside the namespaces (the CRDs stay, as other files use them).
-  const clusterScoped = ["rbac.yaml", "user-roles.yaml", "admission-policy.yaml"].flatMap((f) => [
-    "-f",
-    `manifests/install/${f}`,
-  ]);
+  const clusterScoped = [
+    "rbac.yaml",
+    "user-roles.yaml",
+    "admission-policy.yaml",
+    "finalizer-policy.yaml",
+  ].flatMap((f) => ["-f", `manifests/install/${f}`]);
   await kubectl("delete", ...clusterScoped, "--ignore-not-found").catch(() => undefined);
   if (admissionWasInstalled) await kubectl("apply", "--server-side", "-f", ADMISSION);
   rmSync(work, { recursive: true, force: true });

@@ -11,7 +11,9 @@
 //
 // The cluster is shared with other test files: the release installs without the cluster-wide
 // ValidatingAdmissionPolicy (other files apply the same policy from manifests/admission/, and
-// uninstalling it would pull it from under them); the dry run covers the chart's policy objects.
+// uninstalling it would pull it from under them) and without the finalizer's MutatingAdmissionPolicy
+// (finalizer-policy.test.ts binds it to its own namespace); the dry run covers the chart's policy
+// objects, rendered as for a cluster that serves MutatingAdmissionPolicy.
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -48,7 +50,7 @@ let saKubeconfig: string;
 let redisVolume: string;
 let operatorUrl: string;
 const processes: OperatorProcess[] = [];
-const INSTALL_SETTINGS = ["--set", "admissionPolicy.enabled=false"];
+const INSTALL_SETTINGS = ["--set", "admissionPolicy.enabled=false", "--set", "finalizerPolicy.enabled=false"];
 const SERVICE_MONITOR_CRD = "servicemonitors.monitoring.coreos.com";
 
 beforeAll(async () => {
@@ -166,6 +168,8 @@ describe("server-side dry run of helm template", () => {
       "-n",
       releaseNs.name,
       "--include-crds",
+      "--api-versions",
+      "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy",
       "-f",
       path.join(CHART, file),
     );
@@ -173,7 +177,15 @@ describe("server-side dry run of helm template", () => {
       .map((d) => d.toJS() as { kind?: string } | null)
       .flatMap((o) => (o?.kind ? [o.kind] : []));
     expect(kinds).toEqual(
-      expect.arrayContaining(["Deployment", "ClusterRole", "Role", "Job", "ValidatingAdmissionPolicy"]),
+      expect.arrayContaining([
+        "Deployment",
+        "ClusterRole",
+        "Role",
+        "Job",
+        "ValidatingAdmissionPolicy",
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+      ]),
     );
     if (file.startsWith("ci/all"))
       expect(kinds).toEqual(

@@ -205,6 +205,8 @@ test("generated files: CRDs in manifests and the chart, the admission policy, th
     // The chart's copies of the policy and its RBAC rules (src/generate/rbac.ts).
     "charts/resize-operator/files/admission/policy.yaml",
     "charts/resize-operator/files/admission/binding.yaml",
+    "charts/resize-operator/files/finalizer/policy.yaml",
+    "charts/resize-operator/files/finalizer/binding.yaml",
     "charts/resize-operator/files/rbac/cluster-rules.yaml",
     "charts/resize-operator/files/rbac/namespace-rules.yaml",
     "charts/resize-operator/files/rbac/user-roles.yaml",
