@@ -16,58 +16,9 @@ import type { Location } from "../api/location.js";
 import type { RedisClient } from "../redis/clients.js";
 import { mergeOperation, type OperationPatch, type OperationRef } from "./model.js";
 import { DEFAULT_PREFIX, member, OperationKeys, parseMember } from "./keys.js";
+import { COMPARE_AND_SET, CREATE, DELETE, storeError, StoreUnavailableError } from "./scripts.js";
 
-/** Redis cannot be reached (or did not answer in time): the caller should answer 503 and retry later. */
-export class StoreUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super(`operations store unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      cause,
-    });
-    this.name = "StoreUnavailableError";
-  }
-}
-
-/** Redis's refusals that mean "not now" (a failover, a loading replica), not a bug in what we sent. */
-const TRANSIENT_REPLIES = /^(READONLY|CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN|NOREPLICAS|MOVED|ASK)\b/;
-
-/** Any failure of a Redis call → StoreUnavailableError, except Redis refusing a command as wrong. */
-export function storeError(err: unknown): unknown {
-  if (err instanceof StoreUnavailableError) return err;
-  if (err instanceof Error && err.name === "ReplyError" && !TRANSIENT_REPLIES.test(err.message)) return err;
-  return new StoreUnavailableError(err);
-}
-
-const CREATE = `
-if ARGV[6] == '1' then
-  local existing = redis.call('GET', KEYS[3])
-  if existing then return {0, existing} end
-end
-local set
-if ARGV[5] == '' then set = redis.call('SET', KEYS[1], ARGV[1], 'NX')
-else set = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[5]) end
-if not set then return {2, redis.call('GET', KEYS[1])} end
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
-if ARGV[6] == '1' then redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[7]) end
-if ARGV[8] == '1' then redis.call('SADD', KEYS[4], ARGV[4]) end
-redis.call('PUBLISH', KEYS[1], ARGV[1])
-return {1, ''}`;
-
-const COMPARE_AND_SET = `
-local current = redis.call('GET', KEYS[1])
-if not current then return -1 end
-if current ~= ARGV[1] then return 0 end
-if ARGV[3] == '' then redis.call('SET', KEYS[1], ARGV[2])
-else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
-redis.call('PUBLISH', KEYS[1], ARGV[2])
-return 1`;
-
-const DELETE = `
-local removed = redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-if ARGV[2] ~= '' then redis.call('DEL', KEYS[3]) end
-if ARGV[3] ~= '' then redis.call('SREM', KEYS[4], ARGV[3]) end
-if removed == 1 then redis.call('PUBLISH', KEYS[1], '') end
-return removed`;
+export { storeError, StoreUnavailableError } from "./scripts.js";
 
 export interface CreateOptions {
   /** The client's requestId: a second create with it returns the first operation instead. */
@@ -216,7 +167,7 @@ export class OperationStore {
         this.indexKey(ref.project, ref.location),
         this.requestIdKey(ref.project, options.requestId ?? ""),
         this.pendingKey(ref.project, options.request ?? ""),
-        JSON.stringify(operation),
+        encode(operation),
         Date.parse(operation.insertTime),
         ref.name,
         member(ref),
@@ -273,7 +224,7 @@ export class OperationStore {
       const current = decode(raw);
       const next = mergeOperation(current, patch, new Date(this.now()).toISOString());
       if (!next) return current;
-      const json = JSON.stringify(next);
+      const json = encode(next);
       const reply = await this.call(() =>
         this.redis.eval(COMPARE_AND_SET, 1, key, raw, json, this.ttl(next)),
       );
@@ -424,6 +375,16 @@ export class OperationStore {
   }
 }
 
+/**
+ * An Operation as stored. Every write validated it first (`encode`), and the keys and channels are
+ * ours alone, so reads decode without validating again: zod on every read was the largest share of a
+ * zoneOperations.get's CPU.
+ */
 function decode(raw: string): Operation {
-  return Operation.parse(JSON.parse(raw));
+  return JSON.parse(raw) as Operation;
+}
+
+/** The JSON an Operation is stored as, validated against the model first: what `decode` relies on. */
+function encode(operation: Operation): string {
+  return JSON.stringify(Operation.parse(operation));
 }
