@@ -2,20 +2,19 @@
 // JSON API (session) both come through here, so validation, scope and RBAC checks, the abort signal
 // and the handler call cannot drift apart between the two. Authentication and writing the answer stay
 // with each surface (their credentials and error formats differ); this returns the handler's Reply.
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { fieldTree, type FieldNode } from "../api/index.js";
 import { checkScopes, type AccessCheck, type UserInfo } from "./auth.js";
 import type { RestDeps } from "./deps.js";
-import type { Reply, Route } from "./route.js";
+import type { PathValues, QueryValues, Reply, Route } from "./route.js";
 import { checkFields } from "./system-parameters.js";
-import { parseBody, parseParameters } from "./validate.js";
 
 export interface Invocation {
   readonly route: Route;
-  /** Path values as the surface got them (Express `req.params`, or the dashboard's own). */
-  readonly path: Readonly<Record<string, string | string[] | undefined>>;
-  readonly query: Readonly<Record<string, unknown>>;
+  /** Path values as the surface got them (the router's match, or the dashboard's own). */
+  readonly path: PathValues;
+  readonly query: QueryValues;
   /** The body before validation. */
   readonly body: unknown;
   /** The authenticated identity the call runs as. */
@@ -24,7 +23,7 @@ export interface Invocation {
   readonly authorize: (user: UserInfo, check: AccessCheck) => Promise<void>;
   readonly log: Logger;
   /** Where the answer goes: its closing before the answer is complete aborts the handler. */
-  readonly res: Response;
+  readonly res: ServerResponse;
   readonly deps: RestDeps;
 }
 
@@ -41,37 +40,48 @@ function responseTree(route: Route): FieldNode | undefined {
  * (operations.wait). After a complete answer there is nothing to abort, and an abort there would cost
  * a DOMException per call.
  */
-function untilAnswered(res: Response): AbortSignal {
+function untilAnswered(res: ServerResponse): AbortSignal {
   const aborted = new AbortController();
-  res.on("close", () => {
+  const onClose = (): void => {
     if (!res.writableFinished) aborted.abort();
-  });
+  };
+  if (res.closed) onClose();
+  else res.on("close", onClose);
   return aborted.signal;
 }
 
-/** Validates and authorizes the call, in the order the REST API has always checked, then runs it. */
+/**
+ * Validates and authorizes the call, in the order the REST API has always checked (parameters, scopes,
+ * `fields`, RBAC, body: the route's handler runs them, calling back here for the middle three), then
+ * runs it.
+ */
 export async function invoke(call: Invocation): Promise<Reply> {
   const { route, user } = call;
-  const params = parseParameters(route, call.path, call.query);
-  checkScopes(user, route.scopes);
-  // A bad `fields` selection is refused before the handler can change anything.
-  const response = responseTree(route);
-  if (response) checkFields(call.res, response);
-  await call.authorize(user, {
-    verb: route.access.verb,
-    resource: route.access.resource,
-    namespace: params.string("project"),
-  });
-  const body: unknown = route.request ? parseBody(route.request.validate, call.body) : undefined;
+  let signal: AbortSignal | undefined;
   return route.handler({
-    params,
-    body,
+    path: call.path,
+    query: call.query,
+    body: call.body,
+    admit: async (project) => {
+      checkScopes(user, route.scopes);
+      // A bad `fields` selection is refused before the handler can change anything.
+      const response = responseTree(route);
+      if (response) checkFields(call.res, response);
+      await call.authorize(user, {
+        verb: route.access.verb,
+        resource: route.access.resource,
+        namespace: project,
+      });
+    },
     user,
     // Read through, so that a logger made on first use (the router's) is made only if the handler logs.
     get log() {
       return call.log;
     },
-    signal: untilAnswered(call.res),
+    // Made on first use: only waits need it, and an AbortController per call is measurable.
+    get signal() {
+      return (signal ??= untilAnswered(call.res));
+    },
     deps: call.deps,
   });
 }

@@ -1,7 +1,14 @@
 // The body of every list method: one page of the items, filtered and ordered as the call's list
 // parameters (filter, orderBy, maxResults, pageToken) say, in the compute API's list shape.
 import { page } from "./query.js";
-import type { Params } from "./route.js";
+
+/** The list parameters every list method declares (routes.ts); `maxResults` has a default. */
+export interface ListParams {
+  readonly filter?: string;
+  readonly orderBy?: string;
+  readonly pageToken?: string;
+  readonly maxResults: number;
+}
 
 export interface ListIdentity {
   readonly kind: string;
@@ -10,13 +17,11 @@ export interface ListIdentity {
   readonly selfLink: string;
 }
 
-export function listAnswer<T>(params: Params, all: readonly T[], list: ListIdentity) {
-  const filter = params.optionalString("filter");
-  const orderBy = params.optionalString("orderBy");
-  const pageToken = params.optionalString("pageToken");
+export function listAnswer<T>(params: ListParams, all: readonly T[], list: ListIdentity) {
+  const { filter, orderBy, pageToken } = params;
   const result = page(all, {
     scope: list.selfLink,
-    maxResults: params.integer("maxResults"),
+    maxResults: params.maxResults,
     ...(filter !== undefined && { filter }),
     ...(orderBy !== undefined && { orderBy }),
     ...(pageToken !== undefined && { pageToken }),

@@ -1,11 +1,9 @@
 // The zone or region a REST call addresses, from its path: zonal methods take `zone`, regional ones
-// `region` (routes.ts declares exactly one of them on every method).
+// `region` (routes.ts declares exactly one of them on every method, and its type says so).
 import type { Location } from "../api/location.js";
-import type { Params } from "./route.js";
 
-export function locationParam(params: Params): Location {
-  const zone = params.optionalString("zone");
-  return zone !== undefined
-    ? { scope: "zones", name: zone }
-    : { scope: "regions", name: params.string("region") };
+export type LocationParams = { readonly zone: string } | { readonly region: string };
+
+export function locationOf(params: LocationParams): Location {
+  return "zone" in params ? { scope: "zones", name: params.zone } : { scope: "regions", name: params.region };
 }

@@ -5,19 +5,21 @@ import { REST_KIND } from "../api/names.js";
 import { locationUrl } from "../api/identity.js";
 import type { OperationRef } from "../operations/model.js";
 import { NotFoundError } from "./errors.js";
-import { locationParam } from "./location.js";
-import { listAnswer } from "./list-answer.js";
+import { locationOf, type LocationParams } from "./location.js";
+import { listAnswer, type ListParams } from "./list-answer.js";
 import type { CallContext, Reply } from "./route.js";
+
+type InLocation = { readonly project: string } & LocationParams;
+type OneOperation = CallContext<InLocation & { readonly operation: string }>;
 
 /** Names start with a letter, ids are digits only (the route's pattern), so one string is never both. */
 const isId = (nameOrId: string): boolean => /^[0-9]+$/.test(nameOrId);
 
 /** The operation a call names; a numeric id is looked up among the location's operations. */
-async function refOf(call: CallContext): Promise<OperationRef> {
+async function refOf(call: OneOperation): Promise<OperationRef> {
   const { params, deps } = call;
-  const project = params.string("project");
-  const location = locationParam(params);
-  const nameOrId = params.string("operation");
+  const { project, operation: nameOrId } = params;
+  const location = locationOf(params);
   if (!isId(nameOrId)) return { project, location, name: nameOrId };
   const op = await deps.store.getById(project, location, nameOrId);
   if (!op) throw notFound({ project, location, name: nameOrId });
@@ -30,17 +32,17 @@ function notFound(ref: OperationRef): NotFoundError {
   );
 }
 
-export async function get(call: CallContext): Promise<Reply> {
+export async function get(call: OneOperation): Promise<Reply> {
   const ref = await refOf(call);
   const op = await call.deps.store.get(ref);
   if (!op) throw notFound(ref);
   return { body: op };
 }
 
-export async function list(call: CallContext): Promise<Reply> {
+export async function list(call: CallContext<InLocation & ListParams>): Promise<Reply> {
   const { deps, params } = call;
-  const project = params.string("project");
-  const location = locationParam(params);
+  const { project } = params;
+  const location = locationOf(params);
   return {
     body: listAnswer(params, await deps.store.list(project, location), {
       kind: REST_KIND.operationList,
@@ -50,14 +52,14 @@ export async function list(call: CallContext): Promise<Reply> {
   };
 }
 
-export async function remove(call: CallContext): Promise<Reply> {
+export async function remove(call: OneOperation): Promise<Reply> {
   const ref = await refOf(call);
   if (!(await call.deps.store.delete(ref))) throw notFound(ref);
   return { status: 204 };
 }
 
 /** Returns when the operation is DONE or after at most the wait timeout (2 minutes), whichever first. */
-export async function wait(call: CallContext): Promise<Reply> {
+export async function wait(call: OneOperation): Promise<Reply> {
   const ref = await refOf(call);
   const op = await call.deps.store.wait(ref, call.deps.waitTimeoutMs, call.signal);
   if (!op) throw notFound(ref);

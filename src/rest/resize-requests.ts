@@ -34,9 +34,14 @@ import { isAlreadyExists } from "../runtime/api-errors.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import { fromRestInsert, toRestResizeRequest } from "./convert.js";
 import { InvalidResourceUsageError } from "./errors.js";
-import { locationParam } from "./location.js";
-import { listAnswer } from "./list-answer.js";
+import { locationOf, type LocationParams } from "./location.js";
+import { listAnswer, type ListParams } from "./list-answer.js";
 import type { CallContext, Reply } from "./route.js";
+
+type OfGroup = { readonly project: string; readonly instanceGroupManager: string } & LocationParams;
+type OneRequest = OfGroup & { readonly resizeRequest: string };
+/** Mutations take an optional requestId that makes a repeated call return the first call's Operation. */
+type Idempotent = { readonly requestId?: string };
 
 interface Target {
   readonly project: string;
@@ -48,7 +53,7 @@ interface Target {
 
 /** Records a new operation on `target` (or finds the one of the same requestId). */
 async function startOperation(
-  call: CallContext,
+  call: CallContext<Idempotent, unknown>,
   verb: OperationVerb,
   target: Target,
 ): Promise<{ operation: Operation; ref: OperationRef; created: boolean; requestId?: string }> {
@@ -56,7 +61,7 @@ async function startOperation(
   const now = deps.now();
   const { project, location } = target;
   const ref: OperationRef = { project, location, name: newOperationName(now) };
-  const requestId = params.optionalString("requestId");
+  const { requestId } = params;
   const links = resizeRequestLinks(
     deps.publicUrl,
     project,
@@ -92,7 +97,7 @@ async function startOperation(
 
 /** Runs the cluster change of a just-recorded operation; forgets the operation if the change fails. */
 async function mutate<T>(
-  call: CallContext,
+  call: CallContext<unknown, unknown>,
   ref: OperationRef,
   requestId: string | undefined,
   change: () => Promise<T>,
@@ -133,17 +138,16 @@ async function createOrAdopt(
 }
 
 /** The group a call names, resolved in the call's zone or region. */
-async function resolveGroup(call: CallContext) {
+async function resolveGroup(call: CallContext<OfGroup, unknown>) {
   const { deps, params } = call;
-  const project = params.string("project");
-  const location = locationParam(params);
-  const groupParam = params.string("instanceGroupManager");
+  const { project, instanceGroupManager: groupParam } = params;
+  const location = locationOf(params);
   const group = await findGroup(deps.kube, project, location, groupParam);
   return { project, location, groupName: group.metadata.name ?? groupParam };
 }
 
-export async function insert(call: CallContext): Promise<Reply> {
-  const { deps } = call;
+export async function insert(call: CallContext<OfGroup & Idempotent, ResizeRequestInsert>): Promise<Reply> {
+  const { deps, body } = call;
   const { project, location, groupName } = await resolveGroup(call);
   // Compute Engine's "access permission on the named instance group" (docs/design.md §6), checked on the resolved name.
   await deps.authorizer.authorize(call.user, {
@@ -152,7 +156,6 @@ export async function insert(call: CallContext): Promise<Reply> {
     namespace: project,
     name: groupName,
   });
-  const body = call.body as ResizeRequestInsert;
   const started = await startOperation(call, "insert", {
     project,
     location,
@@ -184,7 +187,7 @@ export async function insert(call: CallContext): Promise<Reply> {
   return { body: running ?? started.operation };
 }
 
-export async function list(call: CallContext): Promise<Reply> {
+export async function list(call: CallContext<OfGroup & ListParams>): Promise<Reply> {
   const { deps, params } = call;
   const { project, location, groupName } = await resolveGroup(call);
   const all = (await listRequests(deps.kube, project, groupName)).map((rr) =>
@@ -199,10 +202,10 @@ export async function list(call: CallContext): Promise<Reply> {
   };
 }
 
-async function resolve(call: CallContext) {
+async function resolve(call: CallContext<OneRequest, unknown>) {
   const { deps, params } = call;
   const { project, location, groupName } = await resolveGroup(call);
-  const rr = await findRequest(deps.kube, project, location, groupName, params.string("resizeRequest"));
+  const rr = await findRequest(deps.kube, project, location, groupName, params.resizeRequest);
   const target: Target = {
     project,
     location,
@@ -213,7 +216,7 @@ async function resolve(call: CallContext) {
   return { rr, target };
 }
 
-export async function get(call: CallContext): Promise<Reply> {
+export async function get(call: CallContext<OneRequest>): Promise<Reply> {
   const { rr, target } = await resolve(call);
   return { body: toRestResizeRequest(rr, { publicUrl: call.deps.publicUrl, ...target }) };
 }
@@ -222,14 +225,17 @@ export async function get(call: CallContext): Promise<Reply> {
  * The operation of a repeated call: a cancel or delete replayed with its requestId answers with the
  * first call's operation even though the request is now final or gone.
  */
-async function replay(call: CallContext, verb: OperationVerb): Promise<Operation | undefined> {
-  const requestId = call.params.optionalString("requestId");
+async function replay(
+  call: CallContext<{ readonly project: string } & Idempotent, unknown>,
+  verb: OperationVerb,
+): Promise<Operation | undefined> {
+  const { project, requestId } = call.params;
   if (requestId === undefined) return undefined;
-  const op = await call.deps.store.getByRequestId(call.params.string("project"), requestId);
+  const op = await call.deps.store.getByRequestId(project, requestId);
   return op && operationVerb(op.operationType) === verb ? op : undefined;
 }
 
-export async function cancel(call: CallContext): Promise<Reply> {
+export async function cancel(call: CallContext<OneRequest & Idempotent>): Promise<Reply> {
   const { deps } = call;
   const replayed = await replay(call, "cancel");
   if (replayed) return { body: replayed };
@@ -249,7 +255,7 @@ export async function cancel(call: CallContext): Promise<Reply> {
   };
 }
 
-export async function remove(call: CallContext): Promise<Reply> {
+export async function remove(call: CallContext<OneRequest & Idempotent>): Promise<Reply> {
   const { deps } = call;
   const replayed = await replay(call, "delete");
   if (replayed) return { body: replayed };

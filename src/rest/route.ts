@@ -1,6 +1,7 @@
 // The shape of one REST method as plain data. The route table (routes.ts) is a list of these; the
-// Express router is built from it, and so is the discovery document (resources, methods, parameters,
-// request/response schemas and scopes), so the two cannot disagree.
+// REST router is built from it, and so is the discovery document (resources, methods, parameters,
+// request/response schemas and scopes), so the two cannot disagree. Rows are written with
+// `defineRoute` (define-route.ts), which types a handler's `call.params` and `call.body` from its row.
 import type { ServerResponse } from "node:http";
 import type { z } from "zod";
 import type { Logger } from "pino";
@@ -10,14 +11,28 @@ import type { RestDeps } from "./deps.js";
 
 export type ParameterType = "string" | "integer" | "boolean";
 
-export interface RouteParameter {
-  readonly name: string;
+/** The value of a parameter of each JSON type once converted from text and checked. */
+export type ParameterValue<T extends ParameterType> = T extends "string"
+  ? string
+  : T extends "integer"
+    ? number
+    : boolean;
+
+export interface RouteParameter<
+  N extends string = string,
+  T extends ParameterType = ParameterType,
+  R extends boolean = boolean,
+> {
+  readonly name: N;
   readonly location: "path" | "query";
   /** JSON type of the value; query text is converted to it before `schema` validates it. */
-  readonly type: ParameterType;
-  /** Validates the converted value; carries pattern, bounds and format for the discovery document. */
+  readonly type: T;
+  /**
+   * Validates the converted value; carries pattern, bounds and format for the discovery document.
+   * Calls are checked by a predicate compiled from it once (compile-check.ts), not by zod per call.
+   */
   readonly schema: z.ZodType;
-  readonly required: boolean;
+  readonly required: R;
   readonly description: string;
   readonly default?: string;
   /**
@@ -27,24 +42,45 @@ export interface RouteParameter {
   readonly pattern?: string;
 }
 
+/** A parameter that always has a value: required, or given a default. */
+type Present<Q> = Q extends { readonly required: true }
+  ? true
+  : Q extends { readonly default: string }
+    ? true
+    : false;
+
+/**
+ * One parameter's entry in `call.params`. A parameter whose name is a union (the zone or region of a
+ * method shared by zonal and regional routes) gives a union of entries: each route has one of them.
+ */
+type Entry<Q> =
+  Q extends RouteParameter<infer N, infer T>
+    ? N extends string
+      ? Present<Q> extends true
+        ? { readonly [K in N]: ParameterValue<T> }
+        : { readonly [K in N]?: ParameterValue<T> }
+      : never
+    : never;
+
+/** The type of `call.params` for a route with parameters `P`. */
+export type ParamsOf<P extends readonly RouteParameter[]> = P extends readonly [
+  infer First,
+  ...infer Rest extends readonly RouteParameter[],
+]
+  ? Entry<First> & ParamsOf<Rest>
+  : unknown;
+
 /** An RBAC check every call of a method makes, in the namespace named by `project`. */
 export interface RouteAccess {
   readonly verb: "get" | "list" | "create" | "update" | "delete";
   readonly resource: string;
 }
 
-/** Typed access to a call's validated parameters. */
-export interface Params {
-  string(name: string): string;
-  optionalString(name: string): string | undefined;
-  integer(name: string): number;
-  boolean(name: string): boolean;
-}
-
-export interface CallContext {
-  readonly params: Params;
+/** What a handler gets: its route's checked parameters and body, the caller, and the dependencies. */
+export interface CallContext<P, B = undefined> {
+  readonly params: P;
   /** The request body after validation against `request.validate` (undefined without a request). */
-  readonly body: unknown;
+  readonly body: B;
   readonly user: UserInfo;
   readonly log: Logger;
   /** Aborts when the client goes away. */
@@ -59,9 +95,33 @@ export interface Reply {
   readonly body?: unknown;
 }
 
-export type Handler = (call: CallContext) => Promise<Reply>;
+/** Path parameter values as the surface got them (Express's `req.params`, or the dashboard's own). */
+export type PathValues = Readonly<Record<string, string | string[] | undefined>>;
+/** Query parameter values as parsed from the query string: repeated names give arrays. */
+export type QueryValues = Readonly<Record<string, unknown>>;
 
-export interface Route {
+/** A call as the invoker hands it to a route: raw parameters and body, and the checks to make. */
+export interface RouteCall {
+  readonly path: PathValues;
+  readonly query: QueryValues;
+  /** The body before validation. */
+  readonly body: unknown;
+  /**
+   * The checks between valid parameters and the body (scopes, `fields`, RBAC in the call's project):
+   * a call with bad parameters is refused before them, a bad body only after them.
+   */
+  readonly admit: (project: string) => Promise<void>;
+  readonly user: UserInfo;
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+  readonly deps: RestDeps;
+}
+
+/** A route's handler as the invoker runs it, its types erased: it checks the call, then runs the typed handler. */
+export type Handler = (call: RouteCall) => Promise<Reply>;
+
+/** What the discovery document and the router read of a route besides its parameters, body and handler. */
+export interface RouteDescription {
   /** Discovery resource name, e.g. `instanceGroupManagerResizeRequests`. */
   readonly resource: string;
   /** Discovery method name, e.g. `insert`. */
@@ -71,18 +131,24 @@ export interface Route {
   readonly httpMethod: "GET" | "POST" | "DELETE";
   /** Relative to the service path `compute/v1/`, with `{param}` placeholders. */
   readonly path: string;
-  readonly parameters: readonly RouteParameter[];
   /** Required parameters in the order client libraries take them. */
   readonly parameterOrder: readonly string[];
-  /**
-   * `schema` is what the discovery document references; `validate` (strict) is what a body must satisfy.
-   */
-  readonly request?: { readonly schema: z.ZodType; readonly validate: z.ZodType };
   readonly response?: z.ZodType;
   /** OAuth scopes of which a scoped token must carry one. */
   readonly scopes: readonly string[];
   readonly description: string;
   readonly access: RouteAccess;
+}
+
+/** `schema` is what the discovery document references; `validate` (strict) is what a body must satisfy. */
+export interface RouteRequest<B = unknown> {
+  readonly schema: z.ZodType;
+  readonly validate: z.ZodType<B>;
+}
+
+export interface Route extends RouteDescription {
+  readonly parameters: readonly RouteParameter[];
+  readonly request?: RouteRequest;
   readonly handler: Handler;
 }
 

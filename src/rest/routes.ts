@@ -1,7 +1,8 @@
 // The REST API as one table: every method of `instanceGroupManagerResizeRequests` + `zoneOperations`
 // (zonal groups) and `regionInstanceGroupManagerResizeRequests` + `regionOperations` (regional groups),
-// with its HTTP method, path, parameters, schemas, scopes, RBAC check and handler. The Express router
-// is built from it (router.ts) and so is the discovery document. Paths, parameters and schemas are the
+// with its HTTP method, path, parameters, schemas, scopes, RBAC check and handler. The REST router is
+// built from it (router.ts) and so is the discovery document; each row types its handler's parameters
+// and body (define-route.ts). Paths, parameters and schemas are the
 // compute API's (test/conformance checks them against Google's own discovery document).
 import { z } from "zod";
 import {
@@ -15,9 +16,10 @@ import {
 } from "../api/index.js";
 import { REST_RESOURCES, RESIZE_REQUEST } from "../api/names.js";
 import { RFC1035_LABEL, RFC1035_MESSAGE } from "../api/primitives.js";
+import { defineRoute } from "./define-route.js";
 import * as operations from "./operations.js";
 import * as requests from "./resize-requests.js";
-import type { Route, RouteParameter } from "./route.js";
+import type { ParameterType, Route, RouteParameter } from "./route.js";
 
 const SCOPE = "https://www.googleapis.com/auth/";
 export const SCOPES = {
@@ -56,7 +58,12 @@ const NAMESPACE = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
 const NAME_OR_ID = `${RFC1035_LABEL.slice(1, -1)}|[1-9][0-9]{0,19}`;
 const ZERO_UUID = "00000000-0000-0000-0000-000000000000";
 
-const path = (name: string, schema: z.ZodType, description: string, pattern?: string): RouteParameter => ({
+const path = <const N extends string>(
+  name: N,
+  schema: z.ZodType,
+  description: string,
+  pattern?: string,
+): RouteParameter<N, "string", true> => ({
   name,
   location: "path",
   type: "string",
@@ -107,7 +114,7 @@ const operation = path(
   OPERATION_PATTERN,
 );
 
-const requestId: RouteParameter = {
+const requestId: RouteParameter<"requestId", "string", false> = {
   name: "requestId",
   location: "query",
   type: "string",
@@ -122,34 +129,33 @@ const requestId: RouteParameter = {
     "An optional request ID (a UUID other than the zero UUID) that makes the call idempotent: a repeated call with the same ID within the operation retention period returns the first call's Operation and changes nothing.",
 };
 
-const query = (
-  name: string,
-  type: RouteParameter["type"],
+const query = <const N extends string, const T extends ParameterType>(
+  name: N,
+  type: T,
   schema: z.ZodType,
   description: string,
-  def?: string,
-): RouteParameter => ({
-  name,
-  location: "query",
-  type,
-  schema,
-  required: false,
-  description,
-  ...(def !== undefined && { default: def }),
-});
+): RouteParameter<N, T, false> => ({ name, location: "query", type, schema, required: false, description });
 
-const listParameters: readonly RouteParameter[] = [
+/** A query parameter that has a value when the call gives none: `call.params` always has it. */
+const withDefault = <const N extends string, const T extends ParameterType>(
+  parameter: RouteParameter<N, T, false>,
+  value: string,
+): RouteParameter<N, T, false> & { readonly default: string } => ({ ...parameter, default: value });
+
+const listParameters = [
   query(
     "filter",
     "string",
     z.string().max(4096),
     "A filter expression: `field = value` or `field != value` comparisons joined by AND (or written as parenthesised terms side by side). Values may be quoted with \" or '. Other operators are rejected with 400.",
   ),
-  query(
-    "maxResults",
-    "integer",
-    z.uint32().max(500),
-    "Maximum number of results per page (0 to 500; 0 means the default, 500).",
+  withDefault(
+    query(
+      "maxResults",
+      "integer",
+      z.uint32().max(500),
+      "Maximum number of results per page (0 to 500; 0 means the default, 500).",
+    ),
     "500",
   ),
   query(
@@ -159,7 +165,7 @@ const listParameters: readonly RouteParameter[] = [
     "Sort order: one field, optionally followed by asc or desc (default: name asc).",
   ),
   query("pageToken", "string", z.string().max(1024), "The nextPageToken of the previous page."),
-];
+] as const;
 
 const names = (params: readonly RouteParameter[]) => params.filter((p) => p.required).map((p) => p.name);
 
@@ -173,11 +179,11 @@ function resizeRequestRoutes(scope: LocationScope): Route[] {
   const resource = REST_RESOURCES[scope].requests;
   const collection = `projects/{project}/${scope}/{${SCOPE_PARAMETER[scope]}}/instanceGroupManagers/{instanceGroupManager}/resizeRequests`;
   const location = locationOfGroup(scope);
-  const ofGroup = [project, location, group];
-  const one = [...ofGroup, resizeRequest];
+  const ofGroup = [project, location, group] as const;
+  const one = [...ofGroup, resizeRequest] as const;
   const where = scope === "zones" ? "zonal" : "regional";
   return [
-    {
+    defineRoute({
       resource,
       method: "insert",
       id: `compute.${resource}.insert`,
@@ -192,8 +198,8 @@ function resizeRequestRoutes(scope: LocationScope): Route[] {
       description: `Creates a resize request of a ${where} group that starts provisioning instances as soon as the group has room, or queues it. Requires permission to create resizerequests and to use the named instancegroupmanager.`,
       access: { verb: "create", resource: RESIZE_REQUEST.plural },
       handler: requests.insert,
-    },
-    {
+    }),
+    defineRoute({
       resource,
       method: "list",
       id: `compute.${resource}.list`,
@@ -206,8 +212,8 @@ function resizeRequestRoutes(scope: LocationScope): Route[] {
       description: `Retrieves the resize requests of a ${where} managed instance group.`,
       access: { verb: "list", resource: RESIZE_REQUEST.plural },
       handler: requests.list,
-    },
-    {
+    }),
+    defineRoute({
       resource,
       method: "get",
       id: `compute.${resource}.get`,
@@ -220,8 +226,8 @@ function resizeRequestRoutes(scope: LocationScope): Route[] {
       description: "Returns a resize request.",
       access: { verb: "get", resource: RESIZE_REQUEST.plural },
       handler: requests.get,
-    },
-    {
+    }),
+    defineRoute({
       resource,
       method: "cancel",
       id: `compute.${resource}.cancel`,
@@ -235,8 +241,8 @@ function resizeRequestRoutes(scope: LocationScope): Route[] {
         "Cancels a resize request that is still active (CREATING or ACCEPTED: queued or provisioning); instances it created are removed. A request in a final state cannot be cancelled (400).",
       access: { verb: "update", resource: RESIZE_REQUEST.plural },
       handler: requests.cancel,
-    },
-    {
+    }),
+    defineRoute({
       resource,
       method: "delete",
       id: `compute.${resource}.delete`,
@@ -250,7 +256,7 @@ function resizeRequestRoutes(scope: LocationScope): Route[] {
         "Deletes a resize request in a final state (SUCCEEDED, FAILED or CANCELLED). An active request cannot be deleted (400): cancel it first. Deleting does not remove the instances it created.",
       access: { verb: "delete", resource: RESIZE_REQUEST.plural },
       handler: requests.remove,
-    },
+    }),
   ];
 }
 
@@ -258,11 +264,11 @@ function resizeRequestRoutes(scope: LocationScope): Route[] {
 function operationRoutes(scope: LocationScope): Route[] {
   const resource = REST_RESOURCES[scope].operations;
   const collection = `projects/{project}/${scope}/{${SCOPE_PARAMETER[scope]}}/operations`;
-  const ofLocation = [project, locationOfOperation(scope)];
-  const one = [...ofLocation, operation];
+  const ofLocation = [project, locationOfOperation(scope)] as const;
+  const one = [...ofLocation, operation] as const;
   const where = scope === "zones" ? "zone" : "region";
   return [
-    {
+    defineRoute({
       resource,
       method: "get",
       id: `compute.${resource}.get`,
@@ -275,8 +281,8 @@ function operationRoutes(scope: LocationScope): Route[] {
       description: `Retrieves a ${where} operation by name or numeric id.`,
       access: { verb: "get", resource: RESIZE_REQUEST.plural },
       handler: operations.get,
-    },
-    {
+    }),
+    defineRoute({
       resource,
       method: "list",
       id: `compute.${resource}.list`,
@@ -289,8 +295,8 @@ function operationRoutes(scope: LocationScope): Route[] {
       description: `Retrieves the operations of a project in a ${where} (completed ones are kept for the retention period).`,
       access: { verb: "list", resource: RESIZE_REQUEST.plural },
       handler: operations.list,
-    },
-    {
+    }),
+    defineRoute({
       resource,
       method: "delete",
       id: `compute.${resource}.delete`,
@@ -302,8 +308,8 @@ function operationRoutes(scope: LocationScope): Route[] {
       description: `Deletes a ${where} operation record (not the change it made). Answers with an empty body.`,
       access: { verb: "delete", resource: RESIZE_REQUEST.plural },
       handler: operations.remove,
-    },
-    {
+    }),
+    defineRoute({
       resource,
       method: "wait",
       id: `compute.${resource}.wait`,
@@ -317,7 +323,7 @@ function operationRoutes(scope: LocationScope): Route[] {
         "Waits until the operation is DONE or at most 2 minutes, then returns it (possibly not yet DONE: call again). Woken by the change itself, not by polling.",
       access: { verb: "get", resource: RESIZE_REQUEST.plural },
       handler: operations.wait,
-    },
+    }),
   ];
 }
 

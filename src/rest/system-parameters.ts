@@ -5,6 +5,7 @@
 // (JSONP) is refused with a 400; `quotaUser`, `userIp`, `key`, `$.xgafv`, `uploadType` and
 // `upload_protocol` are accepted and change nothing here. Every JSON answer of the API goes through
 // `sendJson`/`renderJson`, which apply the caller's choices.
+import type { ServerResponse } from "node:http";
 import type { NextFunction, Request, Response } from "express";
 import type { FieldNode } from "../api/index.js";
 import { RestError } from "./errors.js";
@@ -103,7 +104,7 @@ export interface OutputOptions {
 }
 
 const DEFAULT_OUTPUT: OutputOptions = { pretty: true };
-const outputs = new WeakMap<Response, OutputOptions>();
+const outputs = new WeakMap<ServerResponse, OutputOptions>();
 
 /** A bad value of a standard parameter: 400 `invalidParameter`, located at the parameter. */
 export function invalidParameter(name: string, message: string): RestError {
@@ -147,24 +148,29 @@ export function parseOutputOptions(query: Readonly<Record<string, unknown>>): Ou
   return { pretty: prettyPrint !== "false", ...(mask && { mask }) };
 }
 
-/** Middleware: parses the system parameters of the call; a bad value is a 400 before anything runs. */
+/** Parses the system parameters of the call for its answer; a bad value is a 400 before anything runs. */
+export function readSystemParameters(res: ServerResponse, query: Readonly<Record<string, unknown>>): void {
+  outputs.set(res, parseOutputOptions(query));
+}
+
+/** Express middleware for `readSystemParameters`. */
 export function systemParameters(req: Request, res: Response, next: NextFunction): void {
-  outputs.set(res, parseOutputOptions(req.query));
+  readSystemParameters(res, req.query);
   next();
 }
 
-function outputOptions(res: Response): OutputOptions {
+function outputOptions(res: ServerResponse): OutputOptions {
   return outputs.get(res) ?? DEFAULT_OUTPUT;
 }
 
 /** Rejects a `fields` selection the response schema cannot satisfy. */
-export function checkFields(res: Response, response: FieldNode): void {
+export function checkFields(res: ServerResponse, response: FieldNode): void {
   const { mask } = outputOptions(res);
   if (mask) checkFieldMask(mask, response);
 }
 
 /** The JSON text of a body as the caller asked for it: masked when `masked`, pretty or compact. */
-export function renderJson(res: Response, body: unknown, masked = true): string {
+export function renderJson(res: ServerResponse, body: unknown, masked = true): string {
   const { pretty, mask } = outputOptions(res);
   const shaped = masked && mask ? applyFieldMask(body, mask) : body;
   return pretty ? `${JSON.stringify(shaped, null, 2)}\n` : JSON.stringify(shaped);

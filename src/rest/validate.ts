@@ -1,9 +1,11 @@
 // Validation of a call's input against its route: path and query parameters (converted from text to
-// their declared types, then checked by their schemas) and the request body (strict schemas, so
-// unknown fields are errors too). Every failure is an InvalidError located at the parameter or field.
+// their declared types, then checked by predicates compiled once from their schemas) and the request
+// body (strict schemas, so unknown fields are errors too). Every failure is an InvalidError located at
+// the parameter or field, worded by zod from the parameter's schema.
 import type { z } from "zod";
+import { compileCheck } from "./compile-check.js";
 import { InvalidError, validationError } from "./errors.js";
-import type { Params, Route, RouteParameter } from "./route.js";
+import type { ParameterValue, ParamsOf, PathValues, QueryValues, RouteParameter } from "./route.js";
 import { SYSTEM_PARAMETER_NAMES } from "./system-parameters.js";
 
 function invalidParameter(name: string, message: string): InvalidError {
@@ -13,7 +15,7 @@ function invalidParameter(name: string, message: string): InvalidError {
 }
 
 /** Converts query text to the parameter's type; undefined when it cannot be. */
-function convert(param: RouteParameter, text: string): unknown {
+function convert(param: RouteParameter, text: string): ParameterValue<RouteParameter["type"]> | undefined {
   switch (param.type) {
     case "string":
       return text;
@@ -24,43 +26,50 @@ function convert(param: RouteParameter, text: string): unknown {
   }
 }
 
-/** Validates the call's parameters against the route's declarations. */
-export function parseParameters(
-  route: Route,
-  pathParams: Readonly<Record<string, string | string[] | undefined>>,
-  query: Readonly<Record<string, unknown>>,
-): Params {
-  for (const name of Object.keys(query)) {
-    if (SYSTEM_PARAMETER_NAMES.has(name)) continue;
-    if (!route.parameters.some((p) => p.location === "query" && p.name === name))
-      throw invalidParameter(name, "unknown parameter");
-  }
-  const values = new Map<string, unknown>();
-  for (const param of route.parameters) {
-    const raw = param.location === "path" ? pathParams[param.name] : query[param.name];
-    const text = raw ?? param.default;
-    if (text === undefined) {
-      if (param.required) throw invalidParameter(param.name, "required");
-      continue;
+/** A call's checked parameters, and the project (namespace) its RBAC checks are made in. */
+export interface ParsedParameters<P> {
+  readonly params: P;
+  readonly project: string;
+}
+
+export type ParameterParser<P> = (path: PathValues, query: QueryValues) => ParsedParameters<P>;
+
+/**
+ * The parser of a route's parameters, compiled once: it refuses query parameters the route does not
+ * declare (standard parameters aside), converts and checks every declared one, and applies defaults.
+ */
+export function parameterParser<const P extends readonly RouteParameter[]>(
+  parameters: P,
+): ParameterParser<ParamsOf<P>> {
+  const compiled = parameters.map((param) => ({ param, accepts: compileCheck(param.schema) }));
+  const declared = new Set(parameters.filter((p) => p.location === "query").map((p) => p.name));
+  return (path, query) => {
+    for (const name of Object.keys(query))
+      if (!declared.has(name) && !SYSTEM_PARAMETER_NAMES.has(name))
+        throw invalidParameter(name, "unknown parameter");
+    const values: Record<string, ParameterValue<RouteParameter["type"]>> = {};
+    for (const { param, accepts } of compiled) {
+      const raw = param.location === "path" ? path[param.name] : query[param.name];
+      const text = raw ?? param.default;
+      if (text === undefined) {
+        if (param.required) throw invalidParameter(param.name, "required");
+        continue;
+      }
+      if (typeof text !== "string") throw invalidParameter(param.name, "given more than once");
+      const value = convert(param, text);
+      if (value === undefined) throw invalidParameter(param.name, `expected ${param.type}`);
+      if (!accepts(value)) {
+        // The compiled predicate decides; zod, the rule's one definition, words the refusal.
+        const parsed = param.schema.safeParse(value);
+        throw validationError(parsed.error?.issues ?? [], "parameter", param.name);
+      }
+      values[param.name] = value;
     }
-    if (typeof text !== "string") throw invalidParameter(param.name, "given more than once");
-    const value = convert(param, text);
-    if (value === undefined) throw invalidParameter(param.name, `expected ${param.type}`);
-    const parsed = param.schema.safeParse(value);
-    if (!parsed.success) throw validationError(parsed.error.issues, "parameter", param.name);
-    values.set(param.name, parsed.data);
-  }
-  const typed = <T>(name: string, check: (v: unknown) => v is T, what: string): T => {
-    const v = values.get(name);
-    if (!check(v)) throw new Error(`route ${route.id}: parameter ${name} is not a ${what}`);
-    return v;
-  };
-  const isString = (v: unknown): v is string => typeof v === "string";
-  return {
-    string: (name) => typed(name, isString, "string"),
-    optionalString: (name) => (values.has(name) ? typed(name, isString, "string") : undefined),
-    integer: (name) => typed(name, (v): v is number => typeof v === "number", "number"),
-    boolean: (name) => values.get(name) === true,
+    const project = values.project;
+    if (typeof project !== "string") throw new Error("a route without a project parameter");
+    // Every declared parameter was converted to its type and checked above, required ones are present
+    // and defaults applied: the shape ParamsOf<P> describes, which TypeScript cannot follow a loop to.
+    return { params: values as ParamsOf<P>, project };
   };
 }
 
