@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { REST_KIND } from "./names.js";
 import { Operation, OperationWarning } from "./operation.js";
-import { InstanceGroupManagerResizeRequest } from "./resize-request.js";
+import { InstanceGroupManagerResizeRequest } from "./resize-request-rest.js";
 
 function listFields(kind: string, item: z.ZodType, what: string) {
   return {

@@ -1,174 +1,29 @@
-// ResizeRequest (Compute Engine v1, docs/design.md §3.2) in its two representations built from the same fields: the
-// Kubernetes object (spec + status) and the REST resource `InstanceGroupManagerResizeRequest`.
+// ResizeRequest (Compute Engine v1, docs/design.md §3.2) as a Kubernetes object: spec, status (with the
+// records that make a scale change crash-safe) and the custom resource kubectl shows. The REST resource
+// built from the same fields is in resize-request-rest.ts.
 import { z } from "zod";
 import { Conditions } from "./conditions.js";
 import { customResource, type CustomResourceModel } from "./custom-resource.js";
-import { Duration, kubeDuration } from "./duration.js";
-import { Errors } from "./errors.js";
-import { FINAL_STATES, RESIZE_REQUEST_STATES } from "./lifecycle.js";
+import { kubeDuration } from "./duration.js";
+import { FINAL_STATES } from "./lifecycle.js";
 import { rule, type RuleSpec } from "./meta.js";
-import { REST_KIND, RESIZE_REQUEST } from "./names.js";
+import { RESIZE_REQUEST } from "./names.js";
 import { OperationType } from "./operation.js";
-import { Count, Generation, Rfc1035Label, Timestamp, Uint64String } from "./primitives.js";
-
-// ---- Fields shared by the Kubernetes object and the REST resource --------------------------------
-
-const name = Rfc1035Label.meta({
-  description:
-    "Name of the resize request: an RFC 1035 label of 1-63 characters, unique within the group's namespace.",
-});
-const description = z.string().max(2048).meta({ description: "Free-form description of the request." });
-const resizeBy = z.int32().min(1).meta({
-  description:
-    "Number of instances the request creates: the target's replicas grow by this number, all at once. Exactly one of resizeBy and instances is set.",
-});
-const instanceName = Rfc1035Label.meta({
-  description: "Name of the instance (an RFC 1035 label), unique within the request.",
-});
-
-/** Instance lists are keyed by name: the API server rejects duplicates (list-map), zod too. */
-function uniqueNames<S extends z.ZodArray<z.ZodObject<{ name: typeof instanceName }>>>(list: S): S {
-  return list
-    .refine((items) => new Set(items.map((i) => i.name)).size === items.length, {
-      message: "instance names must be unique",
-    })
-    .meta({ listType: "map", listMapKeys: ["name"] });
-}
-
-const INSTANCES_DESCRIPTION =
-  "The instances the request creates, one entry per instance, named (unique RFC 1035 labels); the request creates as many instances as it names. Exactly one of resizeBy and instances is set.";
+import { Count, Generation, Rfc1035Label, Timestamp } from "./primitives.js";
+import { EXACTLY_ONE_SIZE, instanceList, instanceName, sharedField } from "./resize-request-fields.js";
 
 /** spec.instances items: of the compute API's PerInstanceConfig only the name has a meaning here. */
 const InstanceConfig = z.object({ name: instanceName }).meta({ description: "One named instance." });
-const specInstances = uniqueNames(z.array(InstanceConfig).min(1).max(1000)).meta({
-  description: INSTANCES_DESCRIPTION,
-});
-
-/**
- * PerInstanceConfig as the compute API has it. `fingerprint` and `status` are output-only there and
- * ignored on input; `preservedState` (stateful disks, IPs, metadata) has no meaning for a Kubernetes
- * workload, so the strict object refuses it with an error naming the field.
- */
-export const PerInstanceConfig = z
-  .object({
-    name: instanceName,
-    fingerprint: z
-      .string()
-      .meta({
-        format: "byte",
-        description: "Fingerprint of the configuration. Ignored on input; never set by this server.",
-      })
-      .optional(),
-    status: z
-      .enum(["APPLYING", "DELETING", "EFFECTIVE", "NONE", "UNAPPLIED", "UNAPPLIED_DELETION"])
-      .meta({
-        outputOnly: true,
-        description: "Status of the per-instance configuration. Ignored on input; never set by this server.",
-        enumDescriptions: {
-          APPLYING: "Being applied.",
-          DELETING: "Being deleted.",
-          EFFECTIVE: "Effective on the instance.",
-          NONE: "No per-instance configuration exists.",
-          UNAPPLIED: "Set but not applied yet.",
-          UNAPPLIED_DELETION: "Deleted but the deletion is not applied yet.",
-        },
-      })
-      .optional(),
-  })
-  .strict()
-  .meta({
-    schemaId: "PerInstanceConfig",
-    description:
-      "One instance a resize request creates. Only name has a meaning here; preservedState is refused.",
-  });
-export type PerInstanceConfig = z.infer<typeof PerInstanceConfig>;
-
-const instances = uniqueNames(z.array(PerInstanceConfig).min(1).max(1000)).meta({
-  description: INSTANCES_DESCRIPTION,
-});
-const requestedRunDuration = Duration.meta({
-  description:
-    "How long the instances created by the request run. When it has elapsed after the request succeeded, the instances are removed again. Without it they stay until removed by other means.",
-});
-
-export const ResizeRequestState = z.enum(RESIZE_REQUEST_STATES).meta({
-  outputOnly: true,
-  description:
-    "Current state of the request. SUCCEEDED, FAILED and CANCELLED are final: the state never changes again.",
-  enumDescriptions: {
-    CREATING: "The request exists but has not been admitted against its group yet.",
-    ACCEPTED:
-      "Admitted: waiting in the group's queue, or in a provisioning attempt. The Queued and Provisioning conditions tell which.",
-    SUCCEEDED:
-      "All requested instances were ready at once. The state stays SUCCEEDED after the run duration elapses and the instances are released.",
-    FAILED: "A fatal error occurred while queueing or provisioning; status.error holds it.",
-    CANCELLED: "The request was cancelled (spec.cancel or deletion); a partial scale-up was rolled back.",
-  },
-});
-export type ResizeRequestState = z.infer<typeof ResizeRequestState>;
-export { FINAL_STATES };
-
-const kind = z.literal(REST_KIND.resizeRequest).meta({
-  outputOnly: true,
-  description: `Type of the resource: always ${REST_KIND.resizeRequest}.`,
-});
-const id = Uint64String.meta({
-  outputOnly: true,
-  description: "Unique identifier of the request, defined by the server (uint64 as a decimal string).",
-});
-const creationTimestamp = Timestamp.meta({
-  outputOnly: true,
-  description: "When the request was created (RFC 3339).",
-});
-const zone = z
-  .string()
-  .meta({ outputOnly: true, description: "URL of the zone of the request's group, for zonal requests." });
-const region = z.string().meta({
-  outputOnly: true,
-  description: "URL of the region of the request's group, for regional requests.",
-});
-const selfLink = z
-  .string()
-  .meta({ outputOnly: true, description: "URL of the request, defined by the server." });
-const selfLinkWithId = z.string().meta({
-  outputOnly: true,
-  description: "URL of the request using its numeric id instead of its name, defined by the server.",
-});
-const error = Errors.meta({
-  outputOnly: true,
-  description:
-    "Fatal errors from the queueing or provisioning phase that moved the request to FAILED. Final: never removed, since a failed request does not retry.",
-});
-const lastAttempt = z
-  .object({
-    error: Errors.meta({
-      outputOnly: true,
-      description: "Errors of the last attempt, if it failed.",
-    }).optional(),
-  })
-  .meta({
-    schemaId: "InstanceGroupManagerResizeRequestStatusLastAttempt",
-    outputOnly: true,
-    description:
-      "The last attempt to fulfil the request. Temporary: replaced as retries happen, possibly stale because retries are infrequent, and cleared once the request reaches a final state (a FAILED request keeps its error in error only).",
-  });
-
-const EXACTLY_ONE_SIZE: RuleSpec<{ readonly resizeBy?: number; readonly instances?: readonly unknown[] }> = {
-  cel: "has(self.resizeBy) != has(self.instances)",
-  message: "exactly one of resizeBy or instances must be set",
-  test: (r) => (r.resizeBy === undefined) !== (r.instances === undefined),
-};
-
-// ---- The Kubernetes object -----------------------------------------------------------------------
+const specInstances = instanceList(InstanceConfig);
 
 const specFields = {
   instanceGroupManager: Rfc1035Label.meta({
     description: "Name of the InstanceGroupManager, in the same namespace, whose target the request grows.",
   }),
-  resizeBy: resizeBy.optional(),
+  resizeBy: sharedField.resizeBy.optional(),
   instances: specInstances.optional(),
-  requestedRunDuration: requestedRunDuration.optional(),
-  description: description.optional(),
+  requestedRunDuration: sharedField.requestedRunDuration.optional(),
+  description: sharedField.description.optional(),
   maxQueueDuration: kubeDuration({ min: "1s", max: "87600h" })
     .meta({
       description:
@@ -287,12 +142,12 @@ export const ResizeRequestStatus = rule(
   rule(
     z
       .object({
-        kind: kind.optional(),
-        id: id.optional(),
-        creationTimestamp: creationTimestamp.optional(),
-        zone: zone.optional(),
-        region: region.optional(),
-        state: ResizeRequestState.optional(),
+        kind: sharedField.kind.optional(),
+        id: sharedField.id.optional(),
+        creationTimestamp: sharedField.creationTimestamp.optional(),
+        zone: sharedField.zone.optional(),
+        region: sharedField.region.optional(),
+        state: sharedField.state.optional(),
         reason: z
           .string()
           .max(128)
@@ -302,10 +157,10 @@ export const ResizeRequestStatus = rule(
               "CamelCase reason for the current state, for example WaitingForCapacity, Provisioning or QuotaExceeded.",
           })
           .optional(),
-        error: error.optional(),
-        lastAttempt: lastAttempt.optional(),
-        selfLink: selfLink.optional(),
-        selfLinkWithId: selfLinkWithId.optional(),
+        error: sharedField.error.optional(),
+        lastAttempt: sharedField.lastAttempt.optional(),
+        selfLink: sharedField.selfLink.optional(),
+        selfLinkWithId: sharedField.selfLinkWithId.optional(),
         attempts: Count.meta({ description: "Provisioning attempts started so far." }).optional(),
         nextAttemptTime: Timestamp.meta({
           description: "Earliest time of the next attempt after a failed one (exponential backoff).",
@@ -399,56 +254,3 @@ export const resizeRequestResource: CustomResourceModel = {
   // The controller lists a group's requests, and the REST API the requests of one group or state.
   selectableFields: [".spec.instanceGroupManager", ".status.state"],
 };
-
-// ---- The REST resource ---------------------------------------------------------------------------
-
-const restInputFields = {
-  name,
-  description: description.optional(),
-  resizeBy: resizeBy.optional(),
-  instances: instances.optional(),
-  requestedRunDuration: requestedRunDuration.optional(),
-};
-
-/** The body of `resizeRequests.insert`: the input fields; output-only fields are dropped. */
-export const ResizeRequestInsert = rule(
-  z.object(restInputFields).meta({ description: "A resize request as sent to insert." }),
-  EXACTLY_ONE_SIZE,
-);
-export type ResizeRequestInsert = z.infer<typeof ResizeRequestInsert>;
-
-export const InstanceGroupManagerResizeRequestStatus = z
-  .object({ error: error.optional(), lastAttempt: lastAttempt.optional() })
-  .meta({
-    schemaId: "InstanceGroupManagerResizeRequestStatus",
-    outputOnly: true,
-    description: "Status of the request.",
-  });
-
-/** The REST representation (`compute#instanceGroupManagerResizeRequest`), as get and list return it. */
-export const InstanceGroupManagerResizeRequest = rule(
-  z
-    .object({
-      kind: kind.optional(),
-      id: id.optional(),
-      creationTimestamp: creationTimestamp.optional(),
-      name: restInputFields.name,
-      description: restInputFields.description,
-      zone: zone.optional(),
-      region: region.optional(),
-      resizeBy: restInputFields.resizeBy,
-      instances: restInputFields.instances,
-      requestedRunDuration: restInputFields.requestedRunDuration,
-      state: ResizeRequestState.optional(),
-      status: InstanceGroupManagerResizeRequestStatus.optional(),
-      selfLink: selfLink.optional(),
-      selfLinkWithId: selfLinkWithId.optional(),
-    })
-    .meta({
-      schemaId: "InstanceGroupManagerResizeRequest",
-      description:
-        "A request to grow a managed instance group by a number of instances at once, optionally for a bounded run duration.",
-    }),
-  EXACTLY_ONE_SIZE,
-);
-export type InstanceGroupManagerResizeRequest = z.infer<typeof InstanceGroupManagerResizeRequest>;

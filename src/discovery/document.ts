@@ -1,118 +1,23 @@
 // The discovery document (docs/design.md §7) of the compute API, generated: resources and methods from the
-// route table that also builds the Express router, schemas from the zod model through `fieldTree()`,
-// common parameters from the table the REST layer honours. Pure: the same input gives the same
-// document, and `revision` is a hash of everything else in it, so it changes exactly when the
-// document does.
+// route table that also builds the Express router, schemas from the zod model through `fieldTree()`
+// (converted by schemas.ts), common parameters from the table the REST layer honours. Pure: the same
+// input gives the same document, and `revision` is a hash of everything else in it, so it changes
+// exactly when the document does.
 import { createHash } from "node:crypto";
-import { fieldTree, REST_API, type FieldNode } from "../api/index.js";
+import { fieldTree, REST_API } from "../api/index.js";
 import { checkRoute, type Route } from "../rest/route.js";
 import type { CommonParameter } from "../rest/system-parameters.js";
-
-/** A Schema object of the discovery format (schemas, properties, parameters). */
-export interface DiscoverySchema {
-  id?: string;
-  type?: string;
-  $ref?: string;
-  description?: string;
-  default?: string;
-  required?: boolean;
-  deprecated?: boolean;
-  format?: string;
-  pattern?: string;
-  minimum?: string;
-  maximum?: string;
-  enum?: string[];
-  enumDescriptions?: string[];
-  enumDeprecated?: boolean[];
-  repeated?: boolean;
-  location?: "query" | "path";
-  properties?: Record<string, DiscoverySchema>;
-  additionalProperties?: DiscoverySchema;
-  items?: DiscoverySchema;
-  annotations?: { required: string[] };
-}
-
-export interface DiscoveryMethod {
-  id: string;
-  path: string;
-  flatPath: string;
-  httpMethod: string;
-  description: string;
-  deprecated: boolean;
-  parameters: Record<string, DiscoverySchema>;
-  parameterOrder: string[];
-  request?: { $ref: string; parameterName: string };
-  response?: { $ref: string };
-  scopes: string[];
-  supportsMediaDownload: boolean;
-  supportsMediaUpload: boolean;
-  supportsSubscription: boolean;
-}
-
-export interface DiscoveryResource {
-  methods: Record<string, DiscoveryMethod>;
-  deprecated: boolean;
-}
-
-export interface DiscoveryEndpoint {
-  readonly endpointUrl: string;
-  readonly location: string;
-  readonly description: string;
-  readonly deprecated: boolean;
-}
-
-export interface Icons {
-  readonly x16: string;
-  readonly x32: string;
-}
-
-export interface RestDescription {
-  kind: "discovery#restDescription";
-  discoveryVersion: "v1";
-  id: string;
-  name: string;
-  canonicalName: string;
-  version: string;
-  revision: string;
-  title: string;
-  description: string;
-  icons: Icons;
-  documentationLink: string;
-  labels: string[];
-  protocol: "rest";
-  rootUrl: string;
-  baseUrl: string;
-  basePath: string;
-  servicePath: string;
-  batchPath: string;
-  endpoints: DiscoveryEndpoint[];
-  parameters: Record<string, DiscoverySchema>;
-  auth: { oauth2: { scopes: Record<string, { description: string }> } };
-  features: string[];
-  schemas: Record<string, DiscoverySchema>;
-  resources: Record<string, DiscoveryResource>;
-}
-
-export interface DirectoryItem {
-  kind: "discovery#directoryItem";
-  id: string;
-  name: string;
-  version: string;
-  title: string;
-  description: string;
-  discoveryRestUrl: string;
-  discoveryLink: string;
-  icons: Icons;
-  documentationLink: string;
-  labels: string[];
-  preferred: boolean;
-}
-
-export interface DirectoryList {
-  kind: "discovery#directoryList";
-  discoveryVersion: "v1";
-  items: DirectoryItem[];
-}
+import type {
+  DirectoryItem,
+  DirectoryList,
+  DiscoveryEndpoint,
+  DiscoveryMethod,
+  DiscoveryResource,
+  DiscoverySchema,
+  Icons,
+  RestDescription,
+} from "./format.js";
+import { SchemaSet } from "./schemas.js";
 
 export interface DiscoveryInput {
   /** Where clients send requests: the operator's public URL, ending in `/`. */
@@ -137,116 +42,6 @@ const DESCRIPTION =
 
 export function icons(rootUrl: string): Icons {
   return { x16: `${rootUrl}${DISCOVERY_BASE}icons/x16.png`, x32: `${rootUrl}${DISCOVERY_BASE}icons/x32.png` };
-}
-
-/** Google's convention for fields clients cannot set. */
-function describe(node: FieldNode): string | undefined {
-  if (node.description === undefined) return node.outputOnly ? "[Output Only]" : undefined;
-  return node.outputOnly ? `[Output Only] ${node.description}` : node.description;
-}
-
-/** Discovery states defaults as text: scalars as written, anything else as JSON. */
-function defaultText(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value);
-}
-
-/** Collects object schemas by schemaId while converting field trees. */
-class SchemaSet {
-  readonly schemas: Record<string, DiscoverySchema> = {};
-  private readonly shapes = new Map<string, string>();
-
-  /** A reference to a named schema, defining it on first sight. */
-  ref(node: FieldNode): DiscoverySchema {
-    const id = node.schemaId;
-    if (id === undefined) return this.convert(node);
-    // One id, one shape: two different objects sharing a schemaId would make one of them wrong.
-    const shape = JSON.stringify(Object.keys(node.properties ?? {}));
-    const known = this.shapes.get(id);
-    if (known === undefined) {
-      this.shapes.set(id, shape);
-      // The definition is described as a type, not as this particular use of it.
-      const { description, ...definition } = this.convert(node);
-      const typeDescription = node.schemaDescription ?? description;
-      this.schemas[id] = {
-        id,
-        ...definition,
-        ...(typeDescription !== undefined && { description: typeDescription }),
-      };
-    } else if (known !== shape) throw new Error(`schemaId ${id} names two different objects`);
-    const description = describe(node);
-    return { $ref: id, ...(description !== undefined && { description }) };
-  }
-
-  /** A field tree as a discovery Schema; named objects below it become references. */
-  convert(node: FieldNode): DiscoverySchema {
-    const description = describe(node);
-    const common: DiscoverySchema = {
-      ...(description !== undefined && { description }),
-      ...(node.default !== undefined && { default: defaultText(node.default) }),
-      ...(node.deprecated && { deprecated: true }),
-    };
-    switch (node.type) {
-      case "object":
-        return {
-          type: "object",
-          ...common,
-          properties: Object.fromEntries(
-            Object.entries(node.properties ?? {}).map(([key, child]) => [key, this.ref(child)]),
-          ),
-        };
-      case "map":
-        if (!node.values) throw new Error("a map without a value schema");
-        return {
-          type: "object",
-          ...(node.format !== undefined && { format: node.format }),
-          ...common,
-          additionalProperties: this.ref(node.values),
-        };
-      case "array":
-        if (!node.items) throw new Error("an array without an element schema");
-        return { type: "array", ...common, items: this.ref(node.items) };
-      default:
-        return { ...scalar(node), ...common };
-    }
-  }
-}
-
-/** Type, format and constraints of a scalar, in Google's JSON conventions. */
-function scalar(node: FieldNode): DiscoverySchema {
-  const bounds = {
-    ...(node.minimum !== undefined && { minimum: String(node.minimum) }),
-    ...(node.maximum !== undefined && { maximum: String(node.maximum) }),
-  };
-  const enumeration = node.enum && {
-    enum: [...node.enum],
-    ...(node.enumDescriptions && { enumDescriptions: [...node.enumDescriptions] }),
-    // The model deprecates no enum value; the flags say so explicitly.
-    enumDeprecated: node.enum.map(() => false),
-  };
-  switch (node.type) {
-    case "string":
-      return {
-        type: "string",
-        // Google's documents state RFC 3339 timestamps as plain strings (`google-datetime` is a
-        // different, explicitly modelled format).
-        ...(node.format !== undefined && node.format !== "date-time" && { format: node.format }),
-        ...(node.pattern !== undefined && { pattern: node.pattern }),
-        ...enumeration,
-      };
-    case "integer":
-      // 64-bit integers travel as strings in Google JSON; the REST model declares them as strings.
-      if (node.format !== "int32" && node.format !== "uint32")
-        throw new Error(`integer format ${node.format ?? "none"} in a REST schema`);
-      return { type: "integer", format: node.format, ...bounds };
-    case "number":
-      return { type: "number", format: "double", ...bounds };
-    case "boolean":
-      return { type: "boolean" };
-    case "any":
-      return { type: "any" };
-    default:
-      throw new Error(`not a scalar: ${node.type}`);
-  }
 }
 
 function methodOf(route: Route, schemas: SchemaSet): DiscoveryMethod {

@@ -1,7 +1,7 @@
 // The human-readable page `documentationLink` points to, rendered from the discovery document itself
 // so it always matches what clients are told: every method with its HTTP call and parameters, and
 // every schema with its fields.
-import type { DiscoverySchema, RestDescription } from "./document.js";
+import type { DiscoverySchema, RestDescription } from "./format.js";
 
 function escape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

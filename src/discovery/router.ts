@@ -12,14 +12,8 @@ import { RestError } from "../rest/errors.js";
 import type { Route } from "../rest/route.js";
 import { SCOPE_DESCRIPTIONS } from "../rest/routes.js";
 import { COMMON_PARAMETERS, renderJson, SYSTEM_PARAMETER_NAMES } from "../rest/system-parameters.js";
-import {
-  directoryList,
-  DOC_PATH,
-  REST_PATH,
-  restDescription,
-  type DiscoveryEndpoint,
-  type RestDescription,
-} from "./document.js";
+import { directoryList, DOC_PATH, REST_PATH, restDescription } from "./document.js";
+import type { DiscoveryEndpoint, RestDescription } from "./format.js";
 import { icon } from "./icons.js";
 import { documentationPage } from "./page.js";
 

@@ -3,7 +3,8 @@
 import { stringify } from "yaml";
 import { instanceGroupManagerResource } from "../api/instance-group-manager.js";
 import { Operation } from "../api/operation.js";
-import { InstanceGroupManagerResizeRequest, resizeRequestResource } from "../api/resize-request.js";
+import { resizeRequestResource } from "../api/resize-request.js";
+import { InstanceGroupManagerResizeRequest } from "../api/resize-request-rest.js";
 import { GROUP } from "../api/names.js";
 import { useInstanceGroupManagerPolicy, useInstanceGroupManagerPolicyBinding } from "./admission.js";
 import { crdFor } from "./crd.js";

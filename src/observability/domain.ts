@@ -6,7 +6,8 @@
 import { Counter as PromCounter, Gauge as PromGauge } from "prom-client";
 import { ResizeRequestCondition } from "../api/conditions.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { ResizeRequestState, type ResizeRequest } from "../api/resize-request.js";
+import { ResizeRequestState } from "../api/resize-request-fields.js";
+import type { ResizeRequest } from "../api/resize-request.js";
 import type { PlanEventNotice } from "../controller/execute.js";
 import { resizeEvents } from "../controller/events.js";
 import { IN_PLAY_BY_GROUP } from "../controller/in-play.js";

@@ -2,7 +2,7 @@
 // controller feeds every change of a request through this and stores the result.
 import { operationVerb, type Errors, type Operation, type ResizeRequest } from "../api/index.js";
 import { ErrorCode } from "../api/errors.js";
-import { FINAL_STATES } from "../api/resize-request.js";
+import { FINAL_STATES } from "../api/lifecycle.js";
 import { numericId } from "../api/identity.js";
 import { failed, type OperationPatch } from "./model.js";
 

@@ -4,7 +4,8 @@
 // it again if the cluster refuses the change, so that a retry starts afresh. Cancel and delete follow
 // GCE's rules: cancel only an active request, delete only a finished one.
 import { isFinalState } from "../api/lifecycle.js";
-import type { ResizeRequest, ResizeRequestInsert } from "../api/resize-request.js";
+import type { ResizeRequest } from "../api/resize-request.js";
+import type { ResizeRequestInsert } from "../api/resize-request-rest.js";
 import { INSTANCE_GROUP_MANAGER, REST_KIND, USE_VERB } from "../api/names.js";
 import {
   locationPath,

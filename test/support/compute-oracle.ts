@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { RestDescription } from "../../src/discovery/document.js";
+import type { RestDescription } from "../../src/discovery/format.js";
 
 const MODULE = "google.golang.org/api";
 const GO_MOD = new URL("../goclients/go.mod", import.meta.url);

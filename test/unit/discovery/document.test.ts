@@ -5,13 +5,8 @@
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { pino } from "pino";
-import {
-  directoryList,
-  restDescription,
-  type DiscoveryInput,
-  type DiscoverySchema,
-  type RestDescription,
-} from "../../../src/discovery/document.js";
+import { directoryList, restDescription, type DiscoveryInput } from "../../../src/discovery/document.js";
+import type { DiscoverySchema, RestDescription } from "../../../src/discovery/format.js";
 import type { RestDeps } from "../../../src/rest/deps.js";
 import type { Handler, Route } from "../../../src/rest/route.js";
 import { restRouter } from "../../../src/rest/router.js";
