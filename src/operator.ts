@@ -21,15 +21,10 @@ import {
 } from "./dashboard/index.js";
 import { addOperationsController } from "./operations/controller.js";
 import { addProvisioningController, provisioningRequestsServed } from "./provisioning/setup.js";
-import {
-  planEventMetrics,
-  metricsServer,
-  PromMetrics,
-  redisErrors,
-  redisShortMasters,
-  registerDomainMetrics,
-  restMetrics,
-} from "./observability/index.js";
+import { planEventMetrics, registerDomainMetrics } from "./observability/domain.js";
+import { PromMetrics } from "./observability/metrics.js";
+import { redisErrors, redisShortMasters, restMetrics } from "./observability/rest.js";
+import { metricsServer } from "./observability/server.js";
 import { migrateLegacyKeys } from "./operations/migrate.js";
 import { OperationStore } from "./operations/store.js";
 import { redisClient, type RedisClient } from "./redis/clients.js";

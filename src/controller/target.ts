@@ -6,8 +6,6 @@ import { scaleOf, unstructuredOf, type ApiResource, type Scale } from "../runtim
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { ResourceLocation } from "../runtime/resource-kind.js";
 
-export type { Scale } from "../runtime/builtin-kinds.js";
-
 export interface TargetRef {
   readonly apiVersion: string;
   readonly kind: string;

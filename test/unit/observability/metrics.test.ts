@@ -6,13 +6,9 @@ import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { resizeEvents } from "../../../src/controller/events.js";
 import { REQUEST_INDEXERS } from "../../../src/controller/setup.js";
 import type { RecorderStats } from "../../../src/events/recorder.js";
-import {
-  planEventMetrics,
-  PromMetrics,
-  registerDomainMetrics,
-  restMetrics,
-  routeMatcher,
-} from "../../../src/observability/index.js";
+import { planEventMetrics, registerDomainMetrics } from "../../../src/observability/domain.js";
+import { PromMetrics } from "../../../src/observability/metrics.js";
+import { restMetrics, routeMatcher } from "../../../src/observability/rest.js";
 import { METRIC } from "../../../src/runtime/metrics.js";
 import { Store } from "../../../src/runtime/store.js";
 import { Controller } from "../../../src/runtime/controller.js";
