@@ -24,6 +24,15 @@ function node(name: string, index: number, opts: { ready?: boolean; deleting?: b
   return n;
 }
 
+/** `p` with the status of one ready node written at generation `observedGeneration`. */
+function reported(p: NodePool, observedGeneration: number): NodePool {
+  const name = p.metadata.name ?? "";
+  return {
+    ...p,
+    status: { replicas: 1, readyReplicas: 1, selector: poolSelector("team", name), observedGeneration },
+  };
+}
+
 const foreign = (name: string): V1Node => ({ metadata: { name, labels: { type: "kwok" } } });
 
 interface Row {
@@ -86,34 +95,14 @@ const ROWS: readonly Row[] = [
   },
   {
     what: "nothing to do and an unchanged status writes nothing",
-    pools: [
-      {
-        ...pool("gpu", { replicas: 1 }),
-        status: {
-          replicas: 1,
-          readyReplicas: 1,
-          selector: poolSelector("team", "gpu"),
-          observedGeneration: 1,
-        },
-      },
-    ],
+    pools: [reported(pool("gpu", { replicas: 1 }), 1)],
     nodes: [node("gpu", 0)],
     create: [],
     delete: [],
   },
   {
     what: "a new generation is reported even when the counts are unchanged",
-    pools: [
-      {
-        ...pool("gpu", { replicas: 1 }, { generation: 2 }),
-        status: {
-          replicas: 1,
-          readyReplicas: 1,
-          selector: poolSelector("team", "gpu"),
-          observedGeneration: 1,
-        },
-      },
-    ],
+    pools: [reported(pool("gpu", { replicas: 1 }, { generation: 2 }), 1)],
     nodes: [node("gpu", 0)],
     create: [],
     delete: [],
