@@ -6,7 +6,7 @@ export const resizeEvents = defineEventCatalog({
     type: "Normal",
     reason: "Accepted",
     action: "Admit",
-    when: "A new request passed admission against its group and joined the group's queue (state ACCEPTED).",
+    when: "A new request passed admission against its group and joined the group's queue (state ACCEPTED). Not emitted when the same pass also starts its attempt: ProvisioningStarted then tells both.",
   },
   WaitingForGroup: {
     type: "Warning",
@@ -24,7 +24,7 @@ export const resizeEvents = defineEventCatalog({
     type: "Normal",
     reason: "ProvisioningStarted",
     action: "ScaleUp",
-    when: "The head of the queue starts a provisioning attempt: the scale change is recorded, then applied through /scale.",
+    when: 'The head of the queue starts a provisioning attempt: the scale change is recorded, then applied through /scale. When the request was admitted in the same pass, its note starts with the admission ("Admitted to the queue of group G for N instances. Attempt 1: raising …") and no Accepted event is emitted.',
   },
   Succeeded: {
     type: "Normal",

@@ -52,7 +52,11 @@ export function startAttempt(d: RequestDraft, pass: Pass, turn: Turn, t: number)
   const message = `Attempt ${attempt}: raising ${group.targetKind}/${group.targetName} from ${t} to ${t + k} replicas.`;
   d.phase("provisioning", "Provisioning", message);
   d.finalizer = "add";
-  d.emit(E.ProvisioningStarted, message);
+  // Admitted in this same pass: one Event tells both steps (its note starts with the admission's),
+  // one write less for the API server than an Accepted Event followed by this one.
+  const admitted = d.events.findIndex((e) => e.event === E.Accepted);
+  const [accepted] = admitted >= 0 ? d.events.splice(admitted, 1) : [];
+  d.emit(E.ProvisioningStarted, accepted ? `${accepted.note} ${message}` : message);
   const started = planScale(turn, d.name, t, t + k);
   return wake({ ...started, attemptInFlight: true }, pass.cfg.pollIntervalMs);
 }

@@ -200,7 +200,11 @@ describe("admission of a new request (no status)", () => {
       });
       expect(change?.finalizer).toBe("add");
       expect(plan.scale).toEqual({ request: "a", from: base, replicas: base + k });
-      expect(reasons(plan, "a")).toEqual(["Accepted", "ProvisioningStarted"]);
+      // Admitted and started in one pass: one Event whose note tells both steps.
+      expect(reasons(plan, "a")).toEqual(["ProvisioningStarted"]);
+      expect(plan.events.find((e) => e.request === "a")?.note).toMatch(
+        /^Admitted to the queue of group .+ for \d+ instances\. Attempt 1: raising /,
+      );
       expect(cond(status, RC.Accepted)).toMatchObject({ status: "True" });
       expect(cond(status, RC.Provisioning)).toMatchObject({ status: "True", reason: "Provisioning" });
       expect(cond(status, RC.Queued)).toMatchObject({ status: "False" });

@@ -161,7 +161,7 @@ describe("conflicts end the pass, with nothing after them written", () => {
     expect(await p.run(plan0)).toBe("conflict");
     expect(replicasOf(snapshotOf(p.fake, s0))).toBe(6);
     // The records before the scale landed, so their events are emitted; the group is not written.
-    expect(p.recorder.emitted.map((x) => x.reason)).toEqual(["Succeeded", "Accepted", "ProvisioningStarted"]);
+    expect(p.recorder.emitted.map((x) => x.reason)).toEqual(["Succeeded", "ProvisioningStarted"]);
     expect(p.fake.writes().map(label)).not.toContain("updateStatus instancegroupmanagers pool");
   });
 
