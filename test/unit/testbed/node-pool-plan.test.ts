@@ -26,7 +26,7 @@ function node(name: string, index: number, opts: { ready?: boolean; deleting?: b
 
 /** `p` with the status of one ready node written at generation `observedGeneration`. */
 function reported(p: NodePool, observedGeneration: number): NodePool {
-  const name = p.metadata.name ?? "";
+  const name = p.metadata.name;
   return {
     ...p,
     status: { replicas: 1, readyReplicas: 1, selector: poolSelector("team", name), observedGeneration },
