@@ -71,7 +71,8 @@ async function bindFinalizerPolicy(http: KubeHttp, ns: string): Promise<() => Pr
   await http.request("POST", BINDINGS, {
     body: { ...binding, spec: { ...binding.spec, matchResources: { namespaceSelector: selector } } },
   });
-  for (const started = Date.now(); Date.now() - started < 60_000; await sleep(250)) {
+  const started = Date.now();
+  while (Date.now() - started < 60_000) {
     const probe = (await http.request("POST", `${rrPath(ns)}?dryRun=All`, {
       body: {
         apiVersion: "compute.resize-operator.dev/v1",
@@ -81,6 +82,7 @@ async function bindFinalizerPolicy(http: KubeHttp, ns: string): Promise<() => Pr
       },
     })) as ResizeRequest;
     if (probe.metadata.finalizers?.includes(FINALIZER)) return remove;
+    await sleep(250);
   }
   throw new Error("the finalizer policy did not take effect within 60 s");
 }
@@ -173,7 +175,7 @@ export async function throughput(cli: string, profileDir?: string): Promise<void
 
   const withPolicy = process.env.BENCH_FINALIZER_POLICY !== "0";
   log(`throughput: operator fixture (finalizer policy ${withPolicy ? "bound" : "absent"})`);
-  let unbind = async (): Promise<void> => undefined;
+  let unbind = (): Promise<void> => Promise.resolve();
   const f = await fixture(http, "bench-tp", async (ns) => {
     if (withPolicy) unbind = await bindFinalizerPolicy(http, ns);
   });
