@@ -8,6 +8,18 @@ export const USE_POLICY_NAME = `${RESIZE_REQUEST.plural}-use-${INSTANCE_GROUP_MA
 
 const target = "object.spec.instanceGroupManager";
 
+/** What both admission policies (the `use` check and the finalizer) match: a ResizeRequest's create. */
+export const RESIZE_REQUEST_CREATES = {
+  resourceRules: [
+    {
+      apiGroups: [GROUP],
+      apiVersions: [VERSION],
+      operations: ["CREATE"],
+      resources: [RESIZE_REQUEST.plural],
+    },
+  ],
+};
+
 export function useInstanceGroupManagerPolicy() {
   return {
     apiVersion: "admissionregistration.k8s.io/v1",
@@ -15,16 +27,7 @@ export function useInstanceGroupManagerPolicy() {
     metadata: { name: USE_POLICY_NAME, labels: PART_OF_LABELS },
     spec: {
       failurePolicy: "Fail",
-      matchConstraints: {
-        resourceRules: [
-          {
-            apiGroups: [GROUP],
-            apiVersions: [VERSION],
-            operations: ["CREATE"],
-            resources: [RESIZE_REQUEST.plural],
-          },
-        ],
-      },
+      matchConstraints: RESIZE_REQUEST_CREATES,
       validations: [
         {
           expression: `authorizer.group('${GROUP}').resource('${INSTANCE_GROUP_MANAGER.plural}').namespace(object.metadata.namespace).name(${target}).check('${USE_VERB}').allowed()`,

@@ -3,7 +3,8 @@
 // controller still adds it itself where the policy is absent (clusters before Kubernetes 1.36, the
 // policy turned off, a request created before it was installed): observe.ts reads the finalizer from
 // the object, wherever it came from.
-import { FINALIZER, GROUP, RESIZE_REQUEST, VERSION } from "../api/names.js";
+import { FINALIZER, GROUP, RESIZE_REQUEST } from "../api/names.js";
+import { RESIZE_REQUEST_CREATES } from "./admission.js";
 import { PART_OF_LABELS } from "./crd.js";
 
 export const FINALIZER_POLICY_NAME = `${RESIZE_REQUEST.plural}-finalizer.${GROUP}`;
@@ -25,16 +26,7 @@ export function finalizerPolicy() {
       // A set union (server-side apply semantics on metadata.finalizers): applying it again changes
       // nothing, and no other policy removes it, so there is nothing to re-run.
       reinvocationPolicy: "Never",
-      matchConstraints: {
-        resourceRules: [
-          {
-            apiGroups: [GROUP],
-            apiVersions: [VERSION],
-            operations: ["CREATE"],
-            resources: [RESIZE_REQUEST.plural],
-          },
-        ],
-      },
+      matchConstraints: RESIZE_REQUEST_CREATES,
       mutations: [
         {
           patchType: "ApplyConfiguration",

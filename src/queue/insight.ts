@@ -17,7 +17,6 @@ export interface TargetCounts {
   readonly replicas: number;
   readonly readyReplicas: number;
 }
-
 export interface QueueInput {
   /** The group; undefined when it does not exist. */
   readonly group: InstanceGroupManager | undefined;
