@@ -4,18 +4,11 @@
 // replicas equal exactly what its requests imply. Soak: repeated until SOAK_MINUTES are over.
 import { setTimeout as sleep } from "node:timers/promises";
 import { startComponent, stopComponent } from "../../testbed/components.js";
-import { installApi } from "../integration/api/install.js";
-import { createTestNamespace, eventually } from "../support/kube.js";
-import { startOperator, stopAll, type OperatorProcess } from "../support/operator.js";
-import {
-  report,
-  seededRandom,
-  settleAndCheck,
-  SOAK,
-  soakDeadline,
-  soakTimeout,
-} from "../support/reliability.js";
-import { cancelRequest, createGroup, createRequest, createWorkers, getRequest } from "../support/resize.js";
+import { eventually } from "../support/kube.js";
+import { startOperator } from "../support/operator.js";
+import { reliabilitySuite } from "../support/reliability-suite.js";
+import { seededRandom, settleAndCheck } from "../support/reliability.js";
+import { cancelRequest, createRequest, getRequest } from "../support/resize.js";
 
 const GROUPS = 5;
 const BEFORE = 25;
@@ -24,16 +17,7 @@ const DOWN_MS = 4_000;
 
 const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
 const random = seededRandom(seed);
-const operators: OperatorProcess[] = [];
-const namespaces: { remove: () => Promise<void> }[] = [];
-
-beforeAll(async () => {
-  await installApi();
-});
-afterAll(async () => {
-  await stopAll(operators);
-  await Promise.all(namespaces.map((ns) => ns.remove()));
-}, 240_000);
+const suite = reliabilitySuite({ timeoutMs: 240_000 });
 
 /** Creates a request, retrying while the restarted API server installs its paths. */
 async function createRetrying(namespace: string, name: string, spec: Record<string, unknown>): Promise<void> {
@@ -52,17 +36,10 @@ async function round(index: number): Promise<{ ms: number; downMs: number; recov
   const dir = process.env.TESTBED_DIR;
   if (!dir) throw new Error("TESTBED_DIR is set by the global setup");
   const started = Date.now();
-  const ns = await createTestNamespace(`rel-apiserver-${index}`);
-  namespaces.push(ns);
-  const groups = Array.from({ length: GROUPS }, (_, g) => `g${g}`);
-  await Promise.all(
-    groups.map(async (g) => {
-      await createWorkers(ns.name, g, 0);
-      await createGroup(ns.name, g, {});
-    }),
-  );
+  const ns = await suite.namespace(`rel-apiserver-${index}`, GROUPS);
+  const { groups } = ns;
   const op = startOperator({ namespace: ns.name, name: `apiserver-${index}`, args: ["--concurrency=5"] });
-  operators.push(op);
+  suite.track(op);
   const spec = (i: number) => ({
     instanceGroupManager: groups[i % GROUPS],
     resizeBy: 1 + Math.floor(random() * 2),
@@ -93,17 +70,8 @@ async function round(index: number): Promise<{ ms: number; downMs: number; recov
   return { ms: Date.now() - started, downMs: DOWN_MS, recoveredMs };
 }
 
-test(
+suite.soak(
   `a kube-apiserver restart mid-run loses no update (seed ${seed})`,
-  async () => {
-    const deadline = soakDeadline();
-    let rounds = 0;
-    do {
-      const result = await round(rounds);
-      rounds++;
-      report("apiserver", { round: rounds, seed, requests: BEFORE + AFTER, ...result });
-      if (SOAK) await Promise.all(namespaces.splice(0).map((ns) => ns.remove()));
-    } while (Date.now() < deadline);
-  },
-  soakTimeout(240_000),
+  { name: "apiserver", boundedMs: 240_000, fixed: { seed, requests: BEFORE + AFTER } },
+  round,
 );

@@ -4,19 +4,11 @@
 // and each target's replicas equal exactly what its requests imply. Soak: rounds repeat until
 // SOAK_MINUTES are over.
 import { setTimeout as sleep } from "node:timers/promises";
-import { installApi } from "../integration/api/install.js";
-import { createTestNamespace } from "../support/kube.js";
-import { startOperator, stopAll, type OperatorProcess } from "../support/operator.js";
-import {
-  report,
-  seededRandom,
-  settleAndCheck,
-  SOAK,
-  soakDeadline,
-  soakTimeout,
-} from "../support/reliability.js";
 import { isFinalState } from "../support/invariants.js";
-import { cancelRequest, createGroup, createRequest, createWorkers, listRequests } from "../support/resize.js";
+import { startOperator } from "../support/operator.js";
+import { reliabilitySuite } from "../support/reliability-suite.js";
+import { report, seededRandom, settleAndCheck } from "../support/reliability.js";
+import { cancelRequest, createRequest, listRequests } from "../support/resize.js";
 
 const KILLS = 20;
 const GROUPS = 10;
@@ -25,30 +17,12 @@ const OPERATOR_ARGS = ["--concurrency=10"];
 
 const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
 const random = seededRandom(seed);
-const operators: OperatorProcess[] = [];
-const namespaces: { remove: () => Promise<void> }[] = [];
+const suite = reliabilitySuite();
 
-beforeAll(async () => {
-  await installApi();
-});
-afterAll(async () => {
-  await stopAll(operators);
-  await Promise.all(namespaces.map((ns) => ns.remove()));
-});
-
-async function round(
-  index: number,
-): Promise<{ ms: number; killsInFlight: number; succeeded: number; cancelled: number }> {
+async function round(index: number): Promise<Record<string, number>> {
   const started = Date.now();
-  const ns = await createTestNamespace(`rel-crash-${index}`);
-  namespaces.push(ns);
-  const groups = Array.from({ length: GROUPS }, (_, g) => `g${g}`);
-  await Promise.all(
-    groups.map(async (g) => {
-      await createWorkers(ns.name, g, 0);
-      await createGroup(ns.name, g, {});
-    }),
-  );
+  const ns = await suite.namespace(`rel-crash-${index}`, GROUPS);
+  const { groups } = ns;
   // 50 requests at once, before and while the operator runs.
   const names = Array.from({ length: CONCURRENT }, (_, i) => `r${String(i).padStart(2, "0")}`);
   await Promise.all(
@@ -63,8 +37,9 @@ async function round(
   const cancelled = new Set<string>();
   let killsInFlight = 0;
   for (let kill = 0; kill < KILLS; kill++) {
-    const op = startOperator({ namespace: ns.name, name: `crash-${index}-${kill}`, args: OPERATOR_ARGS });
-    operators.push(op);
+    const op = suite.track(
+      startOperator({ namespace: ns.name, name: `crash-${index}-${kill}`, args: OPERATOR_ARGS }),
+    );
     await sleep(500 + random() * 2500);
     if (random() < 0.3) {
       const victim = names[Math.floor(random() * names.length)] ?? "r00";
@@ -77,8 +52,9 @@ async function round(
     // A kill counts as mid-flight when some request was not final at that moment.
     if (!(await listRequests(ns.name)).every(isFinalState)) killsInFlight++;
   }
-  const survivor = startOperator({ namespace: ns.name, name: `crash-${index}-final`, args: OPERATOR_ARGS });
-  operators.push(survivor);
+  const survivor = suite.track(
+    startOperator({ namespace: ns.name, name: `crash-${index}-final`, args: OPERATOR_ARGS }),
+  );
   const { requests } = await settleAndCheck(ns.name, groups, CONCURRENT, 120_000);
   for (const rr of requests) {
     const name = rr.metadata.name ?? "";
@@ -96,18 +72,15 @@ async function round(
   };
 }
 
-test(
+suite.soak(
   `SIGKILL ${KILLS}× during ${CONCURRENT} concurrent requests: right final states, replicas exactly implied (seed ${seed})`,
-  async () => {
-    const deadline = soakDeadline();
-    let rounds = 0;
-    do {
-      const result = await round(rounds);
-      rounds++;
-      report("crash", { round: rounds, seed, kills: KILLS, requests: CONCURRENT, ...result });
-      if (SOAK) await Promise.all(namespaces.splice(0).map((ns) => ns.remove()));
-    } while (Date.now() < deadline);
-    report("crash total", { rounds, kills: rounds * KILLS, requests: rounds * CONCURRENT });
+  {
+    name: "crash",
+    boundedMs: 300_000,
+    fixed: { seed, kills: KILLS, requests: CONCURRENT },
+    after: (rounds) => {
+      report("crash total", { rounds, kills: rounds * KILLS, requests: rounds * CONCURRENT });
+    },
   },
-  soakTimeout(300_000),
+  round,
 );

@@ -5,18 +5,11 @@
 // (4 s / 3 s / 1 s) to keep the bounded run short. Soak: repeated until SOAK_MINUTES are over.
 import * as k8s from "@kubernetes/client-node";
 import { setTimeout as sleep } from "node:timers/promises";
-import { installApi } from "../integration/api/install.js";
-import { createTestNamespace, eventually, kubeConfig } from "../support/kube.js";
-import { startOperator, stopAll, type OperatorProcess } from "../support/operator.js";
-import {
-  report,
-  seededRandom,
-  settleAndCheck,
-  SOAK,
-  soakDeadline,
-  soakTimeout,
-} from "../support/reliability.js";
-import { createGroup, createRequest, createWorkers } from "../support/resize.js";
+import { eventually, kubeConfig } from "../support/kube.js";
+import { startOperator, stopAll } from "../support/operator.js";
+import { reliabilitySuite } from "../support/reliability-suite.js";
+import { seededRandom, settleAndCheck } from "../support/reliability.js";
+import { createRequest } from "../support/resize.js";
 
 const REPLICAS = 3;
 const LEADER_KILLS = 2;
@@ -28,16 +21,7 @@ const ARGS = ["--lease-duration=4s", "--renew-deadline=3s", "--retry-period=1s",
 const coordination = kubeConfig().makeApiClient(k8s.CoordinationV1Api);
 const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
 const random = seededRandom(seed);
-const operators: OperatorProcess[] = [];
-const namespaces: { remove: () => Promise<void> }[] = [];
-
-beforeAll(async () => {
-  await installApi();
-});
-afterAll(async () => {
-  await stopAll(operators);
-  await Promise.all(namespaces.map((ns) => ns.remove()));
-});
+const suite = reliabilitySuite();
 
 async function lease(namespace: string): Promise<k8s.V1Lease | undefined> {
   try {
@@ -49,15 +33,8 @@ async function lease(namespace: string): Promise<k8s.V1Lease | undefined> {
 
 async function round(index: number): Promise<Record<string, number>> {
   const started = Date.now();
-  const ns = await createTestNamespace(`rel-failover-${index}`);
-  namespaces.push(ns);
-  const groups = Array.from({ length: GROUPS }, (_, g) => `g${g}`);
-  await Promise.all(
-    groups.map(async (g) => {
-      await createWorkers(ns.name, g, 0);
-      await createGroup(ns.name, g, {});
-    }),
-  );
+  const ns = await suite.namespace(`rel-failover-${index}`, GROUPS);
+  const { groups } = ns;
   let replicaCount = 0;
   const replica = () => {
     const op = startOperator({
@@ -66,7 +43,7 @@ async function round(index: number): Promise<Record<string, number>> {
       leaderElect: true,
       args: ARGS,
     });
-    operators.push(op);
+    suite.track(op);
     return op;
   };
   const live = Array.from({ length: REPLICAS }, replica);
@@ -110,17 +87,8 @@ async function round(index: number): Promise<Record<string, number>> {
   return { ms: Date.now() - started, maxTakeoverMs: Math.max(...takeovers) };
 }
 
-test(
+suite.soak(
   `leader failover under load with ${REPLICAS} replicas: takeover, right final states, replicas exactly implied (seed ${seed})`,
-  async () => {
-    const deadline = soakDeadline();
-    let rounds = 0;
-    do {
-      const result = await round(rounds);
-      rounds++;
-      report("failover", { round: rounds, seed, replicas: REPLICAS, leaderKills: LEADER_KILLS, ...result });
-      if (SOAK) await Promise.all(namespaces.splice(0).map((ns) => ns.remove()));
-    } while (Date.now() < deadline);
-  },
-  soakTimeout(240_000),
+  { name: "failover", boundedMs: 240_000, fixed: { seed, replicas: REPLICAS, leaderKills: LEADER_KILLS } },
+  round,
 );

@@ -5,18 +5,10 @@
 // 200 worker pods. Every request reaches its final state, every target's replicas equal what its
 // requests imply, every request has exactly one DONE insert Operation, and the operator's resident
 // memory stays bounded (sampled every 500 ms, reported). Soak: repeated until SOAK_MINUTES are over.
-import { installApi } from "../integration/api/install.js";
-import { createTestNamespace, eventually } from "../support/kube.js";
-import { stopAll, type OperatorProcess } from "../support/operator.js";
-import {
-  report,
-  sampleMemory,
-  settleAndCheck,
-  SOAK,
-  soakDeadline,
-  soakTimeout,
-} from "../support/reliability.js";
-import { cancelRequest, createGroup, createRequest, createWorkers } from "../support/resize.js";
+import { eventually } from "../support/kube.js";
+import { reliabilitySuite } from "../support/reliability-suite.js";
+import { report, sampleMemory, settleAndCheck } from "../support/reliability.js";
+import { cancelRequest, createRequest } from "../support/resize.js";
 import { call, fullAccess, serviceAccountToken, startRestOperator } from "../support/rest.js";
 
 const GROUPS = 50;
@@ -25,16 +17,7 @@ const MAX_SIZE = 4;
 const MEMORY_LIMIT_MIB = 512;
 const IN_FLIGHT = 25;
 
-const operators: OperatorProcess[] = [];
-const namespaces: { remove: () => Promise<void> }[] = [];
-
-beforeAll(async () => {
-  await installApi();
-});
-afterAll(async () => {
-  await stopAll(operators);
-  await Promise.all(namespaces.map((ns) => ns.remove()));
-});
+const suite = reliabilitySuite();
 
 type Kind = "provision" | "release" | "quota" | "cancel-at-create" | "cancel-queued";
 const PLAN: readonly Kind[] = [
@@ -60,16 +43,11 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
 
 async function round(index: number): Promise<Record<string, number>> {
   const started = Date.now();
-  const ns = await createTestNamespace(`rel-load-${index}`);
-  namespaces.push(ns);
-  const groups = Array.from({ length: GROUPS }, (_, g) => `g${g}`);
-  await pool(groups, 10, async (g) => {
-    await createWorkers(ns.name, g, 0);
-    await createGroup(ns.name, g, { maxSize: MAX_SIZE });
-  });
+  const ns = await suite.namespace(`rel-load-${index}`, GROUPS, { maxSize: MAX_SIZE });
+  const { groups } = ns;
   const token = await serviceAccountToken(ns.name, "reader", fullAccess());
   const rest = await startRestOperator(ns.name, process.env.REDIS_URL ?? "", ["--concurrency=16"]);
-  operators.push(rest.process);
+  suite.track(rest.process);
   const memory = sampleMemory(rest.process.child.pid);
 
   const requests = groups.flatMap((g) =>
@@ -152,17 +130,8 @@ async function round(index: number): Promise<Record<string, number>> {
   };
 }
 
-test(
+suite.soak(
   `${GROUPS * PER_GROUP} requests across ${GROUPS} groups reach final states; nothing lost; memory bounded`,
-  async () => {
-    const deadline = soakDeadline();
-    let rounds = 0;
-    do {
-      const result = await round(rounds);
-      rounds++;
-      report("load", { round: rounds, requests: GROUPS * PER_GROUP, groups: GROUPS, ...result });
-      if (SOAK) await Promise.all(namespaces.splice(0).map((ns) => ns.remove()));
-    } while (Date.now() < deadline);
-  },
-  soakTimeout(480_000),
+  { name: "load", boundedMs: 480_000, fixed: { requests: GROUPS * PER_GROUP, groups: GROUPS } },
+  round,
 );

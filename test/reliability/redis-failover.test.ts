@@ -18,10 +18,7 @@ import {
   type SentinelSet,
 } from "../../testbed/redis-topologies.js";
 import { waitFor } from "../../testbed/processes.js";
-import { installApi } from "../integration/api/install.js";
-import { createTestNamespace } from "../support/kube.js";
-import { stopAll, type OperatorProcess } from "../support/operator.js";
-import { report, SOAK, soakDeadline, soakTimeout } from "../support/reliability.js";
+import { reliabilitySuite } from "../support/reliability-suite.js";
 import { createGroup, listRequests } from "../support/resize.js";
 import { call, fullAccess, googleError, serviceAccountToken, startRestOperator } from "../support/rest.js";
 
@@ -49,19 +46,9 @@ interface Topology {
   whole(): Promise<void>;
 }
 
-const operators: OperatorProcess[] = [];
-const namespaces: { remove: () => Promise<void> }[] = [];
 let sentinel: SentinelSet | undefined;
 let cluster: RedisClusterSet | undefined;
-
-beforeAll(async () => {
-  await installApi();
-});
-afterAll(async () => {
-  await stopAll(operators);
-  await Promise.all([sentinel?.stop(), cluster?.stop()]);
-  await Promise.all(namespaces.map((ns) => ns.remove()));
-});
+const suite = reliabilitySuite({ teardown: () => Promise.all([sentinel?.stop(), cluster?.stop()]) });
 
 function sentinelTopology(set: SentinelSet): Topology {
   return {
@@ -110,17 +97,16 @@ interface Attempt {
 }
 
 async function round(kind: string, topology: Topology, index: number): Promise<Record<string, number>> {
-  const ns = await createTestNamespace(`rel-${kind}-${index}`);
-  namespaces.push(ns);
   // Groups whose targets do not exist: every request is recorded and then fails its admission, which
   // is all this test needs (Operations and requests) without scaling 200 pods.
+  const ns = await suite.namespace(`rel-${kind}-${index}`);
   const groups = Array.from({ length: GROUPS }, (_, g) => `g${g}`);
   await Promise.all(groups.map((g) => createGroup(ns.name, g, {})));
   const token = await serviceAccountToken(ns.name, "client", fullAccess());
   const replicas = await Promise.all(
     ["a", "b"].map(() => startRestOperator(ns.name, topology.flags, ["--leader-elect=true"])),
   );
-  operators.push(...replicas.map((r) => r.process));
+  for (const r of replicas) suite.track(r.process);
 
   const attempts: Attempt[] = [];
   const acknowledged = new Map<string, { name: string; operation: string }>();
@@ -234,37 +220,22 @@ async function round(kind: string, topology: Topology, index: number): Promise<R
   };
 }
 
-async function soak(kind: string, topology: () => Topology): Promise<void> {
-  const deadline = soakDeadline();
-  let rounds = 0;
-  do {
-    const result = await round(kind, topology(), rounds);
-    rounds++;
-    report(`redis-${kind}-failover`, { round: rounds, ...result });
-    if (SOAK) await Promise.all(namespaces.splice(0).map((ns) => ns.remove()));
-  } while (Date.now() < deadline);
-}
+const dir = (name: string): string => path.join(process.env.TESTBED_DIR ?? "", `${name}-${Date.now()}`);
 
-test(
+suite.soak(
   "Sentinel: the master is killed under REST inserts; no acknowledged Operation lost, none duplicated",
-  async () => {
-    sentinel = await startSentinelSet(
-      path.join(process.env.TESTBED_DIR ?? "", `failover-sentinel-${Date.now()}`),
-    );
-    const set = sentinel;
-    await soak("sentinel", () => sentinelTopology(set));
+  { name: "redis-sentinel-failover", boundedMs: 240_000 },
+  async (index) => {
+    sentinel ??= await startSentinelSet(dir("failover-sentinel"));
+    return round("sentinel", sentinelTopology(sentinel), index);
   },
-  soakTimeout(240_000),
 );
 
-test(
+suite.soak(
   "Cluster: the project's master is killed under REST inserts; no acknowledged Operation lost, none duplicated",
-  async () => {
-    cluster = await startRedisCluster(
-      path.join(process.env.TESTBED_DIR ?? "", `failover-cluster-${Date.now()}`),
-    );
-    const set = cluster;
-    await soak("cluster", () => clusterTopology(set));
+  { name: "redis-cluster-failover", boundedMs: 240_000 },
+  async (index) => {
+    cluster ??= await startRedisCluster(dir("failover-cluster"));
+    return round("cluster", clusterTopology(cluster), index);
   },
-  soakTimeout(240_000),
 );

@@ -7,18 +7,10 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startRedis, stopRedis, type RedisServer } from "../../testbed/redis.js";
-import { installApi } from "../integration/api/install.js";
-import { createTestNamespace, eventually } from "../support/kube.js";
-import { stopAll, type OperatorProcess } from "../support/operator.js";
-import {
-  report,
-  seededRandom,
-  settleAndCheck,
-  SOAK,
-  soakDeadline,
-  soakTimeout,
-} from "../support/reliability.js";
-import { createGroup, createRequest, createWorkers } from "../support/resize.js";
+import { eventually } from "../support/kube.js";
+import { reliabilitySuite } from "../support/reliability-suite.js";
+import { seededRandom, settleAndCheck } from "../support/reliability.js";
+import { createRequest } from "../support/resize.js";
 import {
   call,
   fullAccess,
@@ -43,17 +35,9 @@ interface Operation {
 
 const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
 const random = seededRandom(seed);
-const operators: OperatorProcess[] = [];
 const servers: RedisServer[] = [];
-const namespaces: { remove: () => Promise<void> }[] = [];
-
-beforeAll(async () => {
-  await installApi();
-});
-afterAll(async () => {
-  await stopAll(operators);
-  await Promise.all(servers.map((s) => stopRedis(s)));
-  await Promise.all(namespaces.map((ns) => ns.remove()));
+const suite = reliabilitySuite({
+  teardown: () => Promise.all(servers.map((s) => stopRedis(s))),
 });
 
 function expect503(reply: RawReply): void {
@@ -65,21 +49,14 @@ function expect503(reply: RawReply): void {
 
 async function round(index: number): Promise<Record<string, number>> {
   const started = Date.now();
-  const ns = await createTestNamespace(`rel-redis-${index}`);
-  namespaces.push(ns);
-  const groups = Array.from({ length: GROUPS }, (_, g) => `g${g}`);
-  await Promise.all(
-    groups.map(async (g) => {
-      await createWorkers(ns.name, g, 0);
-      await createGroup(ns.name, g, {});
-    }),
-  );
+  const ns = await suite.namespace(`rel-redis-${index}`, GROUPS);
+  const { groups } = ns;
   const token = await serviceAccountToken(ns.name, "client", fullAccess());
   const dir = path.join(process.env.TESTBED_DIR ?? "", `redis-${ns.name}`);
   let redis = await startRedis({ dir, appendOnly: true });
   servers.push(redis);
   const rest = await startRestOperator(ns.name, redis.url, ["--concurrency=5"]);
-  operators.push(rest.process);
+  suite.track(rest.process);
   const zone = `${rest.baseUrl}/compute/v1/projects/${ns.name}/zones/${ZONE}`;
   const insertUrl = (group: string, requestId: string) =>
     `${zone}/instanceGroupManagers/${group}/resizeRequests?requestId=${requestId}`;
@@ -161,17 +138,8 @@ async function round(index: number): Promise<Record<string, number>> {
   return { ms: Date.now() - started, outageMs, operations: ops.length };
 }
 
-test(
+suite.soak(
   `a Redis restart (AOF) loses no Operation; REST is 503 during the outage and recovers (seed ${seed})`,
-  async () => {
-    const deadline = soakDeadline();
-    let rounds = 0;
-    do {
-      const result = await round(rounds);
-      rounds++;
-      report("redis", { round: rounds, seed, requests: BEFORE + DURING, ...result });
-      if (SOAK) await Promise.all(namespaces.splice(0).map((ns) => ns.remove()));
-    } while (Date.now() < deadline);
-  },
-  soakTimeout(240_000),
+  { name: "redis", boundedMs: 240_000, fixed: { seed, requests: BEFORE + DURING } },
+  round,
 );

@@ -126,7 +126,8 @@ export function sampleMemory(pid: number | undefined, everyMs = 500): { stop: ()
     if (mib !== undefined) samples.push(mib);
   };
   take();
-  const timer = setInterval(take, everyMs);
+  // Unreferenced: a test that fails before `stop()` must not keep jest from exiting.
+  const timer = setInterval(take, everyMs).unref();
   return {
     stop: () => {
       clearInterval(timer);
