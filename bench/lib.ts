@@ -81,6 +81,24 @@ export async function retrying<T>(what: string, call: () => Promise<T>): Promise
   }
 }
 
+/**
+ * A create, retried like `retrying`: a create whose answer was lost (a reset, a 504) may have happened,
+ * so its 409 AlreadyExists on a retry means done.
+ */
+export async function creating(what: string, call: () => Promise<unknown>): Promise<void> {
+  let tried = false;
+  await retrying(what, async () => {
+    try {
+      await call();
+    } catch (err) {
+      if (tried && err instanceof ApiError && err.status === 409) return;
+      throw err;
+    } finally {
+      tried = true;
+    }
+  });
+}
+
 export const BENCH_GROUP = "bench.resize-operator.dev";
 export const WORKLOAD_API = `${BENCH_GROUP}/v1`;
 
@@ -184,12 +202,12 @@ export async function createGroupWithTarget(
   name: string,
   spec: Record<string, unknown> = {},
 ): Promise<void> {
-  await retrying(`workload ${name}`, () =>
+  await creating(`workload ${name}`, () =>
     http.request("POST", workloadPath(ns), {
       body: { apiVersion: WORKLOAD_API, kind: "Workload", metadata: { name }, spec: { replicas: 0 } },
     }),
   );
-  await retrying(`group ${name}`, () =>
+  await creating(`group ${name}`, () =>
     http.request("POST", igmPath(ns), {
       body: {
         apiVersion: "compute.resize-operator.dev/v1",
@@ -208,7 +226,7 @@ export async function createGroupWithTarget(
 }
 
 export async function createRequest(http: KubeHttp, ns: string, name: string, group: string): Promise<void> {
-  await retrying(`request ${name}`, () =>
+  await creating(`request ${name}`, () =>
     http.request("POST", rrPath(ns), {
       body: {
         apiVersion: "compute.resize-operator.dev/v1",
