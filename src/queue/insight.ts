@@ -2,15 +2,18 @@
 // waits for and when it is expected to be provisioned, derived on read from the objects and never
 // stored (storing it would rewrite every request behind the head whenever the queue moves).
 //
-// The rules replay those of the decision (src/controller/decide/) exactly: FIFO order (`fifo`), only
-// the head may start an attempt, one attempt per group at a time, the head waits while
-// replicas + size > maxSize (minSize plays no part) and until its backoff passes, a release lowers the
-// replicas by the request's size but never below minSize, and a release waits while an attempt runs.
+// The rules are not restated here: the size of a request, FIFO order, whether the head may start (room
+// under maxSize, its backoff, one change of the group at a time) and the release floor at minSize are
+// imported from rules.ts, the module the decision (src/controller/decide/) imports them from too; the
+// replay of the time ahead is replay.ts. test/unit/queue/rules.property.test.ts and
+// test/unit/queue/replay.test.ts hold the model to the decision.
 import { durationToMillis, parseKubeDuration } from "../api/duration.js";
 import { ErrorCode } from "../api/errors.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { fifo, isFinalState } from "../api/lifecycle.js";
+import { isFinalState } from "../api/lifecycle.js";
 import type { ProvisioningPhase, ResizeRequest } from "../api/resize-request.js";
+import { replay, type PendingRelease, type Replayed } from "./replay.js";
+import { fifo, headHold, nextAttemptAt, queueDeadlineOf, roomUnder, sizeOf } from "./rules.js";
 
 /** The target's replicas as its /scale (or the group's status) reports them. */
 export interface TargetCounts {
@@ -129,8 +132,6 @@ export const HISTORY_SIZE = 20;
 
 const ms = (timestamp: string | undefined): number => (timestamp === undefined ? NaN : Date.parse(timestamp));
 
-export const sizeOf = (r: ResizeRequest): number => r.spec.resizeBy ?? r.spec.instances?.length ?? 0;
-
 const entry = (r: ResizeRequest): { creationTimestamp: string; name: string } => ({
   creationTimestamp: r.metadata.creationTimestamp ?? "",
   name: r.metadata.name ?? "",
@@ -160,66 +161,6 @@ export function attemptHistory(requests: readonly ResizeRequest[]): AttemptHisto
   return { samples: recent.length, attemptDurationMs: median, successRate: recent.length / attempts };
 }
 
-/** A moment when capacity frees: a SUCCEEDED request's run duration ends, or an expected one's. */
-interface PendingRelease {
-  readonly time: number;
-  readonly size: number;
-  readonly request: string;
-}
-
-/** The replay's verdict on one request. */
-type Replayed = { readonly start: number; readonly time: number; readonly approximate: boolean } | string;
-
-/**
- * Replays the queue: each request in FIFO order starts when the previous attempt has ended, its backoff
- * has passed and (under maxSize) the releases due by then leave room for it; its attempt takes
- * `duration`. Returns one verdict per queued request, in order; a reason string once nothing is known.
- */
-function replay(args: {
-  readonly queue: readonly ResizeRequest[];
-  readonly group: InstanceGroupManager;
-  readonly replicas: number;
-  readonly releases: readonly PendingRelease[];
-  readonly busyUntil: number;
-  readonly duration: number;
-  readonly approximate: boolean;
-}): Replayed[] {
-  const { maxSize, minSize } = args.group.spec;
-  const releases = [...args.releases];
-  let replicas = args.replicas;
-  let free = args.busyUntil;
-  let unknown: string | undefined;
-  /** Applies, in time order, the releases due by `time`. */
-  const releaseUntil = (time: number): void => {
-    releases.sort((a, b) => a.time - b.time);
-    while ((releases[0]?.time ?? Infinity) <= time) {
-      const r = releases.shift();
-      if (r) replicas = Math.max(minSize, replicas - r.size);
-    }
-  };
-  return args.queue.map((request): Replayed => {
-    if (unknown !== undefined) return unknown;
-    const k = sizeOf(request);
-    let start = Math.max(free, ms(request.status?.nextAttemptTime) || 0);
-    releaseUntil(start);
-    while (maxSize !== undefined && replicas + k > maxSize) {
-      const next = releases[0];
-      if (!next) {
-        unknown = `capacity is held by replicas no scheduled release frees (${replicas} of maxSize ${maxSize}, ${request.metadata.name ?? ""} needs ${k})`;
-        return unknown;
-      }
-      start = Math.max(start, next.time);
-      releaseUntil(start);
-    }
-    replicas += k;
-    free = start + args.duration;
-    const run = request.spec.requestedRunDuration;
-    if (run)
-      releases.push({ time: free + durationToMillis(run), size: k, request: request.metadata.name ?? "" });
-    return { start, time: free, approximate: args.approximate };
-  });
-}
-
 /** The held releases, then each request with a known ETA and a run duration at its end plus the run. */
 function expectedReleases(
   held: readonly PendingRelease[],
@@ -245,10 +186,11 @@ function lastAttemptUnschedulable(r: ResizeRequest): string | undefined {
 }
 
 /** Its creation plus its own maxQueueDuration, else its group's (the decision's rule); undefined if none. */
-function queueDeadlineOf(r: ResizeRequest, group: InstanceGroupManager | undefined): number | undefined {
-  const setting = r.spec.maxQueueDuration ?? group?.spec.maxQueueDuration;
-  const duration = setting === undefined ? undefined : parseKubeDuration(setting);
-  return duration === undefined ? undefined : ms(r.metadata.creationTimestamp) + duration;
+function queueDeadline(r: ResizeRequest, group: InstanceGroupManager | undefined): number | undefined {
+  const duration = (setting: string | undefined): number | undefined =>
+    setting === undefined ? undefined : parseKubeDuration(setting);
+  const own = duration(r.spec.maxQueueDuration);
+  return queueDeadlineOf(ms(r.metadata.creationTimestamp), own, duration(group?.spec.maxQueueDuration))?.atMs;
 }
 
 /** The queue of one group at `now`: position, what each waiting request waits for, and its ETA. */
@@ -263,7 +205,7 @@ export function queueInsight(input: QueueInput): QueueInsight {
     .sort((a, b) => fifo(entry(a), entry(b)));
   const head = waiting[0];
   const insightOf = (r: ResizeRequest, i: number, waitingFor: WaitingFor, eta: Eta): RequestInsight => {
-    const deadline = queueDeadlineOf(r, group);
+    const deadline = queueDeadline(r, group);
     return {
       name: r.metadata.name ?? "",
       position: i + 1,
@@ -388,11 +330,11 @@ function headWaitingFor(
   if (p) return { kind: "Attempt", attempt: p.attempt, phase: p.phase, startedTime: ms(p.startedTime) };
   const k = sizeOf(r);
   const { maxSize } = group.spec;
-  if (maxSize !== undefined && replicas + k > maxSize) {
-    return { kind: "Capacity", needs: k, room: Math.max(0, maxSize - replicas), replicas, maxSize };
-  }
-  const next = ms(r.status?.nextAttemptTime);
-  const until = next > now ? next : undefined;
+  const next = nextAttemptAt(r.status?.nextAttemptTime);
+  const hold = headHold({ replicas, size: k, maxSize, nextAttemptMs: next, nowMs: now, busy: false });
+  if (hold === "Capacity" && maxSize !== undefined)
+    return { kind: "Capacity", needs: k, room: roomUnder(replicas, maxSize), replicas, maxSize };
+  const until = hold === "Backoff" ? next : undefined;
   const unschedulable = lastAttemptUnschedulable(r);
   if (unschedulable !== undefined) return { kind: "Unschedulable", message: unschedulable, until };
   if (until !== undefined) return { kind: "Backoff", until };

@@ -5,7 +5,8 @@ import type { Condition } from "../../api/conditions.js";
 import { ResizeRequestCondition as RC } from "../../api/conditions.js";
 import { resizeEvents as E } from "../events.js";
 import type { RequestDraft } from "./draft.js";
-import { busy, ms, planScale, resolved, sizeOf, wake, type Pass, type Turn } from "./pass.js";
+import { releaseTarget, sizeOf } from "../../queue/rules.js";
+import { busy, ms, planScale, resolved, wake, type Pass, type Turn } from "./pass.js";
 
 /** A request in a final state: refuse late cancels, drop the finalizer, release after the run duration. */
 export function stepFinal(draft: RequestDraft, pass: Pass, turn: Turn): Turn {
@@ -59,7 +60,7 @@ export function stepRelease(draft: RequestDraft, pass: Pass, turn: Turn): Turn {
   }
   if (busy(turn) || turn.attemptInFlight) return turn;
   const minSize = s.group?.minSize ?? 0;
-  const to = Math.max(minSize, t - sizeOf(draft.view));
+  const to = releaseTarget(t, sizeOf(draft.view), minSize);
   if (to >= t) {
     // A resolution: an attempt may start in the same plan, recorded after this write (see resolved()),
     // so its increase can never be taken for room this release could remove.
