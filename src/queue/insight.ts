@@ -13,7 +13,16 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { isFinalState } from "../api/lifecycle.js";
 import type { ProvisioningPhase, ResizeRequest } from "../api/resize-request.js";
 import { replay, type PendingRelease, type Replayed } from "./replay.js";
-import { fifo, headHold, nextAttemptAt, queueDeadlineOf, roomUnder, sizeOf } from "./rules.js";
+import {
+  fifo,
+  headHold,
+  nextAttemptAt,
+  queueDeadlineOf,
+  releaseLowers,
+  releaseUnapplied,
+  roomUnder,
+  sizeOf,
+} from "./rules.js";
 
 /** The target's replicas as its /scale (or the group's status) reports them. */
 export interface TargetCounts {
@@ -54,6 +63,11 @@ export type WaitingFor =
       readonly phase: ProvisioningPhase;
       readonly startedTime: number;
     }
+  /**
+   * The head: a release of another request's instances changes the target first (one change at a
+   * time); its attempt follows once the release is applied.
+   */
+  | { readonly kind: "Release"; readonly request: string }
   /** The head: nothing blocks it; the controller starts its attempt at its next pass. */
   | { readonly kind: "Starting" }
   /** Behind the head (first come, first served: it never jumps ahead). */
@@ -263,6 +277,10 @@ export function queueInsight(input: QueueInput): QueueInsight {
   if (p && (p.phase === "Applying" || p.phase === "Applied")) replicas = p.targetReplicas;
 
   const queued = waiting.filter((r) => r !== attempting);
+  // A release that changes the target now goes before any attempt (one change at a time).
+  const releasing = attempting
+    ? undefined
+    : input.requests.find((r) => releaseGoesFirst(r, group.spec.minSize, target.replicas, now));
   const headBlocker = head && !attempting ? lastAttemptUnschedulable(head) : undefined;
   const blocked = !history
     ? "no attempt of this group has succeeded yet, so its attempt duration is unknown"
@@ -314,9 +332,22 @@ export function queueInsight(input: QueueInput): QueueInsight {
         : typeof verdict === "string"
           ? { basis: "unknown", reason: verdict }
           : { basis: verdict.approximate ? "estimated" : "exact", start: verdict.start, time: verdict.time };
-    return insightOf(r, i, i === 0 ? headWaitingFor(r, group, replicas, now) : behind(i), eta);
+    return insightOf(r, i, i === 0 ? headWaitingFor(r, group, replicas, now, releasing) : behind(i), eta);
   });
   return summary(insights);
+}
+
+/**
+ * A SUCCEEDED request whose release changes the target at the controller's next pass: one recorded
+ * and not applied yet, or one due by now that lowers the replicas (the order of decide/release.ts).
+ */
+function releaseGoesFirst(r: ResizeRequest, minSize: number, replicas: number, now: number): boolean {
+  const s = r.status;
+  if (s?.state !== "SUCCEEDED") return false;
+  if (s.release) return s.release.phase === "Applying" && releaseUnapplied(s.release, replicas);
+  // A deleted request's instances stay where they are (docs/design.md §4 "Deletion").
+  const due = s.runUntil !== undefined && ms(s.runUntil) <= now && !r.metadata.deletionTimestamp;
+  return due && releaseLowers(replicas, sizeOf(r), minSize);
 }
 
 /** What the head waits for, checked in the order of the decision. */
@@ -325,6 +356,7 @@ function headWaitingFor(
   group: InstanceGroupManager,
   replicas: number,
   now: number,
+  releasing: ResizeRequest | undefined,
 ): WaitingFor {
   const p = r.status?.provisioning;
   if (p) return { kind: "Attempt", attempt: p.attempt, phase: p.phase, startedTime: ms(p.startedTime) };
@@ -336,7 +368,12 @@ function headWaitingFor(
     return { kind: "Capacity", needs: k, room: roomUnder(replicas, maxSize), replicas, maxSize };
   const until = hold === "Backoff" ? next : undefined;
   const unschedulable = lastAttemptUnschedulable(r);
+  if (until !== undefined)
+    return unschedulable === undefined
+      ? { kind: "Backoff", until }
+      : { kind: "Unschedulable", message: unschedulable, until };
+  if (releasing) return { kind: "Release", request: releasing.metadata.name ?? "" };
+  // Its backoff passed: the retry starts at the next pass; the cause of the last failure is told.
   if (unschedulable !== undefined) return { kind: "Unschedulable", message: unschedulable, until };
-  if (until !== undefined) return { kind: "Backoff", until };
   return { kind: "Starting" };
 }

@@ -66,6 +66,19 @@ export function releaseTarget(replicas: number, size: number, minSize: number): 
   return Math.max(minSize, replicas - size);
 }
 
+/** Whether a release lowers the replicas; at the floor it removes nothing and ends at once. */
+export function releaseLowers(replicas: number, size: number, minSize: number): boolean {
+  return releaseTarget(replicas, size, minSize) < replicas;
+}
+
+/** A recorded release is still to be applied: the target is at its base, not yet at its target. */
+export function releaseUnapplied(
+  release: { readonly baseReplicas: number; readonly targetReplicas: number },
+  replicas: number,
+): boolean {
+  return replicas === release.baseReplicas && replicas !== release.targetReplicas;
+}
+
 /** A request's queue deadline: its creation plus its own maxQueueDuration, else its group's. */
 export interface QueueDeadline {
   /** creationTimestamp + maxQueueDuration, in milliseconds. */
