@@ -41,7 +41,7 @@ interface Waiting {
   readonly unschedulable: boolean;
   readonly creating: boolean;
 }
-export interface QueueState {
+interface QueueState {
   readonly maxSize: number | undefined;
   readonly minSize: number;
   readonly replicas: number;
@@ -90,7 +90,7 @@ const DONE: RequestView = req("done", {
 });
 
 /** The state as decide() sees it: one group, its requests, its target at `replicas`. */
-export function snapshotOf(st: QueueState): GroupSnapshot {
+function snapshotOf(st: QueueState): GroupSnapshot {
   const head = st.queue[0];
   const attempt = head && !head.creating ? st.attempt : "none";
   // One change at a time: with an attempt in flight, or a release under way, another release is only due.
