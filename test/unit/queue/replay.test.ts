@@ -14,26 +14,12 @@
 // start is exact.
 import fc from "fast-check";
 import type { InstanceGroupManagerStatus } from "../../../src/api/instance-group-manager.js";
-import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { decide } from "../../../src/controller/decide/index.js";
-import type { GroupSnapshot, RequestView } from "../../../src/controller/snapshot.js";
+import type { GroupSnapshot } from "../../../src/controller/snapshot.js";
 import { queueInsight } from "../../../src/queue/insight.js";
-import {
-  CFG,
-  MIN,
-  SEC,
-  T0,
-  changeOf,
-  finalStatus,
-  group,
-  identityOf,
-  iso,
-  req,
-  snap,
-  startedIn,
-} from "../controller/builders.js";
+import { CFG, MIN, SEC, T0, changeOf, group, req, snap, startedIn } from "../controller/builders.js";
 import { execute } from "../controller/cluster.js";
-import { queueInputOf } from "./snapshot-input.js";
+import { queueInputOf, succeeded } from "./snapshot-input.js";
 
 /** The fake clock's step. */
 const STEP = SEC;
@@ -77,26 +63,21 @@ const scenario: fc.Arbitrary<Scenario> = fc
 function startOf(sc: Scenario): GroupSnapshot {
   // The group's recent attempts took what an attempt takes here: readyAfter passes.
   const took = sc.readyAfter * STEP;
-  const done = req("done", {
+  const done = succeeded("done", {
     created: T0 - 60 * MIN,
-    status: finalStatus("done", "SUCCEEDED", {
-      attempts: 1,
-      provisioningStartedTime: iso(T0 - 50 * MIN - took),
-      succeededTime: iso(T0 - 50 * MIN),
+    size: 2,
+    succeeded: T0 - 50 * MIN,
+    tookMs: took,
+  });
+  const holders = sc.holders.map((h, i) =>
+    succeeded(`held-${i}`, {
+      created: T0 - 30 * MIN + i * SEC,
+      size: h.size,
+      succeeded: T0 - 20 * MIN,
+      tookMs: took,
+      runUntil: T0 + h.releaseIn * SEC,
     }),
-  });
-  const holders = sc.holders.map((h, i): RequestView => {
-    const name = `held-${i}`;
-    const created = T0 - 30 * MIN + i * SEC;
-    const status: ResizeRequestStatus = finalStatus(name, "SUCCEEDED", {
-      ...identityOf(name, created),
-      attempts: 1,
-      provisioningStartedTime: iso(T0 - 20 * MIN - took),
-      succeededTime: iso(T0 - 20 * MIN),
-      runUntil: iso(T0 + h.releaseIn * SEC),
-    });
-    return req(name, { created, resizeBy: h.size, run: { seconds: "1200" }, status });
-  });
+  );
   const queue = sc.queue.map((q, i) =>
     req(`q-${i}`, { created: T0 - 10 * SEC + i * SEC, resizeBy: q.size, run: { seconds: String(q.run) } }),
   );

@@ -8,7 +8,7 @@ import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { decide } from "../../../src/controller/decide/index.js";
 import type { GroupSnapshot, RequestView } from "../../../src/controller/snapshot.js";
 import { queueInsight } from "../../../src/queue/insight.js";
-import { releaseTarget } from "../../../src/queue/rules.js";
+import { releaseLowers, releaseTarget } from "../../../src/queue/rules.js";
 import {
   CFG,
   MIN,
@@ -16,15 +16,13 @@ import {
   T0,
   acceptedAt,
   changeOf,
-  finalStatus,
   group,
-  identityOf,
   iso,
   req,
   snap,
   startedIn,
 } from "../controller/builders.js";
-import { queueInputOf } from "./snapshot-input.js";
+import { queueInputOf, succeeded } from "./snapshot-input.js";
 
 type ReleaseKind = "none" | "future" | "due" | "applying";
 type Backoff = "none" | "passed" | "future";
@@ -80,13 +78,11 @@ const UNSCHEDULABLE = {
   errors: [{ code: "ZONE_RESOURCE_POOL_EXHAUSTED", message: "0/4 nodes are available: 4 Insufficient cpu" }],
 };
 
-const DONE: RequestView = req("done", {
+const DONE: RequestView = succeeded("done", {
   created: T0 - 60 * MIN,
-  status: finalStatus("done", "SUCCEEDED", {
-    attempts: 1,
-    provisioningStartedTime: iso(T0 - 50 * MIN - 30 * SEC),
-    succeededTime: iso(T0 - 50 * MIN),
-  }),
+  size: 2,
+  succeeded: T0 - 50 * MIN,
+  tookMs: 30 * SEC,
 });
 
 /** The state as decide() sees it: one group, its requests, its target at `replicas`. */
@@ -99,15 +95,15 @@ function snapshotOf(st: QueueState): GroupSnapshot {
     const name = `held-${i}`;
     const created = T0 - 40 * MIN + i * SEC;
     // A release is recorded only when it lowers the replicas (at the floor it ends at once).
-    const lowers = releaseTarget(st.replicas, h.size, st.minSize) < st.replicas;
+    const lowers = releaseLowers(st.replicas, h.size, st.minSize);
     const release: ReleaseKind = h.release === "applying" && (applying || !lowers) ? "due" : h.release;
     if (release === "applying") applying = true;
-    const status: ResizeRequestStatus = finalStatus(name, "SUCCEEDED", {
-      ...identityOf(name, created),
-      attempts: 1,
-      provisioningStartedTime: iso(T0 - 30 * MIN - 30 * SEC),
-      succeededTime: iso(T0 - 30 * MIN),
-      ...(release !== "none" && { runUntil: iso(release === "future" ? T0 + 30 * SEC : T0 - 5 * SEC) }),
+    return succeeded(name, {
+      created,
+      size: h.size,
+      succeeded: T0 - 30 * MIN,
+      tookMs: 30 * SEC,
+      ...(release !== "none" && { runUntil: release === "future" ? T0 + 30 * SEC : T0 - 5 * SEC }),
       ...(release === "applying" && {
         release: {
           phase: "Applying",
@@ -117,7 +113,6 @@ function snapshotOf(st: QueueState): GroupSnapshot {
         },
       }),
     });
-    return req(name, { created, resizeBy: h.size, run: { seconds: "600" }, status });
   });
   // An attempt Applied has raised the target and waits for its instances; one Applying has not yet.
   const raised = attempt === "applied" && head ? st.replicas + head.size : st.replicas;
