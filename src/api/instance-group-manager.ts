@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { Conditions } from "./conditions.js";
 import { customResource, type CustomResourceModel } from "./custom-resource.js";
-import { kubeDuration } from "./duration.js";
+import { kubeDuration, parseKubeDuration } from "./duration.js";
 import { InstanceShape, ProvisioningRequestPolicy } from "./instance-shape.js";
 import { rule } from "./meta.js";
 import { INSTANCE_GROUP_MANAGER } from "./names.js";
@@ -175,6 +175,31 @@ export type TargetRef = z.infer<typeof TargetRef>;
 export type InstanceGroupManagerSpec = z.infer<typeof InstanceGroupManagerSpec>;
 export type InstanceGroupManagerStatus = z.infer<typeof InstanceGroupManagerStatus>;
 export type InstanceGroupManager = z.infer<typeof InstanceGroupManager>;
+
+/** A group's durations in milliseconds, as the controller and the queue model read them. */
+export interface GroupDurations {
+  readonly provisioningTimeoutMs: number;
+  readonly unschedulableGracePeriodMs: number;
+  /** The default queue deadline of the group's requests; none when undefined. */
+  readonly maxQueueDurationMs: number | undefined;
+}
+
+const millis = (setting: string | undefined, fallback: string): number =>
+  parseKubeDuration(setting ?? fallback) ?? parseKubeDuration(fallback) ?? 0;
+
+/** The group's durations, each setting's default above when it is unset (or, unvalidated, malformed). */
+export function groupDurations(
+  spec: Partial<
+    Pick<InstanceGroupManagerSpec, "provisioningTimeout" | "unschedulableGracePeriod" | "maxQueueDuration">
+  >,
+): GroupDurations {
+  return {
+    provisioningTimeoutMs: millis(spec.provisioningTimeout, DEFAULT_PROVISIONING_TIMEOUT),
+    unschedulableGracePeriodMs: millis(spec.unschedulableGracePeriod, DEFAULT_UNSCHEDULABLE_GRACE_PERIOD),
+    maxQueueDurationMs:
+      spec.maxQueueDuration === undefined ? undefined : parseKubeDuration(spec.maxQueueDuration),
+  };
+}
 
 export const instanceGroupManagerResource: CustomResourceModel = {
   names: INSTANCE_GROUP_MANAGER,

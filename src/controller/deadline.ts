@@ -3,18 +3,18 @@
 // wait (CREATING, or ACCEPTED and queued, including backoff), never during a provisioning attempt.
 import { formatDuration, parseKubeDuration } from "../api/duration.js";
 import type { Errors } from "../api/errors.js";
-import { fifo, isFinalState } from "../api/lifecycle.js";
+import { isFinalState } from "../api/lifecycle.js";
 import type { ResizeRequestStatus } from "../api/resize-request.js";
+import {
+  fifo,
+  fitsUnderMax,
+  nextAttemptAt,
+  queueDeadlineOf,
+  roomUnder,
+  type QueueDeadline,
+} from "../queue/rules.js";
 import { queueDeadlineExceeded } from "./errors.js";
 import type { GroupSnapshot, GroupView, RequestView } from "./snapshot.js";
-
-export interface QueueDeadline {
-  /** creationTimestamp + maxQueueDuration, in milliseconds. */
-  readonly atMs: number;
-  readonly durationMs: number;
-  /** Whose spec.maxQueueDuration set it: the request's own wins over the group's default. */
-  readonly setBy: "request" | "group";
-}
 
 /**
  * The request's queue deadline, if any. REST inserts carry no maxQueueDuration (the wire format is
@@ -23,13 +23,7 @@ export interface QueueDeadline {
  */
 export function queueDeadline(r: RequestView, group: GroupView | undefined): QueueDeadline | undefined {
   const own = r.spec.maxQueueDuration === undefined ? undefined : parseKubeDuration(r.spec.maxQueueDuration);
-  const durationMs = own ?? group?.maxQueueDurationMs;
-  if (durationMs === undefined) return undefined;
-  return {
-    atMs: Date.parse(r.creationTimestamp) + durationMs,
-    durationMs,
-    setBy: own === undefined ? "group" : "request",
-  };
+  return queueDeadlineOf(Date.parse(r.creationTimestamp), own, group?.maxQueueDurationMs);
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -48,12 +42,12 @@ export function waitingFor(
     return `for its target ${group.targetKind}/${group.targetName} (${target?.message ?? "not read"})`;
   const ahead = s.requests.filter((o) => fifo(o, r) < 0 && !isFinalState(o.status.state)).length;
   if (ahead > 0) return `behind ${plural(ahead, "request")}`;
-  if (group.maxSize !== undefined && target.replicas + size > group.maxSize) {
-    const room = Math.max(0, group.maxSize - target.replicas);
+  if (group.maxSize !== undefined && !fitsUnderMax(target.replicas, size, group.maxSize)) {
+    const room = roomUnder(target.replicas, group.maxSize);
     return `for room: needs ${size}, room ${room} under maxSize ${group.maxSize}`;
   }
   const attempts = status.attempts ?? 0;
-  if (Date.parse(status.nextAttemptTime ?? "") > s.nowMs) {
+  if (nextAttemptAt(status.nextAttemptTime) > s.nowMs) {
     const last = status.lastAttempt?.error?.errors[0]?.code;
     return `in backoff after ${plural(attempts, "failed attempt")}${last === undefined ? "" : ` (last: ${last})`}`;
   }

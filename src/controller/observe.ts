@@ -2,8 +2,7 @@
 // the target fresh from the API server (its replicas decide crash recovery, so a cache will not do),
 // and, only while an attempt is Applied and not all ready, which pods the scheduler cannot place and
 // what a cluster autoscaler said about them.
-import { parseKubeDuration } from "../api/duration.js";
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { groupDurations, type InstanceGroupManager } from "../api/instance-group-manager.js";
 import { groupLocation } from "../api/location.js";
 import { FINALIZER } from "../api/names.js";
 import type { ResizeRequest } from "../api/resize-request.js";
@@ -171,15 +170,10 @@ export async function observeGroup(
       location: groupLocation(group.spec),
       maxSize: group.spec.maxSize,
       minSize: group.spec.minSize,
-      provisioningTimeoutMs: parseKubeDuration(group.spec.provisioningTimeout) ?? 600_000,
+      ...groupDurations(group.spec),
       targetKind: group.spec.targetRef.kind,
       targetName: group.spec.targetRef.name,
-      maxQueueDurationMs:
-        group.spec.maxQueueDuration === undefined
-          ? undefined
-          : parseKubeDuration(group.spec.maxQueueDuration),
       clusterAutoscaler: group.spec.clusterAutoscaler,
-      unschedulableGracePeriodMs: parseKubeDuration(group.spec.unschedulableGracePeriod) ?? 60_000,
     },
     target: targetView,
     unschedulable: stuck?.summary,

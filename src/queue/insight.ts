@@ -2,15 +2,27 @@
 // waits for and when it is expected to be provisioned, derived on read from the objects and never
 // stored (storing it would rewrite every request behind the head whenever the queue moves).
 //
-// The rules replay those of the decision (src/controller/decide/) exactly: FIFO order (`fifo`), only
-// the head may start an attempt, one attempt per group at a time, the head waits while
-// replicas + size > maxSize (minSize plays no part) and until its backoff passes, a release lowers the
-// replicas by the request's size but never below minSize, and a release waits while an attempt runs.
+// The rules are not restated here: the size of a request, FIFO order, whether the head may start (room
+// under maxSize, its backoff, one change of the group at a time) and the release floor at minSize are
+// imported from rules.ts, the module the decision (src/controller/decide/) imports them from too; the
+// replay of the time ahead is replay.ts. test/unit/queue/rules.property.test.ts and
+// test/unit/queue/replay.test.ts hold the model to the decision.
 import { durationToMillis, parseKubeDuration } from "../api/duration.js";
 import { ErrorCode } from "../api/errors.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { fifo, isFinalState } from "../api/lifecycle.js";
+import { isFinalState } from "../api/lifecycle.js";
 import type { ProvisioningPhase, ResizeRequest } from "../api/resize-request.js";
+import { replay, type PendingRelease, type Replayed } from "./replay.js";
+import {
+  fifo,
+  headHold,
+  nextAttemptAt,
+  queueDeadlineOf,
+  releaseLowers,
+  releaseUnapplied,
+  roomUnder,
+  sizeOf,
+} from "./rules.js";
 
 /** The target's replicas as its /scale (or the group's status) reports them. */
 export interface TargetCounts {
@@ -51,6 +63,11 @@ export type WaitingFor =
       readonly phase: ProvisioningPhase;
       readonly startedTime: number;
     }
+  /**
+   * The head: a release of another request's instances changes the target first (one change at a
+   * time); its attempt follows once the release is applied.
+   */
+  | { readonly kind: "Release"; readonly request: string }
   /** The head: nothing blocks it; the controller starts its attempt at its next pass. */
   | { readonly kind: "Starting" }
   /** Behind the head (first come, first served: it never jumps ahead). */
@@ -129,8 +146,6 @@ export const HISTORY_SIZE = 20;
 
 const ms = (timestamp: string | undefined): number => (timestamp === undefined ? NaN : Date.parse(timestamp));
 
-export const sizeOf = (r: ResizeRequest): number => r.spec.resizeBy ?? r.spec.instances?.length ?? 0;
-
 const entry = (r: ResizeRequest): { creationTimestamp: string; name: string } => ({
   creationTimestamp: r.metadata.creationTimestamp ?? "",
   name: r.metadata.name ?? "",
@@ -160,66 +175,6 @@ export function attemptHistory(requests: readonly ResizeRequest[]): AttemptHisto
   return { samples: recent.length, attemptDurationMs: median, successRate: recent.length / attempts };
 }
 
-/** A moment when capacity frees: a SUCCEEDED request's run duration ends, or an expected one's. */
-interface PendingRelease {
-  readonly time: number;
-  readonly size: number;
-  readonly request: string;
-}
-
-/** The replay's verdict on one request. */
-type Replayed = { readonly start: number; readonly time: number; readonly approximate: boolean } | string;
-
-/**
- * Replays the queue: each request in FIFO order starts when the previous attempt has ended, its backoff
- * has passed and (under maxSize) the releases due by then leave room for it; its attempt takes
- * `duration`. Returns one verdict per queued request, in order; a reason string once nothing is known.
- */
-function replay(args: {
-  readonly queue: readonly ResizeRequest[];
-  readonly group: InstanceGroupManager;
-  readonly replicas: number;
-  readonly releases: readonly PendingRelease[];
-  readonly busyUntil: number;
-  readonly duration: number;
-  readonly approximate: boolean;
-}): Replayed[] {
-  const { maxSize, minSize } = args.group.spec;
-  const releases = [...args.releases];
-  let replicas = args.replicas;
-  let free = args.busyUntil;
-  let unknown: string | undefined;
-  /** Applies, in time order, the releases due by `time`. */
-  const releaseUntil = (time: number): void => {
-    releases.sort((a, b) => a.time - b.time);
-    while ((releases[0]?.time ?? Infinity) <= time) {
-      const r = releases.shift();
-      if (r) replicas = Math.max(minSize, replicas - r.size);
-    }
-  };
-  return args.queue.map((request): Replayed => {
-    if (unknown !== undefined) return unknown;
-    const k = sizeOf(request);
-    let start = Math.max(free, ms(request.status?.nextAttemptTime) || 0);
-    releaseUntil(start);
-    while (maxSize !== undefined && replicas + k > maxSize) {
-      const next = releases[0];
-      if (!next) {
-        unknown = `capacity is held by replicas no scheduled release frees (${replicas} of maxSize ${maxSize}, ${request.metadata.name ?? ""} needs ${k})`;
-        return unknown;
-      }
-      start = Math.max(start, next.time);
-      releaseUntil(start);
-    }
-    replicas += k;
-    free = start + args.duration;
-    const run = request.spec.requestedRunDuration;
-    if (run)
-      releases.push({ time: free + durationToMillis(run), size: k, request: request.metadata.name ?? "" });
-    return { start, time: free, approximate: args.approximate };
-  });
-}
-
 /** The held releases, then each request with a known ETA and a run duration at its end plus the run. */
 function expectedReleases(
   held: readonly PendingRelease[],
@@ -245,10 +200,11 @@ function lastAttemptUnschedulable(r: ResizeRequest): string | undefined {
 }
 
 /** Its creation plus its own maxQueueDuration, else its group's (the decision's rule); undefined if none. */
-function queueDeadlineOf(r: ResizeRequest, group: InstanceGroupManager | undefined): number | undefined {
-  const setting = r.spec.maxQueueDuration ?? group?.spec.maxQueueDuration;
-  const duration = setting === undefined ? undefined : parseKubeDuration(setting);
-  return duration === undefined ? undefined : ms(r.metadata.creationTimestamp) + duration;
+function queueDeadline(r: ResizeRequest, group: InstanceGroupManager | undefined): number | undefined {
+  const duration = (setting: string | undefined): number | undefined =>
+    setting === undefined ? undefined : parseKubeDuration(setting);
+  const own = duration(r.spec.maxQueueDuration);
+  return queueDeadlineOf(ms(r.metadata.creationTimestamp), own, duration(group?.spec.maxQueueDuration))?.atMs;
 }
 
 /** The queue of one group at `now`: position, what each waiting request waits for, and its ETA. */
@@ -263,7 +219,7 @@ export function queueInsight(input: QueueInput): QueueInsight {
     .sort((a, b) => fifo(entry(a), entry(b)));
   const head = waiting[0];
   const insightOf = (r: ResizeRequest, i: number, waitingFor: WaitingFor, eta: Eta): RequestInsight => {
-    const deadline = queueDeadlineOf(r, group);
+    const deadline = queueDeadline(r, group);
     return {
       name: r.metadata.name ?? "",
       position: i + 1,
@@ -321,6 +277,10 @@ export function queueInsight(input: QueueInput): QueueInsight {
   if (p && (p.phase === "Applying" || p.phase === "Applied")) replicas = p.targetReplicas;
 
   const queued = waiting.filter((r) => r !== attempting);
+  // A release that changes the target now goes before any attempt (one change at a time).
+  const releasing = attempting
+    ? undefined
+    : input.requests.find((r) => releaseGoesFirst(r, group.spec.minSize, target.replicas, now));
   const headBlocker = head && !attempting ? lastAttemptUnschedulable(head) : undefined;
   const blocked = !history
     ? "no attempt of this group has succeeded yet, so its attempt duration is unknown"
@@ -372,9 +332,22 @@ export function queueInsight(input: QueueInput): QueueInsight {
         : typeof verdict === "string"
           ? { basis: "unknown", reason: verdict }
           : { basis: verdict.approximate ? "estimated" : "exact", start: verdict.start, time: verdict.time };
-    return insightOf(r, i, i === 0 ? headWaitingFor(r, group, replicas, now) : behind(i), eta);
+    return insightOf(r, i, i === 0 ? headWaitingFor(r, group, replicas, now, releasing) : behind(i), eta);
   });
   return summary(insights);
+}
+
+/**
+ * A SUCCEEDED request whose release changes the target at the controller's next pass: one recorded
+ * and not applied yet, or one due by now that lowers the replicas (the order of decide/release.ts).
+ */
+function releaseGoesFirst(r: ResizeRequest, minSize: number, replicas: number, now: number): boolean {
+  const s = r.status;
+  if (s?.state !== "SUCCEEDED") return false;
+  if (s.release) return s.release.phase === "Applying" && releaseUnapplied(s.release, replicas);
+  // A deleted request's instances stay where they are (docs/design.md §4 "Deletion").
+  const due = s.runUntil !== undefined && ms(s.runUntil) <= now && !r.metadata.deletionTimestamp;
+  return due && releaseLowers(replicas, sizeOf(r), minSize);
 }
 
 /** What the head waits for, checked in the order of the decision. */
@@ -383,18 +356,24 @@ function headWaitingFor(
   group: InstanceGroupManager,
   replicas: number,
   now: number,
+  releasing: ResizeRequest | undefined,
 ): WaitingFor {
   const p = r.status?.provisioning;
   if (p) return { kind: "Attempt", attempt: p.attempt, phase: p.phase, startedTime: ms(p.startedTime) };
   const k = sizeOf(r);
   const { maxSize } = group.spec;
-  if (maxSize !== undefined && replicas + k > maxSize) {
-    return { kind: "Capacity", needs: k, room: Math.max(0, maxSize - replicas), replicas, maxSize };
-  }
-  const next = ms(r.status?.nextAttemptTime);
-  const until = next > now ? next : undefined;
+  const next = nextAttemptAt(r.status?.nextAttemptTime);
+  const hold = headHold({ replicas, size: k, maxSize, nextAttemptMs: next, nowMs: now, busy: false });
+  if (hold === "Capacity" && maxSize !== undefined)
+    return { kind: "Capacity", needs: k, room: roomUnder(replicas, maxSize), replicas, maxSize };
+  const until = hold === "Backoff" ? next : undefined;
   const unschedulable = lastAttemptUnschedulable(r);
+  if (until !== undefined)
+    return unschedulable === undefined
+      ? { kind: "Backoff", until }
+      : { kind: "Unschedulable", message: unschedulable, until };
+  if (releasing) return { kind: "Release", request: releasing.metadata.name ?? "" };
+  // Its backoff passed: the retry starts at the next pass; the cause of the last failure is told.
   if (unschedulable !== undefined) return { kind: "Unschedulable", message: unschedulable, until };
-  if (until !== undefined) return { kind: "Backoff", until };
   return { kind: "Starting" };
 }

@@ -24,6 +24,8 @@ export function waitingForSentence(w: WaitingFor, time: TimeFormat): string {
       return `Capacity in the cluster: the last attempt's pods were Unschedulable (${w.message})${w.until === undefined ? "" : `; next attempt at ${time(w.until)}`}.`;
     case "Attempt":
       return `Its attempt #${w.attempt} to finish (${w.phase}, started ${time(w.startedTime)}).`;
+    case "Release":
+      return `The release of ${w.request}'s instances, applied first (one change at a time); its attempt follows.`;
     case "Starting":
       return "Nothing: its attempt starts at the controller's next pass.";
     case "BehindHead":
@@ -42,6 +44,8 @@ export function waitingForShort(w: WaitingFor, time: TimeFormat): string {
       return `Attempt ${w.attempt} (${w.phase})`;
     case "BehindHead":
       return `BehindHead (${w.head})`;
+    case "Release":
+      return `Release (${w.request})`;
     default:
       return w.kind;
   }

@@ -3,11 +3,12 @@
 // deadline passes (../deadline.ts).
 import type { Errors } from "../../api/errors.js";
 import { everFits } from "../../api/lifecycle.js";
+import { sizeOf } from "../../queue/rules.js";
 import { checkQueueDeadline } from "../deadline.js";
 import { notFound, notScalable, QUEUE_DEADLINE_EXCEEDED, quotaExceeded } from "../errors.js";
 import { resizeEvents as E } from "../events.js";
 import type { RequestDraft } from "./draft.js";
-import { ms, sizeOf, wake, type Pass, type Turn } from "./pass.js";
+import { ms, wake, type Pass, type Turn } from "./pass.js";
 
 export type Verdict = "admitted" | "waiting" | "failed";
 

@@ -5,6 +5,7 @@
 // value means not applied yet (apply it), equal to the "after" value means applied (move on).
 import { durationToMillis, formatDuration } from "../../api/duration.js";
 import type { Provisioning } from "../../api/resize-request.js";
+import { sizeOf } from "../../queue/rules.js";
 import { exponentialDelay } from "../../runtime/backoff.js";
 import { fastRollback } from "../capacity.js";
 import { attemptTimedOut, messageOf, targetModified } from "../errors.js";
@@ -18,7 +19,6 @@ import {
   planScale,
   ready,
   resolved,
-  sizeOf,
   wake,
   wantsCancel,
   type Pass,

@@ -63,6 +63,3 @@ export function cancelled(d: RequestView): string {
 }
 
 export const isFinal = (status: ResizeRequestStatus): boolean => isFinalState(status.state);
-
-/** Instances a request asks for. */
-export const sizeOf = (r: RequestView): number => r.spec.resizeBy ?? r.spec.instances?.length ?? 0;

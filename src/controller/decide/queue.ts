@@ -1,11 +1,12 @@
 // The active requests of a group in FIFO order: cancel, admission, and the head's attempt (also right
 // after the previous attempt resolved in this plan). Positions are not stored (a queue moving up would
 // rewrite every request behind: n(n-1)/2 writes); readers compute them from the FIFO order.
+import { headHold, nextAttemptAt, sizeOf } from "../../queue/rules.js";
 import { resizeEvents as E } from "../events.js";
 import { admit, queueDeadline } from "./admission.js";
 import { startAttempt } from "./attempt.js";
 import type { RequestDraft } from "./draft.js";
-import { busy, cancelled, isFinal, ms, sizeOf, wake, wantsCancel, type Pass, type Turn } from "./pass.js";
+import { busy, cancelled, isFinal, wake, wantsCancel, type Pass, type Turn } from "./pass.js";
 
 /** Walks the waiting requests (`drafts` in FIFO order, those already handled left out). */
 export function walkQueue(drafts: readonly RequestDraft[], pass: Pass, first: Turn): Turn {
@@ -32,23 +33,31 @@ export function walkQueue(drafts: readonly RequestDraft[], pass: Pass, first: Tu
     const group = s.group;
     if (!group || !target?.found) continue;
     const k = sizeOf(d.view);
-    const nextAttempt = ms(d.status.nextAttemptTime);
+    const nextAttempt = nextAttemptAt(d.status.nextAttemptTime);
     if (position === 1) {
-      if (group.maxSize !== undefined && target.replicas + k > group.maxSize) {
+      const hold = headHold({
+        replicas: target.replicas,
+        size: k,
+        maxSize: group.maxSize,
+        nextAttemptMs: nextAttempt,
+        nowMs: s.nowMs,
+        busy: turn.attemptInFlight || busy(turn),
+      });
+      if (hold === "Capacity") {
         d.phase(
           "queued",
           "WaitingForCapacity",
-          `Waiting for room: the target has ${target.replicas} replicas, ${k} more would exceed maxSize ${group.maxSize}.`,
+          `Waiting for room: the target has ${target.replicas} replicas, ${k} more would exceed maxSize ${group.maxSize ?? ""}.`,
         );
         turn = wake(turn, cfg.pollIntervalMs * 5);
         continue;
       }
-      if (nextAttempt > s.nowMs) {
+      if (hold === "Backoff") {
         d.phase("queued", "Backoff", `The next attempt starts at ${d.status.nextAttemptTime ?? ""}.`);
         turn = wake(turn, nextAttempt - s.nowMs);
         continue;
       }
-      if (!turn.attemptInFlight && !busy(turn)) {
+      if (hold === undefined) {
         turn = startAttempt(d, pass, turn, target.replicas);
         position--;
         continue;

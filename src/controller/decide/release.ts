@@ -5,7 +5,8 @@ import type { Condition } from "../../api/conditions.js";
 import { ResizeRequestCondition as RC } from "../../api/conditions.js";
 import { resizeEvents as E } from "../events.js";
 import type { RequestDraft } from "./draft.js";
-import { busy, ms, planScale, resolved, sizeOf, wake, type Pass, type Turn } from "./pass.js";
+import { releaseLowers, releaseTarget, releaseUnapplied, sizeOf } from "../../queue/rules.js";
+import { busy, ms, planScale, resolved, wake, type Pass, type Turn } from "./pass.js";
 
 /** A request in a final state: refuse late cancels, drop the finalizer, release after the run duration. */
 export function stepFinal(draft: RequestDraft, pass: Pass, turn: Turn): Turn {
@@ -48,8 +49,7 @@ export function stepRelease(draft: RequestDraft, pass: Pass, turn: Turn): Turn {
     draft.emit(E.Released, note);
   };
   if (release) {
-    if (t === release.baseReplicas && t !== release.targetReplicas)
-      return planScale(turn, draft.name, t, release.targetReplicas);
+    if (releaseUnapplied(release, t)) return planScale(turn, draft.name, t, release.targetReplicas);
     released(
       t === release.targetReplicas
         ? `The run duration elapsed; the target went from ${release.baseReplicas} to ${t} replicas.`
@@ -59,8 +59,8 @@ export function stepRelease(draft: RequestDraft, pass: Pass, turn: Turn): Turn {
   }
   if (busy(turn) || turn.attemptInFlight) return turn;
   const minSize = s.group?.minSize ?? 0;
-  const to = Math.max(minSize, t - sizeOf(draft.view));
-  if (to >= t) {
+  const size = sizeOf(draft.view);
+  if (!releaseLowers(t, size, minSize)) {
     // A resolution: an attempt may start in the same plan, recorded after this write (see resolved()),
     // so its increase can never be taken for room this release could remove.
     released(
@@ -68,6 +68,7 @@ export function stepRelease(draft: RequestDraft, pass: Pass, turn: Turn): Turn {
     );
     return resolved(turn);
   }
+  const to = releaseTarget(t, size, minSize);
   draft.patch({ release: { phase: "Applying", baseReplicas: t, targetReplicas: to, startedTime: pass.now } });
   return planScale(turn, draft.name, t, to);
 }

@@ -10,7 +10,7 @@ import { ResizeRequest } from "../../../src/api/resize-request.js";
 import type { Plan } from "../../../src/controller/decide/index.js";
 import { executePlan, type ExecuteOutcome } from "../../../src/controller/execute.js";
 import type { Observation } from "../../../src/controller/observe.js";
-import type { GroupSnapshot, RequestView } from "../../../src/controller/snapshot.js";
+import type { GroupSnapshot, GroupView, RequestView } from "../../../src/controller/snapshot.js";
 import { ScaleClient, type TargetRead, type TargetRef } from "../../../src/controller/target.js";
 import type { EventRecorder } from "../../../src/events/recorder.js";
 import type { ResourceLocation } from "../../../src/runtime/resource-kind.js";
@@ -75,7 +75,8 @@ export function targetLocation(kind: string): ResourceLocation {
   return { apiVersion: "apps/v1", resource: `${kind.toLowerCase()}s`, namespaced: true };
 }
 
-function requestObject(s: GroupSnapshot, r: RequestView): ResizeRequest {
+/** The ResizeRequest a request view of the snapshot stands for. */
+export function requestObject(s: GroupSnapshot, r: RequestView): ResizeRequest {
   return {
     apiVersion: API_VERSION,
     kind: RESIZE_REQUEST.kind,
@@ -93,31 +94,39 @@ function requestObject(s: GroupSnapshot, r: RequestView): ResizeRequest {
   };
 }
 
+/** The InstanceGroupManager object the snapshot's group view stands for, as written (no defaults). */
+export function groupObject(
+  s: GroupSnapshot,
+  g: GroupView,
+  groupStatus?: InstanceGroupManagerStatus,
+): Record<string, unknown> {
+  return {
+    apiVersion: API_VERSION,
+    kind: INSTANCE_GROUP_MANAGER.kind,
+    metadata: { name: g.name, namespace: s.namespace, uid: g.uid, generation: g.generation },
+    spec: {
+      ...(g.location.scope === "zones" ? { zone: g.location.name } : { region: g.location.name }),
+      targetRef: { apiVersion: "apps/v1", kind: g.targetKind, name: g.targetName },
+      ...(g.maxSize !== undefined && { maxSize: g.maxSize }),
+      minSize: g.minSize,
+      provisioningTimeout: `${g.provisioningTimeoutMs}ms`,
+      readyReplicasField: READY_FIELD,
+    },
+    ...(groupStatus && { status: groupStatus }),
+  };
+}
+
 /** A FakeKube holding the snapshot's group (with `groupStatus`), requests and target. */
 export function clusterOf(s: GroupSnapshot, groupStatus?: InstanceGroupManagerStatus): FakeKube {
   const fake = new FakeKube(() => s.nowMs);
   const ref = targetRefOf(s);
   if (s.group && ref) {
-    const g = s.group;
     const where = targetLocation(ref.kind);
     fake.serve(ref.apiVersion, [
       { name: where.resource, kind: ref.kind, namespaced: true },
       { name: `${where.resource}/scale`, kind: "Scale", namespaced: true },
     ]);
-    fake.seed(INSTANCE_GROUP_MANAGERS, {
-      apiVersion: API_VERSION,
-      kind: INSTANCE_GROUP_MANAGER.kind,
-      metadata: { name: g.name, namespace: s.namespace, uid: g.uid, generation: g.generation },
-      spec: {
-        ...(g.location.scope === "zones" ? { zone: g.location.name } : { region: g.location.name }),
-        targetRef: ref,
-        ...(g.maxSize !== undefined && { maxSize: g.maxSize }),
-        minSize: g.minSize,
-        provisioningTimeout: `${g.provisioningTimeoutMs}ms`,
-        readyReplicasField: READY_FIELD,
-      },
-      ...(groupStatus && { status: groupStatus }),
-    });
+    fake.seed(INSTANCE_GROUP_MANAGERS, groupObject(s, s.group, groupStatus));
     if (s.target?.found)
       fake.seed(where, {
         apiVersion: ref.apiVersion,
