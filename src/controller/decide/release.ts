@@ -49,7 +49,7 @@ export function stepRelease(draft: RequestDraft, pass: Pass, turn: Turn): Turn {
     draft.emit(E.Released, note);
   };
   if (release) {
-    if (releaseUnapplied(release, t)) return planScale(turn, draft.name, t, release.targetReplicas);
+    if (releaseUnapplied(release, t)) return applyRelease(turn, pass, draft.name, t, release.targetReplicas);
     released(
       t === release.targetReplicas
         ? `The run duration elapsed; the target went from ${release.baseReplicas} to ${t} replicas.`
@@ -70,5 +70,14 @@ export function stepRelease(draft: RequestDraft, pass: Pass, turn: Turn): Turn {
   }
   const to = releaseTarget(t, size, minSize);
   draft.patch({ release: { phase: "Applying", baseReplicas: t, targetReplicas: to, startedTime: pass.now } });
-  return planScale(turn, draft.name, t, to);
+  return applyRelease(turn, pass, draft.name, t, to);
+}
+
+/**
+ * Plans a recorded release's scale-down and looks again after a poll interval, as an attempt's does:
+ * nothing watches the target, so the release's resolution must not hang on one watch event of its
+ * record (a relist, a pass that conflicted and was retried with backoff) to be seen applied.
+ */
+function applyRelease(turn: Turn, pass: Pass, request: string, from: number, to: number): Turn {
+  return wake(planScale(turn, request, from, to), pass.cfg.pollIntervalMs);
 }

@@ -183,6 +183,8 @@ describe("run duration", () => {
         startedTime: iso(T0),
       });
       expect(plan.scale).toEqual({ request: "a", from: t, replicas: to });
+      // The target is not watched: the group looks again, so no lost watch event can strand the release.
+      expect(plan.requeueAfterMs).toBe(CFG.pollIntervalMs);
       expect(plan.events).toEqual([]);
       expect(changeOf(plan, "a")?.finalizer).toBeUndefined();
     },
@@ -249,6 +251,7 @@ describe("run duration", () => {
     });
     const plan = decide(snap({ replicas: 5, requests: [a] }), CFG);
     expect(plan.scale).toEqual({ request: "a", from: 5, replicas: 2 });
+    expect(plan.requeueAfterMs).toBe(CFG.pollIntervalMs);
     expect(plan.requests).toEqual([]);
     expect(plan.events).toEqual([]);
   });
