@@ -37,6 +37,7 @@ import { rawClientErrorResponse } from "./rest/errors.js";
 import { ROUTES } from "./rest/routes.js";
 import { Manager, type Runnable } from "./runtime/manager.js";
 import { shutdownOnSignals } from "./runtime/signals.js";
+import { retryAtStartUp } from "./runtime/start-up.js";
 
 export function createLogger(level: string): Logger {
   return pino({
@@ -156,7 +157,13 @@ async function addProvisioner(
 ): Promise<void> {
   const mode = config["provisioning-requests"];
   if (mode === "off") return;
-  const served = await provisioningRequestsServed(mgr.client);
+  // Before the manager runs, so not covered by the informers' retries: an API server that is
+  // restarting is waited for (a few minutes at most) rather than taken for one without the API.
+  const served = await retryAtStartUp(() => provisioningRequestsServed(mgr.client), {
+    log,
+    what: "whether it serves ProvisioningRequests",
+    giveUpAfterMs: 5 * 60_000,
+  });
   if (!served) {
     if (mode === "on")
       throw new ConfigError(

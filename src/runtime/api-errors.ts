@@ -87,3 +87,19 @@ export function isGone(err: unknown): boolean {
 export function isServerError(err: unknown): boolean {
   return err instanceof ApiError && err.status >= 500;
 }
+
+/**
+ * No answer came: the connection failed or broke (an API server restarting, a network blip) or the
+ * request timed out. Node's network errors carry a code such as ECONNREFUSED or ECONNRESET.
+ */
+export function isUnreachable(err: unknown): boolean {
+  if (!(err instanceof Error) || err instanceof ApiError) return false;
+  if (err.name === "TimeoutError") return true;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" && /^E[A-Z]+$/.test(code);
+}
+
+/** Worth trying again as it is: no answer, the server's own failure (5xx), or its 429. */
+export function isTransient(err: unknown): boolean {
+  return isUnreachable(err) || isServerError(err) || isTooManyRequests(err);
+}
