@@ -12,7 +12,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { Authorizer } from "../rest/auth.js";
+import type { Authorizer } from "../rest/auth.js";
 import type { RestDeps } from "../rest/deps.js";
 import { ForbiddenError, InvalidError, NotFoundError } from "../rest/errors.js";
 import type { Route } from "../rest/route.js";
@@ -46,6 +46,8 @@ export interface DashboardOptions {
   readonly mgr: Manager;
   readonly requests: Informer<ResizeRequest>;
   readonly groups: Informer<InstanceGroupManager>;
+  /** The operator's Authorizer, REST's too (its cache honours --token-cache-ttl). */
+  readonly authorizer: Authorizer;
   /** Watch one namespace only (the operator's --namespace). */
   readonly namespace?: string;
   /** Redis for database sessions (AUTH_ADAPTER=redis / AUTH_SESSION_STRATEGY=database). */
@@ -170,7 +172,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     transform: stripUnreadMetadata,
   });
   const history = new CapacityHistory();
-  const authz = new DashboardAuthz(new Authorizer(mgr.client));
+  const authz = new DashboardAuthz(options.authorizer);
   const identity = (session: DashboardSession) => identityOf(session, settings);
   const hub = new LiveHub(authz, log);
   hub.watch(options.requests, options.groups, events, history);
