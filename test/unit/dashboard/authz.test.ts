@@ -36,6 +36,14 @@ function reviewingCluster(allowed: () => boolean | Error): { client: KubeClient;
   return { client, reviews: () => reviews };
 }
 
+/** The dashboard's authz on the operator's Authorizer (--token-cache-ttl=`tokenCacheTtl`) over `cluster`. */
+function onCluster(cluster: { client: KubeClient }, tokenCacheTtl: number, ttlMs?: number) {
+  const clock = new FakeClock();
+  const { authorizer } = clusterAuth(cluster.client, { "token-cache-ttl": tokenCacheTtl }, clock);
+  const authz = new DashboardAuthz(authorizer, { clock, ...(ttlMs !== undefined && { ttlMs }) });
+  return { clock, authorizer, authz };
+}
+
 const ANN: UserInfo = { username: "dashboard:ann@example.com", groups: ["dashboard:sre"], extra: {} };
 const LIST: AccessCheck = { verb: "list", resource: "resizerequests", namespace: "team-a" };
 
@@ -49,10 +57,8 @@ describe("the dashboard on the operator's Authorizer", () => {
   ])(
     "--token-cache-ttl=$ttl ms: an allowed answer asked again at $at ms costs $reviews review(s) in all",
     async ({ ttl, at, reviews }) => {
-      const clock = new FakeClock();
       const cluster = reviewingCluster(() => true);
-      const { authorizer } = clusterAuth(cluster.client, { "token-cache-ttl": ttl }, clock);
-      const authz = new DashboardAuthz(authorizer, { clock });
+      const { clock, authz } = onCluster(cluster, ttl);
       await expect(authz.can(ANN, LIST)).resolves.toBe(true);
       await clock.advance(at);
       await expect(authz.can(ANN, LIST)).resolves.toBe(true);
@@ -61,11 +67,10 @@ describe("the dashboard on the operator's Authorizer", () => {
   );
 
   test("REST and the dashboard share the one Authorizer's answers", async () => {
-    const clock = new FakeClock();
     const cluster = reviewingCluster(() => true);
-    const { authorizer } = clusterAuth(cluster.client, { "token-cache-ttl": 60_000 }, clock);
+    const { authorizer, authz } = onCluster(cluster, 60_000);
     await authorizer.authorize(ANN, LIST);
-    await expect(new DashboardAuthz(authorizer, { clock }).can(ANN, LIST)).resolves.toBe(true);
+    await expect(authz.can(ANN, LIST)).resolves.toBe(true);
     expect(cluster.reviews()).toBe(1);
   });
 });
@@ -80,15 +85,8 @@ test("the operator builds the one Authorizer: no other file makes its own (which
 
 describe("DashboardAuthz", () => {
   test("a denial is an answer, cached for the dashboard's TTL", async () => {
-    const clock = new FakeClock();
     const cluster = reviewingCluster(() => false);
-    const authz = new DashboardAuthz(
-      clusterAuth(cluster.client, { "token-cache-ttl": 60_000 }, clock).authorizer,
-      {
-        clock,
-        ttlMs: 5_000,
-      },
-    );
+    const { clock, authz } = onCluster(cluster, 60_000, 5_000);
     await expect(authz.can(ANN, LIST)).resolves.toBe(false);
     await clock.advance(4_999);
     await expect(authz.can(ANN, LIST)).resolves.toBe(false);
@@ -100,29 +98,17 @@ describe("DashboardAuthz", () => {
   });
 
   test("the live stream's concurrent checks of one identity cost one review", async () => {
-    const clock = new FakeClock();
     const cluster = reviewingCluster(() => true);
-    const authz = new DashboardAuthz(
-      clusterAuth(cluster.client, { "token-cache-ttl": 1_000 }, clock).authorizer,
-      {
-        clock,
-      },
-    );
+    const { authz } = onCluster(cluster, 1_000);
     const answers = await Promise.all(Array.from({ length: 20 }, () => authz.can(ANN, LIST)));
     expect(answers.every(Boolean)).toBe(true);
     expect(cluster.reviews()).toBe(1);
   });
 
   test("a failed review is not an answer: it rejects and is asked again", async () => {
-    const clock = new FakeClock();
     let down = true;
     const cluster = reviewingCluster(() => (down ? new Error("connect ECONNREFUSED") : true));
-    const authz = new DashboardAuthz(
-      clusterAuth(cluster.client, { "token-cache-ttl": 1_000 }, clock).authorizer,
-      {
-        clock,
-      },
-    );
+    const { authz } = onCluster(cluster, 1_000);
     await expect(authz.can(ANN, LIST)).rejects.toThrow("ECONNREFUSED");
     down = false;
     await expect(authz.can(ANN, LIST)).resolves.toBe(true);
@@ -131,13 +117,7 @@ describe("DashboardAuthz", () => {
 
   test("visible: the candidate namespaces where the user may list", async () => {
     const cluster = reviewingCluster(() => true);
-    const clock = new FakeClock();
-    const authz = new DashboardAuthz(
-      clusterAuth(cluster.client, { "token-cache-ttl": 1_000 }, clock).authorizer,
-      {
-        clock,
-      },
-    );
+    const { authz } = onCluster(cluster, 1_000);
     await expect(authz.visible(ANN, ["a", "b", "a"], "resizerequests")).resolves.toEqual(new Set(["a", "b"]));
     expect(cluster.reviews()).toBe(2);
   });
