@@ -120,7 +120,7 @@ export const SETTINGS = {
   },
   "token-cache-ttl": {
     env: "TOKEN_CACHE_TTL",
-    help: "how long a TokenReview result is reused",
+    help: "how long a TokenReview result and an allowed SubjectAccessReview are reused (REST and dashboard)",
     default: "10s",
     schema: duration("token-cache-ttl"),
   },

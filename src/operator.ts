@@ -35,7 +35,9 @@ import { createApp, REST_BASE, type AppOptions } from "./rest/app.js";
 import { Authenticator, Authorizer } from "./rest/auth.js";
 import { rawClientErrorResponse } from "./rest/errors.js";
 import { ROUTES } from "./rest/routes.js";
+import type { Clock } from "./runtime/clock.js";
 import { Manager, type Runnable } from "./runtime/manager.js";
+import type { KubeClient } from "./runtime/resource-client.js";
 import { shutdownOnSignals } from "./runtime/signals.js";
 import { retryAtStartUp } from "./runtime/start-up.js";
 
@@ -184,6 +186,20 @@ async function addProvisioner(
   log.info({ provisioningClass: PROVISIONING_CLASS }, "serving ProvisioningRequests");
 }
 
+/**
+ * The cluster's reviews of who calls (TokenReview) and what they may do (SubjectAccessReview), each
+ * cached for --token-cache-ttl. Built once: REST and the dashboard share the Authorizer, so the flag
+ * holds for both.
+ */
+export function clusterAuth(
+  client: KubeClient,
+  config: Pick<Config, "token-cache-ttl">,
+  clock?: Clock,
+): { readonly authenticator: Authenticator; readonly authorizer: Authorizer } {
+  const options = { cacheTtlMs: config["token-cache-ttl"], ...(clock && { clock }) };
+  return { authenticator: new Authenticator(client, options), authorizer: new Authorizer(client, options) };
+}
+
 export async function runOperator(config: Config): Promise<void> {
   const log = createLogger(config["log-level"]);
   // Sign-in settings first: a refusal (MissingSecret in production) must come before anything starts.
@@ -252,6 +268,7 @@ export async function runOperator(config: Config): Promise<void> {
     groups: groups.lister,
     recorderStats: () => recorder.stats(),
   });
+  const auth = clusterAuth(mgr.client, config);
   let rest: AppOptions["rest"];
   let store: OperationStore | undefined;
   let replicas: ReplicaWatch | undefined;
@@ -285,8 +302,8 @@ export async function runOperator(config: Config): Promise<void> {
       deps: {
         kube: mgr.client,
         store,
-        authenticator: new Authenticator(mgr.client, { cacheTtlMs: config["token-cache-ttl"] }),
-        authorizer: new Authorizer(mgr.client, { cacheTtlMs: config["token-cache-ttl"] }),
+        authenticator: auth.authenticator,
+        authorizer: auth.authorizer,
         publicUrl,
         waitTimeoutMs: 120_000,
         now: Date.now,
@@ -306,6 +323,7 @@ export async function runOperator(config: Config): Promise<void> {
         mgr,
         requests,
         groups,
+        authorizer: auth.authorizer,
         ...(config.namespace && { namespace: config.namespace }),
         // Sessions use multi-key transactions across unrelated keys, which a Redis Cluster refuses.
         ...(clients[0] instanceof Redis && { redis: clients[0] }),

@@ -1,9 +1,12 @@
 // Authorization of the dashboard by Kubernetes RBAC: every read and action is a SubjectAccessReview
 // (the REST API's Authorizer) for the signed-in identity — username = prefix + email, groups from the
-// session with their own prefix. Answers are cached briefly per identity and check, since the live
-// stream filters every watch event by them.
+// session with their own prefix. Answers, denials included, are cached briefly per identity and check
+// (on top of the Authorizer's own cache of allowed decisions, --token-cache-ttl), since the live stream
+// filters every watch event by them for every open connection.
 import type { AccessCheck, Authorizer, UserInfo } from "../rest/auth.js";
 import { ForbiddenError } from "../rest/errors.js";
+import type { Clock } from "../runtime/clock.js";
+import { TtlCache } from "../runtime/ttl-cache.js";
 import type { DashboardSession } from "./session.js";
 
 export interface IdentityOptions {
@@ -22,17 +25,31 @@ export function identityOf(session: DashboardSession, options: IdentityOptions):
   return { username: `${options.usernamePrefix}${email}`, groups, extra: {} };
 }
 
-export class DashboardAuthz {
-  private readonly cache = new Map<string, { allowed: Promise<boolean>; expires: number }>();
+export interface DashboardAuthzOptions {
+  /** How long an answer is reused (default 5 s). */
+  readonly ttlMs?: number;
+  /** Upper bound of cached answers (default 10,000). */
+  readonly maxEntries?: number;
+  readonly clock?: Clock;
+}
 
+export class DashboardAuthz {
+  private readonly answers: TtlCache<string, boolean>;
+
+  /** `authorizer` is the operator's, the one REST uses (built with --token-cache-ttl). */
   constructor(
     private readonly authorizer: Authorizer,
-    private readonly options: { ttlMs?: number; now?: () => number; maxEntries?: number } = {},
-  ) {}
+    options: DashboardAuthzOptions = {},
+  ) {
+    this.answers = new TtlCache({
+      ttlMs: options.ttlMs ?? 5_000,
+      maxEntries: options.maxEntries ?? 10_000,
+      ...(options.clock && { clock: options.clock }),
+    });
+  }
 
   /** Whether RBAC allows `check` for `user` (cached for a few seconds). */
   can(user: UserInfo, check: AccessCheck): Promise<boolean> {
-    const now = (this.options.now ?? Date.now)();
     const key = JSON.stringify([
       user.username,
       user.groups,
@@ -41,23 +58,16 @@ export class DashboardAuthz {
       check.namespace,
       check.name ?? "",
     ]);
-    const hit = this.cache.get(key);
-    if (hit && hit.expires > now) return hit.allowed;
-    if (this.cache.size >= (this.options.maxEntries ?? 10_000)) {
-      for (const [k, v] of this.cache) if (v.expires <= now) this.cache.delete(k);
-      if (this.cache.size >= (this.options.maxEntries ?? 10_000)) this.cache.clear();
-    }
-    const allowed = this.authorizer.authorize(user, check).then(
-      () => true,
-      (err: unknown) => {
-        if (err instanceof ForbiddenError) return false;
-        // Not an answer (API server unreachable): do not remember it.
-        this.cache.delete(key);
-        throw err;
-      },
+    // A denial is an answer; any other failure (API server unreachable) rejects and is not cached.
+    return this.answers.get(key, () =>
+      this.authorizer.authorize(user, check).then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof ForbiddenError) return false;
+          throw err;
+        },
+      ),
     );
-    this.cache.set(key, { allowed, expires: now + (this.options.ttlMs ?? 5_000) });
-    return allowed;
   }
 
   /** ForbiddenError unless allowed. */

@@ -1,6 +1,7 @@
 // Live updates for the dashboard: server-sent events fed by the manager's shared informers (no extra
-// watches). Each change becomes one message; every connection only receives messages of namespaces its
-// user may list (SubjectAccessReview, cached), so the stream leaks nothing the JSON API would not show.
+// watches), one relay per informer. Each change becomes one message; every connection only receives
+// messages of namespaces its user may list (SubjectAccessReview, cached), so the stream leaks nothing
+// the JSON API would not show.
 import type { Request, Response } from "express";
 import type { Logger } from "pino";
 import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
@@ -11,7 +12,7 @@ import type { Informer } from "../runtime/informer.js";
 import type { StreamUpdate } from "./answers.js";
 import type { DashboardAuthz } from "./authz.js";
 import { eventSummary, type KubeEvent } from "../events/view.js";
-import { groupSummary, requestSummary, type CapacityHistory } from "./views.js";
+import { groupSummary, requestSummary } from "./views.js";
 
 export interface StreamMessage {
   readonly type: "request" | "group" | "event";
@@ -21,6 +22,19 @@ export interface StreamMessage {
   readonly resource: string;
   readonly data: unknown;
 }
+
+/** What of an informer's objects the stream carries. */
+export interface Relayed<T> {
+  readonly type: StreamMessage["type"];
+  /** RBAC resource whose `list` in the object's namespace the receiver needs. */
+  readonly resource: string;
+  /** The message's data: the summary the JSON API answers with, so the page merges both alike. */
+  readonly summary: (obj: T) => unknown;
+  /** Whether deletions are relayed (default true). */
+  readonly deletes?: boolean;
+}
+
+type Namespaced = { readonly metadata?: { readonly namespace?: string } };
 
 interface Client {
   readonly user: UserInfo;
@@ -44,97 +58,48 @@ export class LiveHub {
     private readonly heartbeatMs = 15_000,
   ) {}
 
-  /** Subscribes to the informers; each change is published to the clients allowed to see it. */
+  /** Relays the dashboard's three informers: requests, groups and Events. */
   watch(
     requests: Informer<ResizeRequest>,
     groups: Informer<InstanceGroupManager>,
     events: Informer<KubeEvent>,
-    history: CapacityHistory,
   ): void {
-    const ns = (o: { metadata?: { namespace?: string } }): string => o.metadata?.namespace ?? "";
+    this.relay(requests, { type: "request", resource: RESIZE_REQUEST.plural, summary: requestSummary });
+    this.relay(groups, { type: "group", resource: INSTANCE_GROUP_MANAGER.plural, summary: groupSummary });
+    // An Event is seen by whoever may list requests. Its deletion is its expiry (the API server's event
+    // TTL), not news: the page keeps the Events it has.
+    this.relay(events, {
+      type: "event",
+      resource: RESIZE_REQUEST.plural,
+      summary: eventSummary,
+      deletes: false,
+    });
+  }
+
+  /** Publishes each change of `informer` as a message of `relayed.type` to the clients allowed to see it. */
+  relay<T extends Namespaced>(informer: Informer<T>, relayed: Relayed<T>): void {
+    const send = (op: StreamMessage["op"], obj: T): void => {
+      this.publish({
+        type: relayed.type,
+        op,
+        namespace: obj.metadata?.namespace ?? "",
+        resource: relayed.resource,
+        data: relayed.summary(obj),
+      });
+    };
     this.unsubscribe.push(
-      requests.addEventHandler({
-        onAdd: (rr) => {
-          this.publish({
-            type: "request",
-            op: "upsert",
-            namespace: ns(rr),
-            resource: RESIZE_REQUEST.plural,
-            data: requestSummary(rr),
-          });
+      informer.addEventHandler({
+        onAdd: (obj) => {
+          send("upsert", obj);
         },
-        onUpdate: (_old, rr) => {
-          this.publish({
-            type: "request",
-            op: "upsert",
-            namespace: ns(rr),
-            resource: RESIZE_REQUEST.plural,
-            data: requestSummary(rr),
-          });
+        onUpdate: (_old, obj) => {
+          send("upsert", obj);
         },
-        onDelete: (rr) => {
-          this.publish({
-            type: "request",
-            op: "delete",
-            namespace: ns(rr),
-            resource: RESIZE_REQUEST.plural,
-            data: requestSummary(rr),
-          });
-        },
-      }),
-      groups.addEventHandler({
-        onAdd: (g) => {
-          const summary = groupSummary(g);
-          history.record(summary, Date.now());
-          this.publish({
-            type: "group",
-            op: "upsert",
-            namespace: ns(g),
-            resource: INSTANCE_GROUP_MANAGER.plural,
-            data: summary,
-          });
-        },
-        onUpdate: (_old, g) => {
-          const summary = groupSummary(g);
-          history.record(summary, Date.now());
-          this.publish({
-            type: "group",
-            op: "upsert",
-            namespace: ns(g),
-            resource: INSTANCE_GROUP_MANAGER.plural,
-            data: summary,
-          });
-        },
-        onDelete: (g) => {
-          history.forget(ns(g), g.metadata.name ?? "");
-          this.publish({
-            type: "group",
-            op: "delete",
-            namespace: ns(g),
-            resource: INSTANCE_GROUP_MANAGER.plural,
-            data: groupSummary(g),
-          });
-        },
-      }),
-      events.addEventHandler({
-        onAdd: (e) => {
-          this.publish({
-            type: "event",
-            op: "upsert",
-            namespace: ns(e),
-            resource: RESIZE_REQUEST.plural,
-            data: eventSummary(e),
-          });
-        },
-        onUpdate: (_old, e) => {
-          this.publish({
-            type: "event",
-            op: "upsert",
-            namespace: ns(e),
-            resource: RESIZE_REQUEST.plural,
-            data: eventSummary(e),
-          });
-        },
+        ...(relayed.deletes !== false && {
+          onDelete: (obj: T) => {
+            send("delete", obj);
+          },
+        }),
       }),
     );
   }

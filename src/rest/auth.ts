@@ -6,7 +6,9 @@
 import { hash } from "node:crypto";
 import { GROUP } from "../api/names.js";
 import { SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS } from "../runtime/builtin-kinds.js";
+import type { Clock } from "../runtime/clock.js";
 import type { KubeClient } from "../runtime/resource-client.js";
+import { TtlCache } from "../runtime/ttl-cache.js";
 import { ForbiddenError, UnauthenticatedError } from "./errors.js";
 
 export interface UserInfo {
@@ -27,11 +29,21 @@ export interface AccessCheck {
 }
 
 export interface AuthOptions {
-  /** How long a TokenReview result is reused (default 10 s). */
+  /** How long a review's result is reused (--token-cache-ttl, default 10 s). */
   readonly cacheTtlMs?: number;
   /** Upper bound of cached results (default 1000). */
   readonly cacheSize?: number;
-  readonly now?: () => number;
+  readonly clock?: Clock;
+}
+
+/** The cache of one kind of review, as `options` say (one lookup in flight per key). */
+function reviewCache<V>(options: AuthOptions, keep?: (value: V) => boolean): TtlCache<string, V> {
+  return new TtlCache<string, V>({
+    ttlMs: options.cacheTtlMs ?? 10_000,
+    maxEntries: options.cacheSize ?? 1000,
+    ...(options.clock && { clock: options.clock }),
+    ...(keep && { keep }),
+  });
 }
 
 /** Scopes from the user's extra (`scopes` or `scope`, possibly space-separated) or a JWT `scope` claim. */
@@ -52,18 +64,14 @@ function scopesOf(token: string, extra: Readonly<Record<string, readonly string[
 }
 
 export class Authenticator {
-  private readonly cache = new Map<string, { user: UserInfo | undefined; expires: number }>();
-  private readonly ttl: number;
-  private readonly size: number;
-  private readonly now: () => number;
+  /** Reviews by token hash; an invalid token's answer (undefined) is reused too. */
+  private readonly reviews: TtlCache<string, UserInfo | undefined>;
 
   constructor(
     private readonly client: KubeClient,
     options: AuthOptions = {},
   ) {
-    this.ttl = options.cacheTtlMs ?? 10_000;
-    this.size = options.cacheSize ?? 1000;
-    this.now = options.now ?? Date.now;
+    this.reviews = reviewCache(options);
   }
 
   /** The identity behind an `Authorization` header; UnauthenticatedError when there is none. */
@@ -75,21 +83,7 @@ export class Authenticator {
         "Request is missing required authentication credential. Expected an OAuth 2 access token (Authorization: Bearer).",
       );
     // One-shot hashing: no Hash object per call.
-    const key = hash("sha256", token, "base64");
-    const now = this.now();
-    const hit = this.cache.get(key);
-    let user: UserInfo | undefined;
-    if (hit && hit.expires > now) user = hit.user;
-    else {
-      user = await this.review(token);
-      if (this.cache.size >= this.size) {
-        for (const [k, v] of this.cache) if (v.expires <= now) this.cache.delete(k);
-        // Still full: drop the oldest entry (a Map iterates in insertion order).
-        const oldest = this.cache.keys().next();
-        if (this.cache.size >= this.size && !oldest.done) this.cache.delete(oldest.value);
-      }
-      this.cache.set(key, { user, expires: now + this.ttl });
-    }
+    const user = await this.reviews.get(hash("sha256", token, "base64"), () => this.review(token));
     if (!user) throw new UnauthenticatedError("Request had invalid authentication credentials.");
     return user;
   }
@@ -121,18 +115,13 @@ export class Authorizer {
    * the whole review: without it every REST call costs a SubjectAccessReview round trip. Denials are
    * not cached, so a permission granted takes effect at once; a revoked one within the TTL.
    */
-  private readonly cache = new Map<string, { allowed: boolean; expires: number }>();
-  private readonly ttl: number;
-  private readonly size: number;
-  private readonly now: () => number;
+  private readonly decisions: TtlCache<string, boolean>;
 
   constructor(
     private readonly client: KubeClient,
     options: AuthOptions = {},
   ) {
-    this.ttl = options.cacheTtlMs ?? 10_000;
-    this.size = options.cacheSize ?? 1000;
-    this.now = options.now ?? Date.now;
+    this.decisions = reviewCache(options, (allowed: boolean) => allowed);
   }
 
   /**
@@ -152,17 +141,7 @@ export class Authorizer {
     // left out of the key (two different checks sharing one cached answer).
     const attributes = resourceAttributes(check);
     const key = `${userKey}|${JSON.stringify(attributes)}`;
-    const now = this.now();
-    const hit = this.cache.get(key);
-    const allowed = hit && hit.expires > now ? hit.allowed : await this.review(user, attributes);
-    if (allowed && (!hit || hit.expires <= now)) {
-      if (this.cache.size >= this.size) {
-        for (const [k, v] of this.cache) if (v.expires <= now) this.cache.delete(k);
-        const oldest = this.cache.keys().next();
-        if (this.cache.size >= this.size && !oldest.done) this.cache.delete(oldest.value);
-      }
-      this.cache.set(key, { allowed, expires: now + this.ttl });
-    }
+    const allowed = await this.decisions.get(key, () => this.review(user, attributes));
     if (!allowed) {
       const target = check.name === undefined ? check.resource : `${check.resource}/${check.name}`;
       throw new ForbiddenError(

@@ -46,7 +46,12 @@ afterAll(async () => {
   await ns.remove();
 });
 
-/** Signs in from `start` through the built-in page and waits for the dashboard. */
+/**
+ * Signs in from `start` through the built-in page and waits for the dashboard to settle: rendered,
+ * and its live stream open. Every answer behind the guard refreshes the session cookie (rolling
+ * expiry), the stream's too, and the stream is the page's last start-up call: until its answer has
+ * arrived, a cookie cleared or a session signed out can come back with it.
+ */
 async function signIn(page: Page, start: string): Promise<void> {
   await page.goto(`${op.baseUrl}${start}`);
   await page.waitForURL((url) => url.pathname === `${BASE_PATH}/signin`);
@@ -54,6 +59,7 @@ async function signIn(page: Page, start: string): Promise<void> {
   await page.fill('input[name="password"]', USER.password);
   await page.click(`form[action$="${BASE_PATH}/callback/credentials"] button`);
   await page.locator('[data-group$="/workers"]').waitFor();
+  await page.locator("#live.on").waitFor();
 }
 
 test("the sign-in endpoints live under the base path only", async () => {
@@ -84,7 +90,8 @@ test("a 401 from the JSON API sends the page to the sign-in page under the base 
   await signIn(page, "/#/groups");
   // The page has loaded and rendered (it follows hash changes from then on).
   await page.getByRole("heading", { name: "Instance groups" }).waitFor();
-  // The session ends behind the page's back (expiry, sign-out in another tab).
+  // The session ends behind the page's back (expiry, sign-out in another tab), once no answer that
+  // would set its cookie again is on its way (signIn waited for the live stream).
   await context.clearCookies();
   await page.evaluate('window.location.hash = "#/operations"');
   await page.waitForURL((url) => url.pathname === `${BASE_PATH}/signin`);

@@ -1,5 +1,6 @@
 // Summaries, the timeline, capacity history and the adapter's pure parts.
-import { CapacityHistory, groupSummary, requestSummary, timeline } from "../../../src/dashboard/views.js";
+import { CapacityHistory } from "../../../src/dashboard/capacity-history.js";
+import { groupSummary, requestSummary, timeline } from "../../../src/dashboard/views.js";
 import { decodeSession, decodeUser, keys, ttlMs } from "../../../src/dashboard/redis-adapter.js";
 import { identityOf } from "../../../src/dashboard/authz.js";
 import { frame } from "../../../src/dashboard/sse.js";

@@ -1,0 +1,195 @@
+// The JSON API's reads. They come from the manager's informer caches (and the operations store),
+// filtered by RBAC for the signed-in identity: a namespace where the user cannot list resize requests
+// does not exist for them.
+import { servedBy } from "../api/served-by.js";
+import { groupLocation, locationPath, type Location } from "../api/location.js";
+import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
+import type { Operation } from "../api/index.js";
+import { eventSummary, type EventSummary } from "../events/view.js";
+import { NotFoundError } from "../rest/errors.js";
+import { groupQueue } from "../controller/queue-view.js";
+import type { CapacityAnswer, ItemsAnswer, MeAnswer, QueueAnswer, RequestDetailAnswer } from "./answers.js";
+import { locationOfGroup, pathParam, type ApiRoute } from "./api-route.js";
+import { issueCsrfToken, setCsrfCookie } from "./csrf.js";
+import { queueAnswer } from "./queue-view.js";
+import {
+  attempts,
+  byNewest,
+  groupSummary,
+  requestSummary,
+  timeline,
+  type GroupSummary,
+  type RequestSummary,
+} from "./views.js";
+
+const RR = RESIZE_REQUEST.plural;
+const IGM = INSTANCE_GROUP_MANAGER.plural;
+
+/** The namespaces the informers' objects live in, sorted. */
+function namespacesOf(
+  ...informers: readonly { lister: { list(): { metadata?: { namespace?: string } }[] } }[]
+): string[] {
+  return [
+    ...new Set(
+      informers.flatMap((i) => i.lister.list().map((o) => o.metadata?.namespace ?? "")).filter(Boolean),
+    ),
+  ].sort();
+}
+
+export const READS: readonly ApiRoute[] = [
+  {
+    method: "get",
+    path: "/me",
+    answer: ({ req, res, user, session }, deps): MeAnswer => {
+      const token = issueCsrfToken(deps.secrets, user.username);
+      setCsrfCookie(res, token, deps.secureCookies(req));
+      return {
+        user: session.user,
+        expires: session.expires,
+        kubernetes: { username: user.username, groups: user.groups },
+        csrfToken: token,
+        mutations: deps.rest !== undefined,
+        auth: deps.auth,
+      };
+    },
+  },
+  {
+    method: "get",
+    path: "/namespaces",
+    answer: async ({ user }, { authz, requests, groups }) => ({
+      namespaces: [...(await authz.visible(user, namespacesOf(requests, groups), RR))].sort(),
+    }),
+  },
+  {
+    method: "get",
+    path: "/groups",
+    answer: async ({ user }, { authz, groups }): Promise<ItemsAnswer<GroupSummary>> => {
+      const visible = await authz.visible(user, namespacesOf(groups), IGM);
+      return {
+        items: groups.lister
+          .list()
+          .filter((g) => visible.has(g.metadata.namespace ?? ""))
+          .map(groupSummary)
+          .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name)),
+      };
+    },
+  },
+  {
+    method: "get",
+    path: "/groups/:namespace/:name/capacity",
+    answer: async ({ req, user }, { authz, groups, history }): Promise<CapacityAnswer> => {
+      const namespace = pathParam(req, "namespace");
+      const name = pathParam(req, "name");
+      await authz.require(user, { verb: "get", resource: IGM, namespace, name });
+      const group = groups.lister.get(`${namespace}/${name}`);
+      if (!group) throw new NotFoundError(`Group ${namespace}/${name} not found.`);
+      return { group: groupSummary(group), points: history.points(namespace, name), now: Date.now() };
+    },
+  },
+  // The queue shows the group's requests: whoever may list requests in the namespace may see it (the
+  // group itself need not exist). Derived on read; the page fetches it again when the stream says the
+  // group or one of its requests changed.
+  {
+    method: "get",
+    path: "/groups/:namespace/:name/queue",
+    answer: async ({ req, user }, { authz, groups, requests }): Promise<QueueAnswer> => {
+      const namespace = pathParam(req, "namespace");
+      const name = pathParam(req, "name");
+      await authz.require(user, { verb: "list", resource: RR, namespace });
+      const now = Date.now();
+      return queueAnswer(groupQueue(groups.lister, requests.lister, `${namespace}/${name}`, now), now);
+    },
+  },
+  {
+    method: "get",
+    path: "/requests",
+    answer: async ({ req, user }, { authz, requests }): Promise<ItemsAnswer<RequestSummary>> => {
+      const visible = await authz.visible(user, namespacesOf(requests), RR);
+      const namespace = typeof req.query.namespace === "string" ? req.query.namespace : undefined;
+      const group = typeof req.query.group === "string" ? req.query.group : undefined;
+      return {
+        items: requests.lister
+          .list()
+          .filter((rr) => visible.has(rr.metadata.namespace ?? ""))
+          .filter((rr) => namespace === undefined || rr.metadata.namespace === namespace)
+          .filter((rr) => group === undefined || rr.spec.instanceGroupManager === group)
+          .map(requestSummary)
+          .sort(byNewest),
+      };
+    },
+  },
+  {
+    method: "get",
+    path: "/requests/:namespace/:name",
+    answer: async ({ req, user }, deps): Promise<RequestDetailAnswer> => {
+      const namespace = pathParam(req, "namespace");
+      const name = pathParam(req, "name");
+      await deps.authz.require(user, { verb: "get", resource: RR, namespace, name });
+      const rr = deps.requests.lister.get(`${namespace}/${name}`);
+      if (!rr) throw new NotFoundError(`Resize request ${namespace}/${name} not found.`);
+      const store = deps.rest?.store;
+      const location = locationOfGroup(deps.groups, namespace, rr.spec.instanceGroupManager);
+      // Every Operation whose target is this request (insert, cancel, delete), oldest first.
+      const operations: Operation[] =
+        store && location
+          ? (await store.list(namespace, location)).filter((op) =>
+              op.targetLink.endsWith(`/resizeRequests/${name}`),
+            )
+          : [];
+      return {
+        request: requestSummary(rr),
+        spec: rr.spec,
+        timeline: timeline(rr),
+        attempts: attempts(rr),
+        events: deps.events.lister
+          .list()
+          .filter((e) => e.metadata?.namespace === namespace && e.regarding?.kind === RESIZE_REQUEST.kind)
+          .filter(
+            (e) => e.regarding?.name === name && (e.regarding.uid ?? rr.metadata.uid) === rr.metadata.uid,
+          )
+          .map(eventSummary)
+          .sort((a, b) => a.time.localeCompare(b.time)),
+        operations,
+        servedBy: servedBy(rr.metadata.annotations),
+      };
+    },
+  },
+  {
+    method: "get",
+    path: "/operations",
+    answer: async ({ user }, { authz, requests, groups, rest }): Promise<ItemsAnswer<Operation>> => {
+      const store = rest?.store;
+      if (!store) return { items: [] };
+      const visible = await authz.visible(user, namespacesOf(requests, groups), RR);
+      // One listing per project and location, however many groups share it.
+      const locations = new Map<string, { project: string; location: Location }>();
+      for (const g of groups.lister.list()) {
+        const project = g.metadata.namespace ?? "";
+        if (!visible.has(project)) continue;
+        const location = groupLocation(g.spec);
+        locations.set(`${project}/${locationPath(location)}`, { project, location });
+      }
+      const lists = await Promise.all(
+        [...locations.values()].map(({ project, location }) => store.list(project, location)),
+      );
+      return {
+        items: lists.flat().sort((a, b) => b.insertTime.localeCompare(a.insertTime)),
+      };
+    },
+  },
+  {
+    method: "get",
+    path: "/events",
+    answer: async ({ user }, { authz, requests, groups, events }): Promise<ItemsAnswer<EventSummary>> => {
+      const visible = await authz.visible(user, namespacesOf(requests, groups), RR);
+      return {
+        items: events.lister
+          .list()
+          .filter((e) => visible.has(e.metadata?.namespace ?? ""))
+          .map(eventSummary)
+          .sort((a, b) => b.time.localeCompare(a.time))
+          .slice(0, 200),
+      };
+    },
+  },
+];
