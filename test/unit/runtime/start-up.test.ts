@@ -10,6 +10,13 @@ const refused = (): Error =>
   Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:6443"), { code: "ECONNREFUSED" });
 const policy = { initialMs: 100, maxMs: 1_000, factor: 2, jitter: 0 };
 const log = pino({ level: "silent" });
+const options = (giveUpAfterMs: number, clock: FakeClock) => ({
+  log,
+  what: "the test",
+  giveUpAfterMs,
+  clock,
+  policy,
+});
 
 test.each([
   { label: "connection refused", err: refused(), unreachable: true, transient: true },
@@ -45,7 +52,7 @@ test("refused connections are retried with the backoff until the server answers"
   let calls = 0;
   const answered = retryAtStartUp(
     () => (++calls < 4 ? Promise.reject(refused()) : Promise.resolve("served")),
-    { log, what: "the test", giveUpAfterMs: 60_000, clock, policy },
+    options(60_000, clock),
   );
   await clock.advance(100 + 200 + 399);
   expect(calls).toBe(3);
@@ -54,33 +61,32 @@ test("refused connections are retried with the backoff until the server answers"
   expect(calls).toBe(4);
 });
 
-test("an answer that is an error (403) ends it at once", async () => {
-  const clock = new FakeClock(0);
+/** A call that always fails with `err`, counting its calls. */
+function failing(err: () => Error): { call: () => Promise<never>; calls: () => number } {
   let calls = 0;
-  const forbidden = retryAtStartUp(
-    () => {
+  return {
+    call: () => {
       calls++;
-      return Promise.reject(statusError(403, {}));
+      return Promise.reject(err());
     },
-    { log, what: "the test", giveUpAfterMs: 60_000, clock, policy },
-  );
-  await expect(forbidden).rejects.toBeInstanceOf(ApiError);
-  expect(calls).toBe(1);
+    calls: () => calls,
+  };
+}
+
+test("an answer that is an error (403) ends it at once", async () => {
+  const forbidden = failing(() => statusError(403, {}));
+  const clock = new FakeClock(0);
+  const outcome = retryAtStartUp(forbidden.call, options(60_000, clock));
+  await expect(outcome).rejects.toBeInstanceOf(ApiError);
+  expect(forbidden.calls()).toBe(1);
 });
 
 test("no answer for longer than giveUpAfterMs: start-up fails with the last error", async () => {
+  const down = failing(refused);
   const clock = new FakeClock(0);
-  let calls = 0;
-  const failed = retryAtStartUp(
-    () => {
-      calls++;
-      return Promise.reject(refused());
-    },
-    { log, what: "the test", giveUpAfterMs: 2_000, clock, policy },
-  );
-  const outcome = failed.catch((err: unknown) => err);
+  const outcome = retryAtStartUp(down.call, options(2_000, clock)).catch((err: unknown) => err);
   await clock.advance(5_000);
   expect(await outcome).toMatchObject({ code: "ECONNREFUSED" });
   // 0, 100, 300, 700, 1,500 ms; the next (1,000 ms later) would pass the 2 s limit.
-  expect(calls).toBe(5);
+  expect(down.calls()).toBe(5);
 });
