@@ -38,6 +38,7 @@ import { ROUTES } from "./rest/routes.js";
 import type { Clock } from "./runtime/clock.js";
 import { Manager, type Runnable } from "./runtime/manager.js";
 import type { KubeClient } from "./runtime/resource-client.js";
+import { serveUntilAborted } from "./runtime/serve.js";
 import { shutdownOnSignals } from "./runtime/signals.js";
 import { retryAtStartUp } from "./runtime/start-up.js";
 
@@ -85,30 +86,7 @@ function httpServer(handler: RequestListener, port: number, log: Logger): Runnab
         if (socket.writable) socket.end(rawClientErrorResponse(err.code));
         else socket.destroy();
       });
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, () => {
-          resolve();
-        });
-      });
-      const address = server.address();
-      log.info({ port: typeof address === "object" && address ? address.port : port }, "serving HTTP");
-      await new Promise<void>((resolve) => {
-        signal.addEventListener(
-          "abort",
-          () => {
-            resolve();
-          },
-          { once: true },
-        );
-      });
-      // Long polls (zoneOperations.wait) must not hold the shutdown up.
-      server.closeAllConnections();
-      await new Promise<void>((resolve) =>
-        server.close(() => {
-          resolve();
-        }),
-      );
+      await serveUntilAborted(server, port, signal, log, "HTTP");
     },
   };
 }

@@ -4,6 +4,7 @@
 import { createServer, type Server } from "node:http";
 import type { Logger } from "pino";
 import type { Runnable } from "../runtime/manager.js";
+import { serveUntilAborted } from "../runtime/serve.js";
 import type { PromMetrics } from "./metrics.js";
 
 /** Serves GET /metrics on `port` (0: any free port) until the signal aborts. */
@@ -28,30 +29,7 @@ export function metricsServer(metrics: PromMetrics, port: number, log: Logger): 
           },
         );
       });
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, () => {
-          resolve();
-        });
-      });
-      const address = server.address();
-      log.info({ port: typeof address === "object" && address ? address.port : port }, "serving /metrics");
-      if (!signal.aborted)
-        await new Promise<void>((resolve) => {
-          signal.addEventListener(
-            "abort",
-            () => {
-              resolve();
-            },
-            { once: true },
-          );
-        });
-      server.closeAllConnections();
-      await new Promise<void>((resolve) =>
-        server.close(() => {
-          resolve();
-        }),
-      );
+      await serveUntilAborted(server, port, signal, log, "/metrics");
     },
   };
 }

@@ -21,6 +21,7 @@ import { LeaderElector, type LeaderElectionTimings } from "./leader-election.js"
 import { httpLeaseClient } from "./lease-client.js";
 import { httpListWatch } from "./list-watch.js";
 import { noopMetrics, type MetricsSink } from "./metrics.js";
+import { untilAborted } from "./serve.js";
 import type { IndexFunc } from "./store.js";
 import type { Transform } from "./transform.js";
 
@@ -211,15 +212,7 @@ export class Manager {
       } else {
         leaderWork = runAll(this.leaderOnly, signal);
       }
-      await new Promise<void>((resolve) => {
-        signal.addEventListener(
-          "abort",
-          () => {
-            resolve();
-          },
-          { once: true },
-        );
-      });
+      await untilAborted(signal);
     }
 
     const timeoutMs = this.options.gracefulShutdownTimeoutMs ?? 30_000;
