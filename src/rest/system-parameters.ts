@@ -1,7 +1,7 @@
 // The standard parameters of Google APIs, which apply to every method. `COMMON_PARAMETERS` is both what
 // the discovery document advertises and what this module honours, so the two cannot drift apart:
 // `alt` (json only), `prettyPrint` (indented or compact JSON), `fields` (partial responses);
-// `access_token`/`oauth_token` are bearer tokens (read by the router, never logged); `callback`
+// `access_token`/`oauth_token` are bearer tokens (read by the dispatcher, never logged); `callback`
 // (JSONP) is refused with a 400; `quotaUser`, `userIp`, `key`, `$.xgafv`, `uploadType` and
 // `upload_protocol` are accepted and change nothing here. Every JSON answer of the API goes through
 // `sendJson`/`renderJson`, which apply the caller's choices.
