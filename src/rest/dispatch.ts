@@ -17,6 +17,9 @@ import { belowBase, routeFinder } from "./path-match.js";
 import { checkRoute, markRoute, type QueryValues, type Route } from "./route.js";
 import { queryToken, readSystemParameters, sendJson } from "./system-parameters.js";
 
+/** The scheme and authority of an absolute-form request target. */
+const ORIGIN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
 /** A node:http handler that serves what it knows and hands everything else to `next`. */
 export type Dispatcher = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
@@ -104,7 +107,9 @@ export function restDispatcher(options: DispatcherOptions): Dispatcher {
     // A fragment is not part of the path or the query (parseurl left it out too).
     const url = (req.url ?? "/").split("#")[0] ?? "/";
     const q = url.indexOf("?");
-    const path = q < 0 ? url : url.slice(0, q);
+    // An absolute-form target (`GET http://host/compute/v1/…`, as clients send to a proxy) is served by
+    // its path, as Express's URL parser read it.
+    const path = (q < 0 ? url : url.slice(0, q)).replace(ORIGIN, "") || "/";
     const below = belowBase(base, path);
     if (below === undefined) {
       next();
