@@ -308,7 +308,7 @@ export async function runOperator(config: Config): Promise<void> {
         ...(rest && { rest: rest.deps }),
         routes: ROUTES,
         log,
-      }).mount(app);
+      }).mount(app.express);
     } catch (err) {
       if (err instanceof AuthSettingsError) throw new ConfigError(err.message);
       throw err;
@@ -324,7 +324,8 @@ export async function runOperator(config: Config): Promise<void> {
     ],
     ...(rest && { rest }),
   });
-  const site = authSettings ? dashboardSite(authSettings) : app;
+  // The compute calls are served before the dashboard and Express; every other request reaches them.
+  const site = app.listener(authSettings ? dashboardSite(authSettings) : app.express);
   const observeRest = restMetrics(metrics, ROUTES, REST_BASE);
   const handler: RequestListener = (req, res) => {
     observeRest(req, res, () => {

@@ -54,7 +54,7 @@ export function restMetrics(
     const record = (): void => {
       if (recorded) return;
       recorded = true;
-      // Calls refused before the router matched them (a bad body, an unknown path) are matched here.
+      // Calls refused before the dispatcher matched them (a bad body, an unknown path) are matched here.
       const method = matchedRoute(res) ?? match(req.method ?? "GET", path.slice(base.length));
       // A client that went away before the answer has no status; 499 as nginx logs it.
       const code = res.writableFinished ? String(res.statusCode) : "499";

@@ -1,16 +1,20 @@
 // The operator's HTTP app: /healthz, /readyz and, when Redis is configured, the compute REST API under
-// /compute/v1 with its discovery service (/discovery/v1) and batch path (/batch). Every request gets a child logger with a request id; credentials are never logged
-// (only the method, path, status, duration and the authenticated user's name).
-import { randomUUID } from "node:crypto";
+// /compute/v1 with its discovery service (/discovery/v1) and batch path (/batch). The compute calls,
+// the hot path, are served by the route-table dispatcher on plain node:http (dispatch.ts) before
+// Express, which serves the rest. Every request gets a request id and an access line; credentials are
+// never logged (only the method, path, status, duration and the authenticated user's name).
+import type { RequestListener } from "node:http";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import { discoveryRouter, type EndpointSetting } from "../discovery/router.js";
+import { accessLog } from "./access-log.js";
+import { answerError } from "./answer-error.js";
 import { batchHandler, inProcessDispatch } from "./batch.js";
 import type { RestDeps } from "./deps.js";
-import { NotFoundError, toGoogleError } from "./errors.js";
+import { restDispatcher, type Dispatcher } from "./dispatch.js";
+import { NotFoundError } from "./errors.js";
 import type { Route } from "./route.js";
-import { restRouter } from "./router.js";
-import { sendJson, systemParameters } from "./system-parameters.js";
+import { systemParameters } from "./system-parameters.js";
 
 export const REST_BASE = "/compute/v1";
 
@@ -32,52 +36,46 @@ export interface AppOptions {
   };
 }
 
-/** One access-log line: primitives only, so that no credential can reach it. */
-interface AccessLine {
-  readonly reqId: string;
-  readonly method: string;
-  readonly path: string;
-  readonly status: number;
-  readonly ms: number;
-  readonly user?: string;
+export interface HttpApp {
+  /** Everything but the compute calls: probes, discovery, batch, and the 404 of unknown paths. */
+  readonly express: express.Express;
+  /**
+   * The server's handler: the compute calls, then `rest` for every other request — `express`, or
+   * what is mounted in front of it (the dashboard).
+   */
+  readonly listener: (rest?: RequestListener) => RequestListener;
 }
 
-export function createApp(options: AppOptions): express.Express {
+export function createApp(options: AppOptions): HttpApp {
   const { log } = options;
+  const startCall = accessLog(log);
+  const compute: Dispatcher | undefined =
+    options.rest &&
+    restDispatcher({
+      routes: options.rest.routes,
+      deps: options.rest.deps,
+      log,
+      maxBodyBytes: options.rest.maxBodyBytes,
+      base: REST_BASE,
+      startCall,
+    });
   const app = express();
+  const listener =
+    (rest: RequestListener = app): RequestListener =>
+    (req, res) => {
+      if (compute)
+        compute(req, res, () => {
+          rest(req, res);
+        });
+      else rest(req, res);
+    };
   app.disable("x-powered-by");
   app.set("etag", false);
   if (options.trustProxy !== undefined) app.set("trust proxy", options.trustProxy);
-  // The access line is a fixed record of primitives (the path without its query, never a header), and
-  // every redaction path is a nested one: redacting it would be a no-op costing more CPU than the rest
-  // of the line. AccessLine's type keeps it flat.
-  const access = log.child({}, { redact: [] });
-  const logAccess = (line: AccessLine): void => {
-    access.info(line, "request");
-  };
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const started = process.hrtime.bigint();
-    const reqId = randomUUID();
-    res.locals.reqId = reqId;
-    // The call's logger is made when something logs (most calls log only their access line): a child
-    // logger per call was a measurable share of a REST call's CPU.
-    let requestLog: Logger | undefined;
-    Object.defineProperty(res.locals, "log", {
-      get: () => (requestLog ??= log.child({ reqId })),
-      enumerable: true,
-    });
-    res.on("finish", () => {
-      if (req.path === "/healthz" || req.path === "/readyz") return;
-      const user = res.locals.user as string | undefined;
-      logAccess({
-        reqId,
-        method: req.method,
-        path: req.path,
-        status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-        ...(user !== undefined && { user }),
-      });
-    });
+    const call = startCall(req.method, res, () => req.path);
+    res.locals.reqId = call.reqId;
+    Object.defineProperty(res.locals, "log", { get: () => call.log, enumerable: true });
     next();
   });
   app.get("/healthz", (_req, res) => {
@@ -102,33 +100,19 @@ export function createApp(options: AppOptions): express.Express {
         trustProxy: options.trustProxy !== undefined,
       }),
     );
-    app.use(
-      REST_BASE,
-      systemParameters,
-      express.json({ limit: maxBodyBytes }),
-      restRouter(routes, deps, log),
-    );
     // `batch` is the discovery format's batchPath; Google's clients of today use batch/compute/v1.
+    // Its parts are compute calls: they go through the dispatcher, as if each had been sent alone.
     app.post(
       ["/batch", `/batch${REST_BASE}`],
       express.raw({ type: "multipart/mixed", limit: maxBodyBytes }),
-      batchHandler(inProcessDispatch(app), `${REST_BASE}/`),
+      batchHandler(inProcessDispatch(listener()), `${REST_BASE}/`),
     );
   }
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new NotFoundError(`The requested URL ${req.path} was not found.`));
   });
-  app.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) {
-      next(err);
-      return;
-    }
-    const { status, body, internal } = toGoogleError(err);
-    const requestLog = (res.locals.log as Logger | undefined) ?? log;
-    if (internal) requestLog.error({ err }, "internal error");
-    else if (status >= 500)
-      requestLog.warn({ err: err instanceof Error ? err.message : String(err) }, "request failed");
-    sendJson(res, status, body, false);
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    answerError(res, err, (res.locals.log as Logger | undefined) ?? log);
   });
-  return app;
+  return { express: app, listener };
 }

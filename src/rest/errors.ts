@@ -160,7 +160,7 @@ export function toGoogleError(err: unknown): { status: number; body: GoogleError
   const parserError = fromBodyParser(err);
   if (err instanceof RestError) rest = err;
   else if (parserError) rest = parserError;
-  // Express's router throws a URIError for a path parameter with a malformed percent-escape (`%ff`).
+  // The dispatcher (as Express did) throws a URIError for a path value with a malformed escape (`%ff`).
   else if (err instanceof URIError) rest = new InvalidError(`The request URL is not valid: ${err.message}.`);
   else if (err instanceof ApiError) rest = fromKubernetes(err);
   else if (err instanceof StoreUnavailableError)

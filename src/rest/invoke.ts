@@ -1,4 +1,4 @@
-// Runs one call of a REST route, whoever makes it: the REST router (bearer token) and the dashboard's
+// Runs one call of a REST route, whoever makes it: the REST dispatcher (bearer token) and the dashboard's
 // JSON API (session) both come through here, so validation, scope and RBAC checks, the abort signal
 // and the handler call cannot drift apart between the two. Authentication and writing the answer stay
 // with each surface (their credentials and error formats differ); this returns the handler's Reply.
@@ -12,7 +12,7 @@ import { checkFields } from "./system-parameters.js";
 
 export interface Invocation {
   readonly route: Route;
-  /** Path values as the surface got them (the router's match, or the dashboard's own). */
+  /** Path values as the surface got them (the dispatcher's match, or the dashboard's own). */
   readonly path: PathValues;
   readonly query: QueryValues;
   /** The body before validation. */
@@ -74,7 +74,7 @@ export async function invoke(call: Invocation): Promise<Reply> {
       });
     },
     user,
-    // Read through, so that a logger made on first use (the router's) is made only if the handler logs.
+    // Read through, so that a logger made on first use (the dispatcher's) is made only if the handler logs.
     get log() {
       return call.log;
     },

@@ -1,5 +1,5 @@
 // The shape of one REST method as plain data. The route table (routes.ts) is a list of these; the
-// REST router is built from it, and so is the discovery document (resources, methods, parameters,
+// REST dispatcher is built from it, and so is the discovery document (resources, methods, parameters,
 // request/response schemas and scopes), so the two cannot disagree. Rows are written with
 // `defineRoute` (define-route.ts), which types a handler's `call.params` and `call.body` from its row.
 import type { ServerResponse } from "node:http";
@@ -120,7 +120,7 @@ export interface RouteCall {
 /** A route's handler as the invoker runs it, its types erased: it checks the call, then runs the typed handler. */
 export type Handler = (call: RouteCall) => Promise<Reply>;
 
-/** What the discovery document and the router read of a route besides its parameters, body and handler. */
+/** What the discovery document and the dispatcher read of a route besides its parameters, body and handler. */
 export interface RouteDescription {
   /** Discovery resource name, e.g. `instanceGroupManagerResizeRequests`. */
   readonly resource: string;
@@ -152,21 +152,21 @@ export interface Route extends RouteDescription {
   readonly handler: Handler;
 }
 
-/** The route id of calls the REST router has matched, so that metrics need not match them again. */
+/** The route id of calls the REST dispatcher has matched, so that metrics need not match them again. */
 const matched = new WeakMap<ServerResponse, string>();
 
-/** Called by the REST router once it has matched a call to its route. */
+/** Called by the REST dispatcher once it has matched a call to its route. */
 export function markRoute(res: ServerResponse, id: string): void {
   matched.set(res, id);
 }
 
-/** The id of the route the REST router matched the call to, if it did. */
+/** The id of the route the REST dispatcher matched the call to, if it did. */
 export function matchedRoute(res: ServerResponse): string | undefined {
   return matched.get(res);
 }
 
 /**
- * Throws unless a route is complete. The router and the discovery document both call it on every
+ * Throws unless a route is complete. The dispatcher and the discovery document both call it on every
  * route they build from, so neither can have a method the other lacks: a route without its
  * description data is refused by both, and so is a description without a handler.
  */

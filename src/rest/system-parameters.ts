@@ -1,7 +1,7 @@
 // The standard parameters of Google APIs, which apply to every method. `COMMON_PARAMETERS` is both what
 // the discovery document advertises and what this module honours, so the two cannot drift apart:
 // `alt` (json only), `prettyPrint` (indented or compact JSON), `fields` (partial responses);
-// `access_token`/`oauth_token` are bearer tokens (read by the router, never logged); `callback`
+// `access_token`/`oauth_token` are bearer tokens (read by the dispatcher, never logged); `callback`
 // (JSONP) is refused with a 400; `quotaUser`, `userIp`, `key`, `$.xgafv`, `uploadType` and
 // `upload_protocol` are accepted and change nothing here. Every JSON answer of the API goes through
 // `sendJson`/`renderJson`, which apply the caller's choices.
@@ -177,9 +177,11 @@ export function renderJson(res: ServerResponse, body: unknown, masked = true): s
 }
 
 /** Sends a JSON answer; error bodies are never masked (a partial error would hide the error). */
-export function sendJson(res: Response, status: number, body: unknown, masked = true): void {
-  res
-    .status(status)
-    .type("application/json; charset=UTF-8")
-    .send(renderJson(res, body, masked));
+export function sendJson(res: ServerResponse, status: number, body: unknown, masked = true): void {
+  const text = renderJson(res, body, masked);
+  res.statusCode = status;
+  // The header Express's `send` wrote for these answers, so that they keep their bytes.
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(text));
+  res.end(text);
 }

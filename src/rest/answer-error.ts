@@ -1,0 +1,21 @@
+// How a failed call is answered, whichever way it was served (the compute dispatcher, or Express's
+// error handler for discovery, batch and unknown paths): `toGoogleError` maps it, an internal error is
+// logged with its stack and a 5xx with its message, and the Google error body is sent unmasked.
+import type { ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import { toGoogleError } from "./errors.js";
+import { sendJson } from "./system-parameters.js";
+
+export function answerError(res: ServerResponse, err: unknown, log: Logger): void {
+  // Part of the answer is out: there is no status left to change, so the connection is cut (what
+  // Express's final handler did) and the client sees an incomplete answer rather than a wrong one.
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const { status, body, internal } = toGoogleError(err);
+  if (internal) log.error({ err }, "internal error");
+  else if (status >= 500)
+    log.warn({ err: err instanceof Error ? err.message : String(err) }, "request failed");
+  sendJson(res, status, body, false);
+}
