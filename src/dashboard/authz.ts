@@ -26,7 +26,7 @@ export function identityOf(session: DashboardSession, options: IdentityOptions):
 }
 
 export interface DashboardAuthzOptions {
-  /** How long an answer is reused (default 5 s). */
+  /** How long an answer is reused (default 5 s, never longer than the Authorizer's --token-cache-ttl). */
   readonly ttlMs?: number;
   /** Upper bound of cached answers (default 10,000). */
   readonly maxEntries?: number;
@@ -42,7 +42,9 @@ export class DashboardAuthz {
     options: DashboardAuthzOptions = {},
   ) {
     this.answers = new TtlCache({
-      ttlMs: options.ttlMs ?? 5_000,
+      // Capped by the Authorizer's TTL: with --token-cache-ttl under 5 s, a revoked permission must not
+      // stay allowed on the dashboard for longer than the flag says.
+      ttlMs: Math.min(options.ttlMs ?? 5_000, authorizer.cacheTtlMs),
       maxEntries: options.maxEntries ?? 10_000,
       ...(options.clock && { clock: options.clock }),
     });

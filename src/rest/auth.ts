@@ -36,10 +36,12 @@ export interface AuthOptions {
   readonly clock?: Clock;
 }
 
+const DEFAULT_CACHE_TTL_MS = 10_000;
+
 /** The cache of one kind of review, as `options` say (one lookup in flight per key). */
 function reviewCache<V>(options: AuthOptions, keep?: (value: V) => boolean): TtlCache<string, V> {
   return new TtlCache<string, V>({
-    ttlMs: options.cacheTtlMs ?? 10_000,
+    ttlMs: options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS,
     maxEntries: options.cacheSize ?? 1000,
     ...(options.clock && { clock: options.clock }),
     ...(keep && { keep }),
@@ -116,12 +118,15 @@ export class Authorizer {
    * not cached, so a permission granted takes effect at once; a revoked one within the TTL.
    */
   private readonly decisions: TtlCache<string, boolean>;
+  /** How long an allowed decision is reused (--token-cache-ttl): no cache above it may keep one longer. */
+  readonly cacheTtlMs: number;
 
   constructor(
     private readonly client: KubeClient,
     options: AuthOptions = {},
   ) {
     this.decisions = reviewCache(options, (allowed: boolean) => allowed);
+    this.cacheTtlMs = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   }
 
   /**

@@ -66,6 +66,22 @@ describe("the dashboard on the operator's Authorizer", () => {
     },
   );
 
+  test.each([
+    { ttl: 2_000, at: 2_000, reviews: 2 },
+    { ttl: 2_000, at: 1_999, reviews: 1 },
+    { ttl: 60_000, at: 5_000, reviews: 2 },
+  ])(
+    "--token-cache-ttl=$ttl ms also bounds the dashboard's own answers (denials included): asked again at $at ms, $reviews review(s)",
+    async ({ ttl, at, reviews }) => {
+      const cluster = reviewingCluster(() => false);
+      const { clock, authz } = onCluster(cluster, ttl);
+      await expect(authz.can(ANN, LIST)).resolves.toBe(false);
+      await clock.advance(at);
+      await expect(authz.can(ANN, LIST)).resolves.toBe(false);
+      expect(cluster.reviews()).toBe(reviews);
+    },
+  );
+
   test("REST and the dashboard share the one Authorizer's answers", async () => {
     const cluster = reviewingCluster(() => true);
     const { authorizer, authz } = onCluster(cluster, 60_000);
