@@ -44,8 +44,40 @@ async function runBlock(block: DocBlock, bin: string): Promise<string> {
     return stdout;
   } catch (err) {
     const { stdout = "", stderr = "" } = err as { stdout?: string; stderr?: string };
-    throw new Error(`${blockId(block)}\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}`, { cause: err });
+    throw new Error(
+      `${blockId(block)}\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}\n--- the cluster then:\n${await clusterState()}`,
+      { cause: err },
+    );
   }
+}
+
+/**
+ * What the walk-through's namespace and the pool's nodes looked like when a block failed: a wait that
+ * times out says only that it timed out, and the testbed's logs are gone after the run.
+ */
+async function clusterState(): Promise<string> {
+  const views = [
+    ["get", "pods", "-n", NAMESPACE, "-o", "wide"],
+    [
+      "get",
+      "pods",
+      "-n",
+      NAMESPACE,
+      "-o",
+      "custom-columns=POD:.metadata.name,PHASE:.status.phase,CONDITIONS:.status.conditions[*].type,READY:.status.conditions[*].status",
+    ],
+    [
+      "get",
+      "nodes",
+      "-o",
+      "custom-columns=NODE:.metadata.name,READY:.status.conditions[?(@.type=='Ready')].status,TAINTS:.spec.taints[*].key",
+    ],
+    ["get", "events", "-n", NAMESPACE, "--sort-by=.lastTimestamp"],
+  ];
+  const out: string[] = [];
+  for (const args of views)
+    out.push(`$ kubectl ${args.join(" ")}\n${await kubectl(...args).catch((e: unknown) => String(e))}`);
+  return out.join("\n");
 }
 
 beforeAll(async () => {
