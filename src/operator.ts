@@ -204,6 +204,7 @@ export async function runOperator(config: Config): Promise<void> {
     metrics,
     gracefulShutdownTimeoutMs: config["shutdown-timeout"],
     resyncPeriodMs: 10 * 60_000,
+    collectGarbageAfterSync: true,
     ...(config["leader-elect"] && {
       leaderElection: {
         namespace: config["leader-election-namespace"],
