@@ -465,11 +465,11 @@ export async function serviceAccountToken(
   return reply.status.token;
 }
 
-/** Resident set size of a process in bytes (VmRSS). */
-export function rssBytes(pid: number): number {
+/** A size from /proc/<pid>/status in bytes: VmRSS (resident now) or VmHWM (the peak resident). */
+export function rssBytes(pid: number, field: "VmRSS" | "VmHWM" = "VmRSS"): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
-  if (kb === undefined) throw new Error(`no VmRSS for ${pid}`);
+  const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1];
+  if (kb === undefined) throw new Error(`no ${field} for ${pid}`);
   return Number(kb) * 1024;
 }
 

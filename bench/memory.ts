@@ -1,11 +1,15 @@
-// Memory and start-up with 100,000 ResizeRequests with full statuses (as the operator leaves a
-// SUCCEEDED request) in the watched namespace, each against a baseline
-// measured in the same run: the same operator on an empty namespace. The operator runs as a standby
-// (the bench holds its Lease), so it lists, watches and caches everything — what every replica does —
-// without reconciling: the figures are the caches' cost, not a reconcile storm's.
+// Memory, start-up and takeover with 100,000 and 250,000 ResizeRequests with full statuses (as the
+// operator leaves a SUCCEEDED request) in the watched namespace, each against a baseline measured in the
+// same run: the same operator on a namespace with none. The operator runs as a standby (the bench holds
+// its Lease), so it lists, watches and caches everything — what every replica does — without
+// reconciling: the memory figures are the caches' cost, not a reconcile storm's. Then the bench releases
+// the Lease, and the standby takes over: the time from the release to its first reconcile is the
+// takeover, which must not grow with the number of cached requests.
 import { setTimeout as sleep } from "node:timers/promises";
+import { isConflict, isAlreadyExists } from "../src/runtime/api-errors.js";
 import { KubeHttp } from "../src/runtime/kube-http.js";
 import {
+  createGroupWithTarget,
   createSucceededRequest,
   installCrds,
   kubeConfig,
@@ -21,49 +25,87 @@ import {
   untilReady,
 } from "./lib.js";
 
-const OBJECTS = 100_000;
+/** How many requests to measure at, in increasing order (BENCH_MEMORY_COUNTS=100000,250000). */
+const COUNTS = (process.env.BENCH_MEMORY_COUNTS ?? "100000,250000").split(",").map(Number);
 const GROUPS = 100;
 const MiB = 2 ** 20;
+const LEASE = "resize-operator-leader";
+/** The standby tries the Lease this often: short, so that the takeover is the operator's own work. */
+const RETRY_PERIOD = "200ms";
 
-/** A Lease held by someone else for an hour: the operator stays a standby. */
-async function holdLease(http: KubeHttp, ns: string): Promise<void> {
-  await http.request("POST", `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`, {
-    body: {
-      metadata: { name: "resize-operator-leader" },
-      spec: {
+const leasePath = (ns: string): string => `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
+const microTime = (): string => new Date().toISOString().replace("Z", "000Z");
+
+/** Sets the Lease's holder: "bench-holder" for an hour (the operator stays a standby), or nobody. */
+async function setLease(http: KubeHttp, ns: string, held: boolean): Promise<void> {
+  const spec = held
+    ? {
         holderIdentity: "bench-holder",
         leaseDurationSeconds: 3600,
-        acquireTime: new Date().toISOString().replace("Z", "000Z"),
-        renewTime: new Date().toISOString().replace("Z", "000Z"),
-      },
-    },
-  });
+        acquireTime: microTime(),
+        renewTime: microTime(),
+      }
+    : // What a leader's graceful release writes: no holder, expired in a second.
+      { holderIdentity: "", leaseDurationSeconds: 1, renewTime: microTime() };
+  for (;;) {
+    const current = await http
+      .request("GET", `${leasePath(ns)}/${LEASE}`)
+      .then((l) => l as { metadata: Record<string, unknown> })
+      .catch(() => undefined);
+    try {
+      if (current) await http.request("PUT", `${leasePath(ns)}/${LEASE}`, { body: { ...current, spec } });
+      else await http.request("POST", leasePath(ns), { body: { metadata: { name: LEASE }, spec } });
+      return;
+    } catch (err) {
+      // The standby renewed it in between (or created it): read it again.
+      if (!isConflict(err) && !isAlreadyExists(err)) throw err;
+    }
+  }
 }
+
+async function metricsText(port: number): Promise<string> {
+  return fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
+}
+
+const sum = (text: string, pattern: RegExp): number =>
+  [...text.matchAll(pattern)].reduce((a, m) => a + Number(m[1]), 0);
 
 interface Sample {
   readyMs: number;
   rss: number;
+  peakRss: number;
   cached: number;
+  takeoverMs: number;
 }
 
-/** Starts a standby operator on `ns`; time to /readyz, then RSS after the heap settles. */
-async function measure(cli: string, ns: string, name: string): Promise<Sample> {
+/**
+ * Starts a standby operator on `ns`: time to /readyz, RSS once the heap has settled, the peak RSS; then
+ * releases the Lease and times the takeover (release → the resize controller's first reconcile).
+ */
+async function measure(http: KubeHttp, cli: string, ns: string, name: string): Promise<Sample> {
+  await setLease(http, ns, true);
   const op = await startOperator(cli, {
     name,
     namespace: ns,
-    args: ["--leader-elect=true", `--leader-election-namespace=${ns}`],
+    args: ["--leader-elect=true", `--leader-election-namespace=${ns}`, `--retry-period=${RETRY_PERIOD}`],
   });
-  const readyAt = await untilReady(op);
-  // Ready means synced; RSS keeps moving while the decoded objects' garbage is collected.
-  await sleep(5000);
-  const rss = rssBytes(op.pid);
-  const metrics = await fetch(`http://127.0.0.1:${op.metricsPort}/metrics`).then((r) => r.text());
-  const cached = [...metrics.matchAll(/^resize_requests\{[^}]*\} (\d+)/gm)].reduce(
-    (a, m) => a + Number(m[1]),
-    0,
-  );
-  await op.stop();
-  return { readyMs: readyAt - op.startedAt, rss, cached };
+  try {
+    const readyAt = await untilReady(op);
+    await sleep(5000);
+    const rss = rssBytes(op.pid);
+    const peakRss = rssBytes(op.pid, "VmHWM");
+    const cached = sum(await metricsText(op.metricsPort), /^resize_requests\{[^}]*\} (\d+)/gm);
+    const released = Date.now();
+    await setLease(http, ns, false);
+    const reconciles = /^controller_runtime_reconcile_total\{[^}]*controller="resizerequest"[^}]*\} (\d+)/gm;
+    while (sum(await metricsText(op.metricsPort), reconciles) === 0) {
+      if (Date.now() - released > 120_000) throw new Error(`${name}: no reconcile 120 s after the release`);
+      await sleep(20);
+    }
+    return { readyMs: readyAt - op.startedAt, rss, peakRss, cached, takeoverMs: Date.now() - released };
+  } finally {
+    await op.stop();
+  }
 }
 
 export async function memoryAndStartup(cli: string): Promise<void> {
@@ -71,56 +113,81 @@ export async function memoryAndStartup(cli: string): Promise<void> {
   const http = new KubeHttp(kc);
   await installCrds(http);
 
+  // Both namespaces have one group, so that the new leader has something to reconcile.
   const empty = await namespace(http, "bench-mem-empty");
-  await holdLease(http, empty.name);
-  log("memory: baseline (empty namespace)");
-  const base = await measure(cli, empty.name, "memory-empty");
+  await createGroupWithTarget(http, empty.name, "g000");
+  log("memory: baseline (no requests)");
+  const base = await measure(http, cli, empty.name, "memory-empty");
 
   const full = await namespace(http, "bench-mem");
-  await holdLease(http, full.name);
-  log(`memory: creating ${OBJECTS} SUCCEEDED ResizeRequests over ${GROUPS} groups`);
-  const created = Date.now();
-  await pool(
-    Array.from({ length: OBJECTS }, (_, i) => i),
-    48,
-    (i) =>
-      createSucceededRequest(
-        http,
-        full.name,
-        `r${String(i).padStart(6, "0")}`,
-        `g${String(i % GROUPS).padStart(3, "0")}`,
-        i,
-      ),
-  );
-  log(`memory: created in ${Math.round((Date.now() - created) / 1000)} s`);
-  const sample = (await http.request("GET", rrPath(full.name), { query: { limit: 1 } })) as {
-    items: unknown[];
-  };
-  const objectJsonBytes = Buffer.byteLength(JSON.stringify(sample.items[0]));
-  const loaded = await measure(cli, full.name, "memory-full");
-  await Promise.all([empty.remove(), full.remove()]);
-  if (loaded.cached !== OBJECTS)
-    throw new Error(`expected ${OBJECTS} cached requests, /metrics says ${loaded.cached}`);
+  await createGroupWithTarget(http, full.name, "g000");
+  let created = 0;
+  try {
+    for (const count of COUNTS) {
+      log(`memory: creating SUCCEEDED ResizeRequests ${created}..${count} over ${GROUPS} groups`);
+      const startedAt = Date.now();
+      await pool(
+        Array.from({ length: count - created }, (_, i) => created + i),
+        48,
+        (i) =>
+          createSucceededRequest(
+            http,
+            full.name,
+            `r${String(i).padStart(6, "0")}`,
+            `g${String(i % GROUPS).padStart(3, "0")}`,
+            i,
+          ),
+      );
+      created = count;
+      log(`memory: created in ${Math.round((Date.now() - startedAt) / 1000)} s`);
+      const sample = (await http.request("GET", rrPath(full.name), { query: { limit: 1 } })) as {
+        items: unknown[];
+      };
+      const objectJsonBytes = Buffer.byteLength(JSON.stringify(sample.items[0]));
+      const loaded = await measure(http, cli, full.name, `memory-${count}`);
+      if (loaded.cached !== count)
+        throw new Error(`expected ${count} cached requests, /metrics says ${loaded.cached}`);
+      reportCount(count, loaded, base, objectJsonBytes);
+    }
+  } finally {
+    await Promise.all([empty.remove(), full.remove()]);
+  }
+}
 
+function reportCount(count: number, loaded: Sample, base: Sample, objectJsonBytes: number): void {
+  const bytesPerObject = Math.round((loaded.rss - base.rss) / count);
+  const targeted = count === 100_000;
   report({
-    bench: "memory",
-    objects: OBJECTS,
+    bench: `memory-${count}`,
+    objects: count,
     rssMiB: round(loaded.rss / MiB, 1),
     baselineRssMiB: round(base.rss / MiB, 1),
     ratio: round(loaded.rss / base.rss, 2),
-    target: "rssMiB <= 450",
-    met: loaded.rss / MiB <= 450 && (loaded.rss - base.rss) / OBJECTS <= 2500,
-    bytesPerObject: Math.round((loaded.rss - base.rss) / OBJECTS),
-    bytesPerObjectTarget: "<= 2500",
+    bytesPerObject,
+    peakRssMiB: round(loaded.peakRss / MiB, 1),
+    baselinePeakRssMiB: round(base.peakRss / MiB, 1),
     objectJsonBytes,
+    ...(targeted && {
+      target: "rssMiB <= 450 and bytesPerObject <= 2500",
+      met: loaded.rss / MiB <= 450 && bytesPerObject <= 2500,
+    }),
     machine: machine(),
   });
   report({
-    bench: "startup",
-    objects: OBJECTS,
+    bench: `startup-${count}`,
+    objects: count,
     readySeconds: round(loaded.readyMs / 1000, 2),
     baselineReadySeconds: round(base.readyMs / 1000, 2),
     ratio: round(loaded.readyMs / base.readyMs, 2),
+    machine: machine(),
+  });
+  report({
+    bench: `takeover-${count}`,
+    objects: count,
+    takeoverSeconds: round(loaded.takeoverMs / 1000, 2),
+    baselineTakeoverSeconds: round(base.takeoverMs / 1000, 2),
+    ratio: round(loaded.takeoverMs / base.takeoverMs, 2),
+    retryPeriod: RETRY_PERIOD,
     machine: machine(),
   });
 }

@@ -6,7 +6,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
-type Gc = () => void;
+type Gc = (options?: { type?: "major"; execution?: "sync"; flavor?: "regular" | "last-resort" }) => void;
 let gc: Gc | null | undefined;
 
 /** V8's `gc()`: the one of `--expose-gc` when the process has it, else one exposed on first use. */
@@ -27,6 +27,6 @@ function exposedGc(): Gc | null {
 export function collectGarbage(): boolean {
   if (gc === undefined) gc = exposedGc();
   if (!gc) return false;
-  gc();
+  gc({ type: "major", execution: "sync", flavor: "last-resort" });
   return true;
 }

@@ -183,6 +183,8 @@ export class Manager {
     this.log.info(
       {
         heapUsedMiB: [mib(before.heapUsed), mib(after.heapUsed)],
+        heapTotalMiB: [mib(before.heapTotal), mib(after.heapTotal)],
+        externalMiB: [mib(before.external), mib(after.external)],
         rssMiB: [mib(before.rss), mib(after.rss)],
         ms: Math.round(performance.now() - startedAt),
       },

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { FakeClock, flushPromises } from "../../support/fake-clock.js";
-import { Informer } from "../../../src/runtime/informer.js";
+import { Informer, REPLAY_CHUNK } from "../../../src/runtime/informer.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
 import type { ListResult } from "../../../src/runtime/list-watch.js";
 import { METRIC } from "../../../src/runtime/metrics.js";
@@ -230,6 +230,42 @@ describe("Informer", () => {
     remove();
     lw.current.emit({ type: "ADDED", object: obj("b", "2") });
     expect(seen).toEqual(["ns/a"]);
+    ctl.abort();
+    await running;
+  });
+
+  test("a late handler gets a big cache a chunk per turn of the event loop, each object as it is then", async () => {
+    const n = REPLAY_CHUNK * 2 + 2;
+    const { lw, informer, ctl, running } = setup({
+      initial: () => ({
+        items: Array.from({ length: n }, (_, i) => obj(`o${i}`, "1")),
+        resourceVersion: "1",
+      }),
+    });
+    await flushPromises();
+    const seen = new Map<string, string | undefined>();
+    const remove = informer.addEventHandler({
+      onAdd: (o) => seen.set(objectKey(o), o.metadata?.resourceVersion),
+      onUpdate: (_old, o) => seen.set(objectKey(o), o.metadata?.resourceVersion),
+    });
+    // The first chunk at once: a controller taking over can start on it.
+    expect(seen.size).toBe(REPLAY_CHUNK);
+    // Changes before their turn: the add carries the newer state; a deleted object is not delivered.
+    lw.current.emit({ type: "MODIFIED", object: obj(`o${n - 2}`, "7") });
+    lw.current.emit({ type: "DELETED", object: obj(`o${n - 1}`, "1") });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.size).toBe(REPLAY_CHUNK * 2 + 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.size).toBe(n - 1);
+    expect(seen.get(`ns/o${n - 2}`)).toBe("7");
+    expect(seen.has(`ns/o${n - 1}`)).toBe(false);
+    // Removed mid-replay: nothing more arrives.
+    const late: string[] = [];
+    const stop = informer.addEventHandler({ onAdd: (o) => late.push(objectKey(o)) });
+    stop();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(late).toHaveLength(REPLAY_CHUNK);
+    remove();
     ctl.abort();
     await running;
   });
