@@ -7,6 +7,7 @@
 // a controller that lost its lease must not start reconciling anything new. `drained` waits for in-flight
 // keys to be `done`.
 import { realClock, type Clock, type Timer } from "./clock.js";
+import { DelayHeap } from "./delay-heap.js";
 import { METRIC, noopMetrics, type MetricsSink } from "./metrics.js";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiter.js";
 
@@ -19,13 +20,18 @@ export interface WorkQueueOptions {
   metrics?: MetricsSink;
 }
 
+/** The longest delay a Node timer keeps (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export class WorkQueue {
   private readonly clock: Clock;
   private readonly rateLimiter: RateLimiter;
   private queue: string[] = [];
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
-  private readonly waiting = new Map<string, { at: number; timer: Timer }>();
+  private readonly waiting = new DelayHeap();
+  /** The one timer of the delayed keys, armed for the earliest; its due time. */
+  private wakeUp: { at: number; timer: Timer } | undefined;
   private readonly getters: ((key: string | undefined) => void)[] = [];
   private readonly drainWaiters: (() => void)[] = [];
   private readonly enqueuedAt = new Map<string, number>();
@@ -67,15 +73,26 @@ export class WorkQueue {
       this.add(key);
       return;
     }
-    const at = this.clock.now() + delayMs;
-    const existing = this.waiting.get(key);
-    if (existing && existing.at <= at) return;
-    existing?.timer.cancel();
-    const timer = this.clock.setTimer(() => {
-      this.waiting.delete(key);
-      this.add(key);
-    }, delayMs);
-    this.waiting.set(key, { at, timer });
+    if (this.waiting.push(key, this.clock.now() + delayMs)) this.arm();
+  }
+
+  /** Keeps the one timer set for the earliest delayed key. */
+  private arm(): void {
+    const at = this.waiting.next();
+    if (this.wakeUp && this.wakeUp.at === at) return;
+    this.wakeUp?.timer.cancel();
+    this.wakeUp = undefined;
+    if (at === undefined) return;
+    const timer = this.clock.setTimer(
+      () => {
+        this.wakeUp = undefined;
+        for (const key of this.waiting.popDue(this.clock.now())) this.add(key);
+        this.arm();
+        // Node fires a longer timer at once; a key due later than that wakes the queue once on the way.
+      },
+      Math.min(at - this.clock.now(), MAX_TIMER_MS),
+    );
+    this.wakeUp = { at, timer };
   }
 
   /** Adds `key` after the delay the rate limiter assigns (per-item backoff, overall rate). */
@@ -144,7 +161,8 @@ export class WorkQueue {
   shutDown(): void {
     if (this.stopping) return;
     this.stopping = true;
-    for (const { timer } of this.waiting.values()) timer.cancel();
+    this.wakeUp?.timer.cancel();
+    this.wakeUp = undefined;
     this.waiting.clear();
     this.queue = [];
     this.dirty.clear();

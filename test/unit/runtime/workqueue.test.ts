@@ -109,6 +109,40 @@ describe("WorkQueue", () => {
     expect(q.length).toBe(1);
   });
 
+  test("delayed keys share one timer and come out in due order, however many there are", async () => {
+    const { q, clock } = setup();
+    const n = 10_000;
+    // Added in a scrambled order: key k is due after (k + 1) ms.
+    for (let i = 0; i < n; i++) {
+      const k = (i * 7919) % n;
+      q.addAfter(`k${k}`, k + 1);
+    }
+    expect(q.delayed).toBe(n);
+    expect(clock.timers).toBe(1);
+    const order: string[] = [];
+    for (let t = 0; t < n; t++) {
+      await clock.advance(1);
+      const key = await take(q);
+      if (key !== undefined) order.push(key);
+      if (key !== undefined) q.done(key);
+    }
+    expect(order).toEqual(Array.from({ length: n }, (_, k) => `k${k}`));
+    expect(q.delayed).toBe(0);
+    expect(clock.timers).toBe(0);
+  });
+
+  test("a key due beyond the longest Node timer waits for it without spinning", async () => {
+    const { q, clock } = setup();
+    const month = 30 * 24 * 3600_000;
+    q.addAfter("a", month);
+    await clock.advance(2 ** 31 - 1);
+    // The timer woke the queue early: the key is still delayed, behind one re-armed timer.
+    expect(q.length).toBe(0);
+    expect(clock.timers).toBe(1);
+    await clock.advance(month - (2 ** 31 - 1));
+    expect(q.length).toBe(1);
+  });
+
   test("addAfter with no delay adds at once", () => {
     const { q } = setup();
     q.addAfter("a", 0);
