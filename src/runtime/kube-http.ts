@@ -135,13 +135,18 @@ export class KubeHttp {
         finish(err);
       });
       req.on("response", (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
+        // Decoded chunk by chunk into a string on the V8 heap, not concatenated into one Buffer: a list
+        // page is about a megabyte, and a freed buffer of that size stays in the C heap (glibc keeps
+        // it for reuse), 80 MiB of resident memory after listing 100,000 objects (bench/memory.ts).
+        res.setEncoding("utf8");
+        let text = "";
+        res.on("data", (c: string) => {
+          text += c;
+        });
         res.on("error", (err) => {
           finish(err);
         });
         res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
           const parsed = parseJson(text);
           const status = res.statusCode ?? 0;
           if (status >= 200 && status < 300) finish(undefined, parsed);
