@@ -12,7 +12,11 @@ async function serve(parts: readonly Buffer[]): Promise<{ url: string; close: ()
         res.end();
         return;
       }
-      res.write(parts[i], () => setTimeout(() => write(i + 1), 5));
+      res.write(parts[i], () =>
+        setTimeout(() => {
+          write(i + 1);
+        }, 5),
+      );
     };
     write(0);
   });
@@ -20,7 +24,12 @@ async function serve(parts: readonly Buffer[]): Promise<{ url: string; close: ()
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
   };
 }
 
