@@ -61,9 +61,12 @@ export function headHold(h: HeadState): HeadHold | undefined {
   return undefined;
 }
 
-/** The replicas a release of `size` instances from `replicas` leaves: never below minSize. */
+/**
+ * The replicas a release of `size` instances from `replicas` leaves: never below minSize, and never
+ * more than there are (a target already below minSize stays where it is: a release only removes).
+ */
 export function releaseTarget(replicas: number, size: number, minSize: number): number {
-  return Math.max(minSize, replicas - size);
+  return Math.min(replicas, Math.max(minSize, replicas - size));
 }
 
 /** Whether a release lowers the replicas; at the floor it removes nothing and ends at once. */

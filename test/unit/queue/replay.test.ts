@@ -197,6 +197,27 @@ describe("exact ETAs name the moment each attempt starts (decide() driven pass b
     expect(misses(r)).toEqual([]);
   });
 
+  test("a release due on a target below minSize removes nothing: it does not hold the queue up", async () => {
+    // fast-check's counterexample: the model raised the holder's 1 replica to minSize 2 when the
+    // release came due, so it placed q-2 one attempt later than decide() started it.
+    const r = await replayScenario(
+      {
+        maxSize: 6,
+        minSize: 2,
+        holders: [{ size: 1, releaseIn: 0 }],
+        queue: [
+          { size: 2, run: 2 },
+          { size: 1, run: 1 },
+          { size: 2, run: 1 },
+        ],
+        readyAfter: 1,
+      },
+      "watch",
+    );
+    expect(r.started.get("q-2")).toBe(2);
+    expect(misses(r)).toEqual([]);
+  });
+
   test("random scenarios, the operator's cadence: every exact ETA's start is when the attempt starts", async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (sc) => {

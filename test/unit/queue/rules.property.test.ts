@@ -212,3 +212,15 @@ describe("a release that changes the target goes before the head's attempt (foun
     expect(queueInsight(queueInputOf(s)).head?.waitingFor).toEqual({ kind: "Starting" });
   });
 });
+
+describe("releaseTarget", () => {
+  test.each([
+    [5, 2, 0, 3],
+    [5, 2, 4, 4],
+    [3, 2, 4, 3], // below minSize already: a release removes nothing, and never adds
+    [1, 1, 2, 1],
+  ])("from %i releasing %i with minSize %i leaves %i", (replicas, size, minSize, expected) => {
+    expect(releaseTarget(replicas, size, minSize)).toBe(expected);
+    expect(releaseLowers(replicas, size, minSize)).toBe(expected < replicas);
+  });
+});
