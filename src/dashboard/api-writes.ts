@@ -52,7 +52,7 @@ async function restCall(
     user,
     // The dashboard's cached SubjectAccessReviews; the handler makes its own checks too.
     authorize: (who, check) => deps.authz.require(who, check),
-    log: deps.log.child({ method: target.id, user: user.username, via: "dashboard" }),
+    log: () => deps.log.child({ method: target.id, user: user.username, via: "dashboard" }),
     res,
     deps: rest,
   });

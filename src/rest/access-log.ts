@@ -29,6 +29,25 @@ export type StartCall = (method: string, res: ServerResponse, path: () => string
 /** Probes are polled every few seconds and would drown the log. */
 const UNLOGGED = new Set(["/healthz", "/readyz"]);
 
+/**
+ * A call's record. A class, not an object literal with a getter: a literal's per-call getter gave every
+ * call its own hidden class, which V8 keeps in old space, so everything the call touched outlived the
+ * young generation (a quarter of a REST call's allocations were promoted; GC was the largest cost).
+ */
+class Call implements CallRecord {
+  user?: string;
+  private requestLog: Logger | undefined;
+
+  constructor(
+    readonly reqId: string,
+    private readonly parent: Logger,
+  ) {}
+
+  get log(): Logger {
+    return (this.requestLog ??= this.parent.child({ reqId: this.reqId }));
+  }
+}
+
 export function accessLog(log: Logger): StartCall {
   // The access line is a fixed record of primitives (the path without its query, never a header), and
   // every redaction path is a nested one: redacting it would be a no-op costing more CPU than the rest
@@ -36,21 +55,14 @@ export function accessLog(log: Logger): StartCall {
   const access = log.child({}, { redact: [] });
   return (method, res, path) => {
     const started = process.hrtime.bigint();
-    const reqId = randomUUID();
     // The call's logger is made when something logs (most calls log only their access line): a child
     // logger per call was a measurable share of a REST call's CPU.
-    let requestLog: Logger | undefined;
-    const call: CallRecord = {
-      reqId,
-      get log() {
-        return (requestLog ??= log.child({ reqId }));
-      },
-    };
+    const call = new Call(randomUUID(), log);
     res.on("finish", () => {
       const at = path();
       if (UNLOGGED.has(at)) return;
       const line: AccessLine = {
-        reqId,
+        reqId: call.reqId,
         method,
         path: at,
         status: res.statusCode,

@@ -8,10 +8,14 @@ import type {
   ParamsOf,
   Reply,
   Route,
+  RouteCall,
   RouteDescription,
   RouteParameter,
   RouteRequest,
 } from "./route.js";
+import type { Logger } from "pino";
+import type { UserInfo } from "./auth.js";
+import type { RestDeps } from "./deps.js";
 import { parameterParser, parseBody } from "./validate.js";
 
 type TypedHandler<P, B> = (call: CallContext<P, B>) => Promise<Reply>;
@@ -25,6 +29,33 @@ export type RouteSpec<P extends readonly RouteParameter[], B> = RouteDescription
   );
 
 /**
+ * A handler's view of a call: its checked parameters and body. The logger and the signal are read
+ * through prototype getters (both are made on first use, and most calls use neither); an object literal
+ * with getters would give every call its own hidden class (see invoke.ts's InvokedCall).
+ */
+class TypedCall<P, B> implements CallContext<P, B> {
+  readonly user: UserInfo;
+  readonly deps: RestDeps;
+
+  constructor(
+    readonly params: P,
+    readonly body: B,
+    private readonly call: RouteCall,
+  ) {
+    this.user = call.user;
+    this.deps = call.deps;
+  }
+
+  get log(): Logger {
+    return this.call.log;
+  }
+
+  get signal(): AbortSignal {
+    return this.call.signal;
+  }
+}
+
+/**
  * A row of the route table. Its handler runs a call in the order the REST API has always checked:
  * parameters (validators compiled here, once), then `admit` (scopes, `fields`, RBAC), then the body,
  * then the typed handler.
@@ -36,21 +67,8 @@ export function defineRoute<const P extends readonly RouteParameter[], B = undef
   const handler: Handler = async (call) => {
     const { params, project } = parse(call.path, call.query);
     await call.admit(project);
-    // The logger and the signal are read through: both are made on first use, and most calls use neither.
-    const context = <T>(body: T): CallContext<ParamsOf<P>, T> => ({
-      params,
-      body,
-      user: call.user,
-      get log() {
-        return call.log;
-      },
-      get signal() {
-        return call.signal;
-      },
-      deps: call.deps,
-    });
-    if (spec.request === undefined) return spec.handler(context(undefined));
-    return spec.handler(context(parseBody(spec.request.validate, call.body)));
+    if (spec.request === undefined) return spec.handler(new TypedCall(params, undefined, call));
+    return spec.handler(new TypedCall(params, parseBody(spec.request.validate, call.body), call));
   };
   return { ...spec, handler };
 }

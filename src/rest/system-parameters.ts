@@ -104,7 +104,11 @@ export interface OutputOptions {
 }
 
 const DEFAULT_OUTPUT: OutputOptions = { pretty: true };
-const outputs = new WeakMap<ServerResponse, OutputOptions>();
+const COMPACT_OUTPUT: OutputOptions = { pretty: false };
+// Kept on the response under a symbol rather than in a WeakMap: one WeakMap entry per call was
+// measurable on the hot path.
+const OUTPUT = Symbol("output options");
+type WithOutput = ServerResponse & { [OUTPUT]?: OutputOptions };
 
 /** A bad value of a standard parameter: 400 `invalidParameter`, located at the parameter. */
 export function invalidParameter(name: string, message: string): RestError {
@@ -145,12 +149,13 @@ export function parseOutputOptions(query: Readonly<Record<string, unknown>>): Ou
   if (xgafv !== undefined && xgafv !== "1" && xgafv !== "2")
     throw invalidParameter("$.xgafv", "expected 1 or 2");
   const mask = parseFieldMask(single(query, "fields"));
-  return { pretty: prettyPrint !== "false", ...(mask && { mask }) };
+  if (mask) return { pretty: prettyPrint !== "false", mask };
+  return prettyPrint === "false" ? COMPACT_OUTPUT : DEFAULT_OUTPUT;
 }
 
 /** Parses the system parameters of the call for its answer; a bad value is a 400 before anything runs. */
 export function readSystemParameters(res: ServerResponse, query: Readonly<Record<string, unknown>>): void {
-  outputs.set(res, parseOutputOptions(query));
+  (res as WithOutput)[OUTPUT] = parseOutputOptions(query);
 }
 
 /** Express middleware for `readSystemParameters`. */
@@ -160,7 +165,7 @@ export function systemParameters(req: Request, res: Response, next: NextFunction
 }
 
 function outputOptions(res: ServerResponse): OutputOptions {
-  return outputs.get(res) ?? DEFAULT_OUTPUT;
+  return (res as WithOutput)[OUTPUT] ?? DEFAULT_OUTPUT;
 }
 
 /** Rejects a `fields` selection the response schema cannot satisfy. */
