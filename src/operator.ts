@@ -43,28 +43,34 @@ import { shutdownOnSignals } from "./runtime/signals.js";
 import { retryAtStartUp } from "./runtime/start-up.js";
 
 export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    base: { pod: defaultReportingInstance() },
-    // Credentials must never reach the logs, whatever object a call site hands to the logger.
-    redact: {
-      paths: [
-        "*.authorization",
-        "*.Authorization",
-        "*.token",
-        "*.password",
-        "*.secret",
-        "*.cookie",
-        "*.headers.authorization",
-        "*.headers.cookie",
-        "*.access_token",
-        "*.oauth_token",
-        "*.query.access_token",
-        "*.query.oauth_token",
-      ],
-      censor: "[redacted]",
+  return pino(
+    {
+      level,
+      base: { pod: defaultReportingInstance() },
+      // Credentials must never reach the logs, whatever object a call site hands to the logger.
+      redact: {
+        paths: [
+          "*.authorization",
+          "*.Authorization",
+          "*.token",
+          "*.password",
+          "*.secret",
+          "*.cookie",
+          "*.headers.authorization",
+          "*.headers.cookie",
+          "*.access_token",
+          "*.oauth_token",
+          "*.query.access_token",
+          "*.query.oauth_token",
+        ],
+        censor: "[redacted]",
+      },
     },
-  });
+    // Written before the call returns: a crash loses no line, and a REST call's access line costs one
+    // write on this thread instead of a hand-off to libuv's thread pool and back (four futex calls
+    // per REST call, measured with strace; no slower at 12,000 calls/s, where async writes batch).
+    pino.destination({ dest: 1, sync: true }),
+  );
 }
 
 function loadKubeConfig(file: string | undefined): KubeConfig {

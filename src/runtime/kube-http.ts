@@ -28,6 +28,14 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** Whether two pieces of TLS material (strings, Buffers, lists of them) are the same bytes. */
+export function sameTls(a: unknown, b: unknown): boolean {
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((item, i) => sameTls(item, b[i]));
+  return a === b;
+}
+
 export interface RequestOptions {
   query?: Query;
   body?: unknown;
@@ -51,13 +59,17 @@ export class KubeHttp {
    * per call otherwise, which dominated the operator's CPU. Rebuilt when the TLS material changes.
    */
   private agent: https.Agent | undefined;
-  private agentKey = "";
+  /** The TLS material the agent was made with, compared by content on every call. */
+  private agentTls: readonly unknown[] = [];
 
   constructor(private readonly kc: KubeConfig) {}
 
   private sharedAgent(opts: https.RequestOptions): https.Agent {
-    const key = JSON.stringify([opts.ca, opts.cert, opts.key, opts.servername, opts.rejectUnauthorized]);
-    if (!this.agent || key !== this.agentKey) {
+    // The client library decodes fresh Buffers on every call, so identity says nothing; compared by
+    // content (a memcmp), not serialised: JSON of a Buffer is an array of its bytes, and making it for
+    // every API call cost more CPU than the rest of the call's preparation.
+    const tls = [opts.ca, opts.cert, opts.key, opts.servername, opts.rejectUnauthorized];
+    if (!this.agent || !sameTls(tls, this.agentTls)) {
       this.agent?.destroy();
       this.agent = new https.Agent({
         keepAlive: true,
@@ -67,7 +79,7 @@ export class KubeHttp {
         servername: opts.servername,
         ...(opts.rejectUnauthorized !== undefined && { rejectUnauthorized: opts.rejectUnauthorized }),
       });
-      this.agentKey = key;
+      this.agentTls = tls;
     }
     return this.agent;
   }

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
-import { KubeHttp } from "../../../src/runtime/kube-http.js";
+import { KubeHttp, sameTls } from "../../../src/runtime/kube-http.js";
 
 /** A local server that writes `parts` as separate chunks of one answer. */
 async function serve(parts: readonly Buffer[]): Promise<{ url: string; close: () => Promise<void> }> {
@@ -54,4 +54,21 @@ test("an answer whose chunks split a multi-byte character decodes as the whole w
   } finally {
     await server.close();
   }
+});
+
+test.each([
+  ["equal Buffers made apart", [Buffer.from("ca"), "host"], [Buffer.from("ca"), "host"], true],
+  ["a Buffer whose bytes differ", [Buffer.from("ca")], [Buffer.from("cb")], false],
+  [
+    "lists of Buffers, equal",
+    [[Buffer.from("a"), Buffer.from("b")]],
+    [[Buffer.from("a"), Buffer.from("b")]],
+    true,
+  ],
+  ["lists of different lengths", [[Buffer.from("a")]], [[Buffer.from("a"), Buffer.from("b")]], false],
+  ["a string against its Buffer", ["ca"], [Buffer.from("ca")], false],
+  ["a setting that changed", [undefined, false], [undefined, true], false],
+  ["nothing on either side", [undefined, undefined], [undefined, undefined], true],
+])("the agent's TLS material: %s", (_case, a, b, same) => {
+  expect(sameTls(a, b)).toBe(same);
 });
