@@ -56,6 +56,14 @@ export class Store<T extends KubeObject> implements Lister<T> {
     return [...this.items.keys()];
   }
 
+  /**
+   * The cached objects, read as the iteration reaches them (a Map's live iterator): no copy of the
+   * cache is made, an object deleted before its turn is skipped, and one changed is seen as it is then.
+   */
+  values(): IterableIterator<T> {
+    return this.items.values();
+  }
+
   get size(): number {
     return this.items.size;
   }

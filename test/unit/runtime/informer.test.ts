@@ -253,10 +253,13 @@ describe("Informer", () => {
     // Changes before their turn: the add carries the newer state; a deleted object is not delivered.
     lw.current.emit({ type: "MODIFIED", object: obj(`o${n - 2}`, "7") });
     lw.current.emit({ type: "DELETED", object: obj(`o${n - 1}`, "1") });
+    // Created meanwhile: delivered by its event (and maybe again by the replay), never lost.
+    lw.current.emit({ type: "ADDED", object: obj("new", "8") });
+    expect(seen.get("ns/new")).toBe("8");
     await new Promise((resolve) => setImmediate(resolve));
-    expect(seen.size).toBe(REPLAY_CHUNK * 2 + 1);
+    expect(seen.size).toBe(REPLAY_CHUNK * 2 + 2);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(seen.size).toBe(n - 1);
+    expect(seen.size).toBe(n);
     expect(seen.get(`ns/o${n - 2}`)).toBe("7");
     expect(seen.has(`ns/o${n - 1}`)).toBe(false);
     // Removed mid-replay: nothing more arrives.
