@@ -161,7 +161,7 @@ export async function installCrds(http: KubeHttp): Promise<void> {
 export async function namespace(
   http: KubeHttp,
   prefix: string,
-): Promise<{ name: string; remove: () => Promise<void> }> {
+): Promise<{ name: string; remove: (timeoutMs?: number) => Promise<void> }> {
   const ns = (await http.request("POST", "/api/v1/namespaces", {
     body: { metadata: { generateName: `${prefix}-` } },
   })) as { metadata: { name: string } };
@@ -171,7 +171,7 @@ export async function namespace(
     // Waits until the namespace is gone: the namespace controller deleting thousands of objects loads
     // the API server for a minute or more, and the next case must not run against that (a 50-request
     // case right after the 10,000-request one drained at a third of its rate).
-    remove: async () => {
+    remove: async (timeoutMs = 600_000) => {
       await http.request("DELETE", `/api/v1/namespaces/${name}`).catch(() => undefined);
       const started = Date.now();
       for (;;) {
@@ -180,7 +180,8 @@ export async function namespace(
           .then(() => false)
           .catch((err: unknown) => isNotFound(err));
         if (gone) break;
-        if (Date.now() - started > 600_000) throw new Error(`namespace ${name} still there after 10 min`);
+        if (Date.now() - started > timeoutMs)
+          throw new Error(`namespace ${name} still there after ${Math.round(timeoutMs / 60_000)} min`);
         await sleep(500);
       }
       const tookS = Math.round((Date.now() - started) / 1000);
