@@ -86,8 +86,7 @@ async function insertRate(
   } finally {
     // The requests go first, while the operator runs and their group and target still exist: the one in
     // an attempt holds the operator's finalizer (its target never becomes ready here) until the
-    // operator has rolled its attempt back. Deleting the namespace at once removes the group and the
-    // target too, and that request then keeps its finalizer (noted in docs/performance.md).
+    // operator has rolled its attempt back, as a user's cleanup would have it.
     try {
       await http.request("DELETE", rrPath(ns.name));
       for (let i = 0; i < 600; i++) {

@@ -81,6 +81,16 @@ export function stepAttempt(d: RequestDraft, pass: Pass, turn: Turn): Turn {
   const inFlight = { ...turn, attemptInFlight: true };
   const target = pass.s.target;
   if (!target?.found) {
+    // Nothing can be rolled back on a target that is gone, and deleting a namespace removes the target
+    // and the group along with the request: a request deleted or cancelled now ends its attempt and
+    // lets its finalizer go, instead of holding the namespace's deletion up for good. Otherwise it
+    // waits, keeping its record: the target may be recreated.
+    if (wantsCancel(d.view)) {
+      const note = `${cancelled(d.view)} Its target no longer exists; there was nothing to roll back.`;
+      d.finish("CANCELLED", "Cancelled", note);
+      d.emit(E.Cancelled, note);
+      return resolved(inFlight);
+    }
     d.patch({ reason: "TargetNotFound" });
     return wake(inFlight, pass.cfg.pollIntervalMs);
   }

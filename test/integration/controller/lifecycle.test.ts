@@ -1,5 +1,6 @@
 // The resize controller end to end on the local cluster (kwok nodes with 8 GPUs each): admission,
 // FIFO queueing, all-or-nothing provisioning, cancel, quota, and run-duration release.
+import { ApiException } from "@kubernetes/client-node";
 import { ErrorCode } from "../../../src/api/errors.js";
 import { installApi, kubectl } from "../api/install.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
@@ -162,4 +163,37 @@ test("run duration: instances are released when it elapses, state stays SUCCEEDE
   // Alone in its group: admitted and started in one pass, told by one ProvisioningStarted event.
   for (const reason of ["ProvisioningStarted", "Admitted to the queue", "Succeeded", "RunDurationElapsed"])
     expect(events).toContain(reason);
+});
+
+test("deleting a namespace during an attempt: the running operator lets the request go", async () => {
+  // The namespace controller deletes the group and the target along with the request: the attempt
+  // has nothing left to roll back, and the request must not keep the namespace Terminating for ever.
+  const doomed = await createTestNamespace("ns-delete");
+  const op = startOperator({ namespace: doomed.name, name: "ns-delete-op" });
+  try {
+    await createWorkers(doomed.name, "stuck", 9, 1);
+    await createGroup(doomed.name, "stuck", { provisioningTimeout: "10m" });
+    await createRequest(doomed.name, "held", { instanceGroupManager: "stuck", resizeBy: 2 });
+    await eventually("the attempt, holding the finalizer", async () => {
+      const rr = await getRequest(doomed.name, "held");
+      return rr.status?.provisioning &&
+        (rr.metadata.finalizers ?? []).includes("compute.resize-operator.dev/finalizer")
+        ? true
+        : undefined;
+    });
+    await core.deleteNamespace({ name: doomed.name });
+    await eventually(
+      "the namespace to be gone",
+      async () => {
+        const gone = await core.readNamespace({ name: doomed.name }).then(
+          () => false,
+          (err: unknown) => err instanceof ApiException && err.code === 404,
+        );
+        return gone ? true : undefined;
+      },
+      120_000,
+    );
+  } finally {
+    await stopAll([op]);
+  }
 });

@@ -150,6 +150,31 @@ describe.each(HOWS)("%s during an attempt", (how) => {
     expect(plan.requeueAfterMs).toBe(0);
   });
 
+  test.each([
+    ["Applying", applying()],
+    ["Applied", applying({ phase: "Applied", appliedTime: iso(T0 - SEC) })],
+    ["RollingBack", provisioningStatus("a", { phase: "RollingBack", baseReplicas: 5, targetReplicas: 2 })],
+  ])(
+    "%s and the target gone (its namespace being deleted): CANCELLED, finalizer released",
+    (_phase, status) => {
+      const a = victim(how, status, { hasFinalizer: true });
+      const plan = decide(
+        snap({ target: { found: false, reason: "NotFound", message: "gone" }, requests: [a] }),
+        CFG,
+      );
+      const next = statusOf(plan, "a");
+      expect(next.state).toBe("CANCELLED");
+      expect(next.provisioning).toBeUndefined();
+      expect(plan.scale).toBeUndefined();
+      expect(reasons(plan, "a")).toEqual(["Cancelled"]);
+      expect(cond(next, RC.Cancelled)?.message).toBe(
+        `${cancelMessage(how)} Its target no longer exists; there was nothing to roll back.`,
+      );
+      expect(changeOf(plan, "a")?.finalizer).toBe("remove");
+      expect(plan.requeueAfterMs).toBe(0);
+    },
+  );
+
   test("Applied and the target changed outside: abandoned and CANCELLED, no rollback", () => {
     const a = victim(how, applying({ phase: "Applied", appliedTime: iso(T0 - SEC) }), { hasFinalizer: true });
     const plan = decide(snap({ replicas: 7, ready: 7, requests: [a] }), CFG);
