@@ -27,7 +27,7 @@ import { redisErrors, redisShortMasters, restMetrics } from "./observability/res
 import { metricsServer } from "./observability/server.js";
 import { migrateLegacyKeys } from "./operations/migrate.js";
 import { OperationStore } from "./operations/store.js";
-import { redisClient, type RedisClient } from "./redis/clients.js";
+import { closeRedisClient, redisClient, type RedisClient } from "./redis/clients.js";
 import { checkTopology } from "./redis/probe.js";
 import { ReplicaWatch } from "./redis/replicas.js";
 import { RedisConfigError, redisSettings, type RedisSettings } from "./redis/settings.js";
@@ -266,7 +266,7 @@ export async function runOperator(config: Config): Promise<void> {
     try {
       await prepareRedis(commands, redis, log);
     } catch (err) {
-      for (const client of clients) client.disconnect();
+      for (const client of clients) closeRedisClient(client);
       throw err instanceof RedisConfigError ? new ConfigError(err.message) : err;
     }
     // Replicas missing at run time (a failover, until the failed node rejoins): /readyz, gauge, log.
@@ -345,7 +345,7 @@ export async function runOperator(config: Config): Promise<void> {
   log.info("starting resize-operator");
   await mgr.start(shutdown.signal);
   await recorder.stop(5_000);
-  for (const client of clients) client.disconnect();
+  for (const client of clients) closeRedisClient(client);
   shutdown.dispose();
   log.info("stopped");
 }

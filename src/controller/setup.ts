@@ -52,6 +52,15 @@ export const REQUEST_INDEXERS: Readonly<Record<string, IndexFunc<ResizeRequest>>
   },
 };
 
+/** Counter of the requests by `namespace/state` (read back with splitKey). */
+export const BY_NAMESPACE_AND_STATE = "byNamespaceAndState";
+
+/** The request cache's counters: what a metric scrape reads without visiting every request. */
+export const REQUEST_COUNTERS: Readonly<Record<string, IndexFunc<ResizeRequest>>> = {
+  // A request the controller has not written yet is, by the API's definition, CREATING.
+  [BY_NAMESPACE_AND_STATE]: (rr) => [`${rr.metadata.namespace ?? ""}/${rr.status?.state ?? "CREATING"}`],
+};
+
 /**
  * The cached requests' shared strings (runtime/intern.ts): at 100,000 requests, one copy of each
  * namespace, group, zone, condition and reason instead of one per request. Links and ids are per request.
@@ -72,6 +81,7 @@ export function resizeInformers(
     decode: (raw: KubernetesObject) => internStrings(ResizeRequest.parse(raw), requestStrings, perRequest),
     transform: stripUnreadMetadata,
     indexers: REQUEST_INDEXERS,
+    counters: REQUEST_COUNTERS,
   });
   const groups = mgr.informer<InstanceGroupManager>({
     name: INSTANCE_GROUP_MANAGER.plural,

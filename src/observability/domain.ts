@@ -1,7 +1,7 @@
 // Domain metrics of the resize controller. Counts that describe the present (requests by state, queue
-// length per group, the head's ETA, the event recorder's counters) are computed at scrape time from the
-// informer caches and the recorder, so they are right on every replica — leader or not — and cannot
-// drift. Attempt outcomes, provisioning durations, queue waits and queue deadlines are moments,
+// length per group, the head's ETA, the event recorder's counters) are read at scrape time from the
+// informer caches (and the counters they keep) and the recorder, so they are right on every replica —
+// leader or not — and cannot drift. Attempt outcomes, provisioning durations, queue waits and queue deadlines are moments,
 // recorded from the plan events the executor reports (only the leader executes plans).
 import { Counter as PromCounter, Gauge as PromGauge } from "prom-client";
 import { ResizeRequestCondition } from "../api/conditions.js";
@@ -12,9 +12,10 @@ import type { PlanEventNotice } from "../controller/execute.js";
 import { resizeEvents } from "../controller/events.js";
 import { IN_PLAY_BY_GROUP } from "../controller/in-play.js";
 import { groupQueue } from "../controller/queue-view.js";
+import { BY_NAMESPACE_AND_STATE } from "../controller/setup.js";
 import type { RecorderStats } from "../events/recorder.js";
 import type { MetricsSink } from "../runtime/metrics.js";
-import type { Lister } from "../runtime/store.js";
+import { splitKey, type Lister } from "../runtime/store.js";
 import { DOMAIN_METRIC, HELP, type PromMetrics } from "./metrics.js";
 
 const STATES = ResizeRequestState.options;
@@ -40,14 +41,14 @@ export function registerDomainMetrics(metrics: PromMetrics, sources: DomainSourc
     labelNames: ["namespace", "state"],
     registers,
     collect() {
+      // From the cache's counter, not a walk over every request: a scrape costs the number of
+      // namespaces, not of requests (a walk took 21 ms per scrape at 250,000).
       const counts = new Map<string, Record<string, number>>();
-      for (const rr of sources.requests.list()) {
-        const ns = rr.metadata.namespace ?? "";
-        const row = counts.get(ns) ?? Object.fromEntries(STATES.map((s) => [s, 0]));
-        counts.set(ns, row);
-        // A request the controller has not written yet is, by the API's definition, CREATING.
-        const state = rr.status?.state ?? "CREATING";
-        row[state] = (row[state] ?? 0) + 1;
+      for (const [key, n] of sources.requests.counts(BY_NAMESPACE_AND_STATE)) {
+        const { namespace = "", name: state } = splitKey(key);
+        const row = counts.get(namespace) ?? Object.fromEntries(STATES.map((s) => [s, 0]));
+        counts.set(namespace, row);
+        row[state] = n;
       }
       this.reset();
       for (const [namespace, row] of counts)
@@ -83,6 +84,9 @@ export function registerDomainMetrics(metrics: PromMetrics, sources: DomainSourc
       for (const group of sources.groups.list()) {
         const namespace = group.metadata.namespace ?? "";
         const name = group.metadata.name ?? "";
+        // No request in play, no head (every waiting request is in play): the model, which reads the
+        // group's whole history, is run only for a group with a queue.
+        if (sources.requests.byIndex(IN_PLAY_BY_GROUP, `${namespace}/${name}`).length === 0) continue;
         const eta = groupQueue(sources.groups, sources.requests, `${namespace}/${name}`, now).insight.head
           ?.eta;
         // Unknown: no series, rather than a number that would read as a time.

@@ -127,6 +127,20 @@ export async function askSentinels(
   return undefined;
 }
 
+/**
+ * Closes a client for good. A Cluster client still setting up its connection re-arms its slot-map
+ * refresh timer when that connection turns ready, even after `disconnect` (ioredis 6): it is
+ * disconnected once more then, or that timer keeps the process alive (seen: one start-up in ten that a
+ * ConfigError stopped never exited).
+ */
+export function closeRedisClient(client: RedisClient): void {
+  if (client instanceof Cluster && client.status !== "ready")
+    client.once("ready", () => {
+      client.disconnect();
+    });
+  client.disconnect();
+}
+
 /** A client for `role` (commands, subscriber) that logs one line per outage and counts errors. */
 export function redisClient(
   settings: RedisSettings,

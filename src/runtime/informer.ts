@@ -10,7 +10,7 @@ import { Reflector } from "./reflector.js";
 import { objectKey, Store, type IndexFunc, type Lister } from "./store.js";
 import type { Transform } from "./transform.js";
 
-/** How many cached objects a late handler gets per turn of the event loop (see addEventHandler). */
+/** How many cached objects a late handler (or a resync) gets per turn of the event loop (see inChunks). */
 export const REPLAY_CHUNK = 1000;
 
 export interface EventHandler<T> {
@@ -32,6 +32,8 @@ export interface InformerOptions<T extends KubeObject> {
   /** Applied to every raw object before `decode`, e.g. to drop fields no reader needs (transform.ts). */
   transform?: Transform;
   indexers?: Readonly<Record<string, IndexFunc<T>>>;
+  /** Indexes that keep only counts (Lister.counts). */
+  counters?: Readonly<Record<string, IndexFunc<T>>>;
   /** Every this many ms, every cached object is delivered again as an update (0 or absent: never). */
   resyncPeriodMs?: number;
   logger?: Logger;
@@ -55,7 +57,7 @@ export class Informer<T extends KubeObject> {
 
   constructor(private readonly options: InformerOptions<T>) {
     this.name = options.name;
-    this.store = new Store<T>(options.indexers);
+    this.store = new Store<T>(options.indexers, options.counters);
     const transform = options.transform;
     this.decode = transform ? (raw) => options.decode(transform(raw)) : options.decode;
     this.logger = (options.logger ?? pino({ level: "silent" })).child({ informer: options.name });
@@ -103,23 +105,15 @@ export class Informer<T extends KubeObject> {
   addEventHandler(handler: EventHandler<T>): () => void {
     this.handlers.add(handler);
     let removed = false;
-    if (this.synced) {
-      // A live iterator, not a snapshot of the keys: the first chunk must not wait for a copy of the
-      // whole cache (measured: a takeover's first pass at 250,000 cached went from 97 ms to 68 ms).
-      const cached = this.store.values();
-      const replay = (): void => {
-        for (let n = 0; n < REPLAY_CHUNK && !removed; n++) {
-          const next = cached.next();
-          if (next.done === true) return;
-          const obj = next.value;
+    if (this.synced)
+      void this.inChunks(
+        (obj) => {
           this.call("onAdd", () => {
             handler.onAdd?.(obj);
           });
-        }
-        if (!removed) setImmediate(replay);
-      };
-      replay();
-    }
+        },
+        () => removed,
+      );
     return () => {
       removed = true;
       this.handlers.delete(handler);
@@ -163,11 +157,42 @@ export class Informer<T extends KubeObject> {
       await sleep(this.clock, periodMs, signal);
       if (signal.aborted) return;
       if (!this.synced) continue;
-      for (const obj of this.store.list())
-        this.emit("onUpdate", (h) => {
-          h.onUpdate?.(obj, obj);
-        });
+      // In chunks, as a replay: at 250,000 cached objects one synchronous pass would hold the event
+      // loop (and every REST call and lease renewal behind it) for the whole cache.
+      await this.inChunks(
+        (obj) => {
+          this.emit("onUpdate", (h) => {
+            h.onUpdate?.(obj, obj);
+          });
+        },
+        () => signal.aborted,
+      );
     }
+  }
+
+  /**
+   * Visits the cached objects, the first `REPLAY_CHUNK` at once and the rest a chunk per turn of the
+   * event loop, until all are visited or `stopped()`. A live iterator, not a snapshot of the keys: the
+   * first chunk does not wait for a copy of the whole cache (measured: a takeover's first pass at
+   * 250,000 cached went from 97 ms to 68 ms); an object deleted before its turn is skipped, and one
+   * changed meanwhile is visited as it is then.
+   */
+  private inChunks(visit: (obj: T) => void, stopped: () => boolean): Promise<void> {
+    const cached = this.store.values();
+    return new Promise((resolve) => {
+      const chunk = (): void => {
+        for (let n = 0; n < REPLAY_CHUNK; n++) {
+          const next = stopped() ? undefined : cached.next();
+          if (next === undefined || next.done === true) {
+            resolve();
+            return;
+          }
+          visit(next.value);
+        }
+        setImmediate(chunk);
+      };
+      chunk();
+    });
   }
 
   private tryDecode(raw: KubeObject): T | undefined {

@@ -71,6 +71,7 @@ export interface InformerSpec<T extends KubeObject> {
   /** Applied before `decode` (e.g. `stripUnreadMetadata`: a lean cache). */
   transform?: Transform;
   indexers?: Readonly<Record<string, IndexFunc<T>>>;
+  counters?: Readonly<Record<string, IndexFunc<T>>>;
   resyncPeriodMs?: number;
 }
 
@@ -141,6 +142,7 @@ export class Manager {
       decode: spec.decode,
       transform: spec.transform,
       indexers: spec.indexers,
+      counters: spec.counters,
       resyncPeriodMs: spec.resyncPeriodMs ?? this.options.resyncPeriodMs,
       logger: this.log,
       clock: this.clock,

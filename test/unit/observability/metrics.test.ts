@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { resizeEvents } from "../../../src/controller/events.js";
-import { REQUEST_INDEXERS } from "../../../src/controller/setup.js";
+import { REQUEST_COUNTERS, REQUEST_INDEXERS } from "../../../src/controller/setup.js";
 import type { RecorderStats } from "../../../src/events/recorder.js";
 import { planEventMetrics, registerDomainMetrics } from "../../../src/observability/domain.js";
 import { PromMetrics } from "../../../src/observability/metrics.js";
@@ -97,7 +97,7 @@ const rr = (name: string, group: string, state?: string, queued = false): Resize
 
 describe("domain metrics", () => {
   test("requests by state and queue length per group are computed from the caches at scrape time", async () => {
-    const requests = new Store<ResizeRequest>(REQUEST_INDEXERS);
+    const requests = new Store<ResizeRequest>(REQUEST_INDEXERS, REQUEST_COUNTERS);
     const groups = new Store<InstanceGroupManager>();
     groups.set({
       metadata: { name: "g", namespace: "ns" },
@@ -192,7 +192,7 @@ describe("queue metrics", () => {
     }) as InstanceGroupManager;
 
   test("the head's ETA per group is computed at scrape time with the queue model; unknown is absent", async () => {
-    const requests = new Store<ResizeRequest>(REQUEST_INDEXERS);
+    const requests = new Store<ResizeRequest>(REQUEST_INDEXERS, REQUEST_COUNTERS);
     const groups = new Store<InstanceGroupManager>();
     // g: 4 of maxSize 4, held by a request released in 90 s; attempts take 30 s → head ready in 120 s.
     groups.set(group("g", 4, 4));

@@ -219,6 +219,38 @@ describe("Informer", () => {
     await running;
   });
 
+  test("a resync of a big cache goes a chunk per turn of the event loop, and stops with the informer", async () => {
+    const n = REPLAY_CHUNK * 3;
+    const { clock, informer, ctl, running } = setup({
+      resyncPeriodMs: 60_000,
+      initial: () => ({
+        items: Array.from({ length: n }, (_, i) => obj(`o${i}`, "1")),
+        resourceVersion: "1",
+      }),
+    });
+    await flushPromises();
+    let updates = 0;
+    let atSecondTurn: number | undefined;
+    informer.addEventHandler({
+      onUpdate: () => {
+        // Another task queued during the first chunk runs before the second: the loop is free between
+        // chunks (for a REST call, a lease renewal).
+        if (updates++ === 0)
+          setImmediate(() => {
+            atSecondTurn = updates;
+          });
+        // Stopped mid-resync: nothing more is delivered.
+        if (updates === REPLAY_CHUNK * 2) ctl.abort();
+      },
+    });
+    for (let i = 0; i < 4; i++) await new Promise((resolve) => setImmediate(resolve));
+    await clock.advance(60_000);
+    for (let i = 0; i < 4; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(atSecondTurn).toBe(REPLAY_CHUNK);
+    expect(updates).toBe(REPLAY_CHUNK * 2);
+    await running;
+  });
+
   test("a handler added after the sync first sees every cached object as an add; removal stops delivery", async () => {
     const { lw, informer, ctl, running } = setup({
       initial: () => ({ items: [obj("a", "1")], resourceVersion: "1" }),

@@ -48,3 +48,32 @@ describe("Store", () => {
     expect(() => s.byIndex("nope", "x")).toThrow(/no index/);
   });
 });
+
+describe("Store counters", () => {
+  const byGroup = (o: KubernetesObject): string[] => {
+    const g = o.metadata?.labels?.group;
+    return g ? [g] : [];
+  };
+
+  test("count each value's objects through adds, updates and deletes; a value at zero is gone", () => {
+    const s = new Store({}, { group: byGroup });
+    s.set(cm("a", "x", "g1"));
+    s.set(cm("a", "y", "g1"));
+    s.set(cm("b", "z"));
+    expect([...s.counts("group")]).toEqual([["g1", 2]]);
+    s.set(cm("a", "y", "g2"));
+    expect(new Map(s.counts("group"))).toEqual(
+      new Map([
+        ["g1", 1],
+        ["g2", 1],
+      ]),
+    );
+    s.set(cm("a", "y", "g2"));
+    expect(s.counts("group").get("g2")).toBe(1);
+    s.delete("a/x");
+    s.delete("a/x");
+    expect([...s.counts("group")]).toEqual([["g2", 1]]);
+    expect(() => s.counts("nope")).toThrow(/no counter/);
+    expect(() => s.byIndex("group", "g2")).toThrow(/no index/);
+  });
+});
