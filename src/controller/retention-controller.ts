@@ -135,7 +135,10 @@ export function addRetentionController(mgr: Manager, options: RetentionControlle
     return rr && dueIn(rr, deps);
   };
   controller.watchPrimary(requests, (_, after) => isFinalState(after.status?.state), schedule);
-  // A group's retention, new or changed, reschedules its finished requests.
+  // A group's retention, new or changed, reschedules its finished requests. Not for the groups there
+  // when the controller starts: each of their requests is scheduled by its own initial add, with every
+  // group already cached, and mapping them again would walk every finished request at once (at a
+  // takeover with 250,000 cached over 1,000 groups, all 250,000 in the groups' first replay chunk).
   controller.watchMapped(
     groups,
     (g) =>
@@ -145,6 +148,7 @@ export function addRetentionController(mgr: Manager, options: RetentionControlle
         .map(objectKey),
     (before, after) => before.metadata.generation !== after.metadata.generation,
     schedule,
+    { skipInitialList: true },
   );
   mgr.addController(controller);
   return controller;

@@ -110,13 +110,17 @@ export class Controller {
 
   /**
    * Reconciles the primary keys `map` returns for every change of an object of `informer`; with
-   * `schedule`, an add or a change queues each key for when it is due (a deletion, at once).
+   * `schedule`, an add or a change queues each key for when it is due (a deletion, at once). With
+   * `skipInitialList`, the objects already cached when the controller starts are not mapped: for a
+   * source whose every primary also comes in its own initial add (the controller subscribes once all
+   * its caches are synced), mapping them again is work that grows with the cache, all of it at start.
    */
   watchMapped<T extends KubeObject>(
     informer: Informer<T>,
     map: MapFunc<T>,
     filter?: (oldObj: T, newObj: T) => boolean,
     schedule?: Schedule,
+    options: { readonly skipInitialList?: boolean } = {},
   ): this {
     const subscribe = (enqueue: (key: string, delayMs?: number) => void): (() => void) => {
       const now = (keys: Iterable<string>): void => {
@@ -133,7 +137,8 @@ export class Controller {
         }
       };
       return informer.addEventHandler({
-        onAdd: (obj) => {
+        onAdd: (obj, isInInitialList) => {
+          if (isInInitialList && options.skipInitialList) return;
           due(map(obj));
         },
         onUpdate: (oldObj, newObj) => {

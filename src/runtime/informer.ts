@@ -14,7 +14,11 @@ import type { Transform } from "./transform.js";
 export const REPLAY_CHUNK = 1000;
 
 export interface EventHandler<T> {
-  onAdd?(obj: T): void;
+  /**
+   * `isInInitialList` (as client-go's): the object was in the cache when the handler began, delivered
+   * by the first list or by a late handler's replay, not created since.
+   */
+  onAdd?(obj: T, isInInitialList: boolean): void;
   onUpdate?(oldObj: T, newObj: T): void;
   /** Gets the last state known; after a relist this may be older than the real final state. */
   onDelete?(obj: T): void;
@@ -109,7 +113,7 @@ export class Informer<T extends KubeObject> {
       void this.inChunks(
         (obj) => {
           this.call("onAdd", () => {
-            handler.onAdd?.(obj);
+            handler.onAdd?.(obj, true);
           });
         },
         () => removed,
@@ -212,7 +216,7 @@ export class Informer<T extends KubeObject> {
     for (const obj of items) {
       seen.add(objectKey(obj));
       const old = this.store.set(obj);
-      if (!old) this.emit("onAdd", (h) => h.onAdd?.(obj));
+      if (!old) this.emit("onAdd", (h) => h.onAdd?.(obj, !this.synced));
       // Unchanged objects (same resourceVersion) carry no news; resync is the tool for re-delivery.
       else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion)
         this.emit("onUpdate", (h) => h.onUpdate?.(old, obj));
@@ -238,7 +242,7 @@ export class Informer<T extends KubeObject> {
     }
     const old = this.store.set(obj);
     if (old) this.emit("onUpdate", (h) => h.onUpdate?.(old, obj));
-    else this.emit("onAdd", (h) => h.onAdd?.(obj));
+    else this.emit("onAdd", (h) => h.onAdd?.(obj, false));
   }
 
   private emit(kind: keyof EventHandler<T>, fn: (h: EventHandler<T>) => void): void {

@@ -2,6 +2,7 @@ import type { KubernetesObject } from "@kubernetes/client-node";
 import { FakeClock, flushPromises } from "../../support/fake-clock.js";
 import { Controller, type ReconcileResult, type Request } from "../../../src/runtime/controller.js";
 import { Informer } from "../../../src/runtime/informer.js";
+import { objectKey } from "../../../src/runtime/store.js";
 import { METRIC } from "../../../src/runtime/metrics.js";
 import { InMemoryMetrics } from "../../support/in-memory-metrics.js";
 import { ItemExponentialFailureRateLimiter } from "../../../src/runtime/rate-limiter.js";
@@ -223,6 +224,41 @@ describe("Controller", () => {
     ctl.abort();
     await run;
     await Promise.all([primary.stop(), targets.stop()]);
+  });
+
+  test("skipInitialList: the objects cached at start are not mapped; one added later is", async () => {
+    const clock = new FakeClock();
+    const target = (name: string, rv: string, group: string): KubernetesObject => ({
+      metadata: { namespace: "ns", name, resourceVersion: rv, labels: { group } },
+    });
+    const targets = informerWith([target("web", "1", "group-1")], clock);
+    const mapped: string[] = [];
+    const owner = (o: KubernetesObject): string[] => {
+      mapped.push(objectKey(o));
+      return [`ns/${o.metadata?.labels?.group ?? ""}`];
+    };
+    const seen: string[] = [];
+    const c = new Controller({
+      name: "c",
+      clock,
+      reconcile: (req) => {
+        seen.push(key(req));
+        return Promise.resolve(undefined);
+      },
+    }).watchMapped(targets.informer, owner, undefined, undefined, { skipInitialList: true });
+    const ctl = new AbortController();
+    const run = c.run(ctl.signal);
+    await flushPromises();
+    expect(mapped).toEqual([]);
+    expect(seen).toEqual([]);
+    targets.lw.current.emit({ type: "ADDED", object: target("db", "2", "group-2") });
+    targets.lw.current.emit({ type: "MODIFIED", object: target("web", "3", "group-1") });
+    await flushPromises();
+    expect(mapped).toEqual(["ns/db", "ns/web", "ns/web"]);
+    expect(seen.sort()).toEqual(["ns/group-1", "ns/group-2"]);
+    ctl.abort();
+    await run;
+    await targets.stop();
   });
 
   test("a schedule queues each object for when it is due, or never; a deletion at once", async () => {

@@ -219,6 +219,35 @@ describe("Informer", () => {
     await running;
   });
 
+  test("adds say whether the object was in the initial list: the first list and a replay yes, later ones no", async () => {
+    const clock = new FakeClock();
+    const lw = new FakeListWatch();
+    let items = [obj("a", "1")];
+    lw.next = () => ({ items, resourceVersion: "1" });
+    const informer = new Informer<KubernetesObject>({
+      name: "x",
+      listWatch: lw,
+      decode: (raw) => raw,
+      clock,
+    });
+    const early: string[] = [];
+    informer.addEventHandler({ onAdd: (o, initial) => early.push(`${objectKey(o)}:${initial}`) });
+    const ctl = new AbortController();
+    const running = informer.run(ctl.signal);
+    await flushPromises();
+    const late: string[] = [];
+    informer.addEventHandler({ onAdd: (o, initial) => late.push(`${objectKey(o)}:${initial}`) });
+    lw.current.emit({ type: "ADDED", object: obj("b", "2") });
+    // A relist (the watch expired) that finds a new object: an add, not of the initial list.
+    items = [obj("a", "1"), obj("b", "2"), obj("c", "3")];
+    lw.current.fail(gone());
+    await flushPromises();
+    expect(early).toEqual(["ns/a:true", "ns/b:false", "ns/c:false"]);
+    expect(late).toEqual(["ns/a:true", "ns/b:false", "ns/c:false"]);
+    ctl.abort();
+    await running;
+  });
+
   test("a resync of a big cache goes a chunk per turn of the event loop, and stops with the informer", async () => {
     const n = REPLAY_CHUNK * 3;
     const { clock, informer, ctl, running } = setup({
