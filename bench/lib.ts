@@ -488,8 +488,15 @@ export function logTime(file: string, msg: string): number | undefined {
   return undefined;
 }
 
-/** The kube-apiserver's request counters: apiserver_request_total by verb, group, resource, subresource. */
-export async function apiServerRequests(kc: KubeConfig): Promise<Map<string, number>> {
+export interface ApiServerCounters {
+  /** apiserver_request_total by "verb group resource subresource". */
+  readonly requests: Map<string, number>;
+  /** The API server's own CPU time so far (process_cpu_seconds_total). */
+  readonly cpuSeconds: number;
+}
+
+/** The kube-apiserver's request counters and CPU time, from its /metrics. */
+export async function apiServerCounters(kc: KubeConfig): Promise<ApiServerCounters> {
   const server = kc.getCurrentCluster()?.server;
   if (!server) throw new Error("no cluster in kubeconfig");
   const opts: https.RequestOptions = { method: "GET" };
@@ -507,32 +514,37 @@ export async function apiServerRequests(kc: KubeConfig): Promise<Map<string, num
     req.on("error", reject);
     req.end();
   });
-  const totals = new Map<string, number>();
+  const requests = new Map<string, number>();
+  let cpuSeconds = Number.NaN;
   for (const line of text.split("\n")) {
+    const value = Number(line.slice(line.lastIndexOf(" ") + 1));
+    if (line.startsWith("process_cpu_seconds_total ")) cpuSeconds = value;
     if (!line.startsWith("apiserver_request_total{")) continue;
     const labels = Object.fromEntries(
       [...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1] ?? "", m[2] ?? ""]),
     );
     const key = [labels.verb, labels.group, labels.resource, labels.subresource].join(" ");
-    const value = Number(line.slice(line.lastIndexOf(" ") + 1));
-    totals.set(key, (totals.get(key) ?? 0) + value);
+    requests.set(key, (requests.get(key) ?? 0) + value);
   }
-  return totals;
+  return { requests, cpuSeconds };
 }
 
-/** Writes (POST, PUT, PATCH, DELETE) between two counter snapshots, by "VERB group resource subresource". */
-export function writesBetween(
-  before: Map<string, number>,
-  after: Map<string, number>,
+/** The API calls whose verb matches `verbs` made between two readings, by "verb group resource subresource". */
+export function callsBetween(
+  before: ApiServerCounters,
+  after: ApiServerCounters,
+  verbs: RegExp,
 ): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [key, value] of after) {
-    if (!/^(POST|PUT|PATCH|DELETE) /.test(key)) continue;
-    const delta = value - (before.get(key) ?? 0);
+  for (const [key, value] of after.requests) {
+    if (!verbs.test(key.slice(0, key.indexOf(" ")))) continue;
+    const delta = value - (before.requests.get(key) ?? 0);
     if (delta > 0) out[key.trim()] = delta;
   }
   return out;
 }
+
+export const WRITE_VERBS = /^(POST|PUT|PATCH|DELETE)$/;
 
 export function machine(): Record<string, unknown> {
   return {

@@ -9,7 +9,8 @@ import { KubeHttp } from "../src/runtime/kube-http.js";
 import { freePort } from "../testbed/processes.js";
 import { startRedis, stopRedis } from "../testbed/redis.js";
 import {
-  apiServerRequests,
+  apiServerCounters,
+  callsBetween,
   createGroupWithTarget,
   createRequest,
   installCrds,
@@ -25,7 +26,7 @@ import {
   startOperator,
   untilReady,
   workDir,
-  writesBetween,
+  WRITE_VERBS,
 } from "./lib.js";
 
 const CONNECTIONS = 16;
@@ -149,14 +150,14 @@ export async function restBench(cli: string, profileDir?: string): Promise<void>
       // Rounds alternate the two sides, so a drift of the shared machine (the API server's own load,
       // another process) moves both; the figure is the median round.
       const rounds: { operator: Load; baseline: Load; ratio: number }[] = [];
-      const before = await apiServerRequests(kc);
+      const before = await apiServerCounters(kc);
       for (let i = 0; i < ROUNDS; i++) {
         const operator = load(u.operator, auth);
         const baseline = load(u.bare);
         rounds.push({ operator, baseline, ratio: operator.rps / baseline.rps });
       }
       // Reviews during the method's rounds: only the operator makes them (the bare server checks nothing).
-      const calls = writesBetween(before, await apiServerRequests(kc));
+      const calls = callsBetween(before, await apiServerCounters(kc), WRITE_VERBS);
       const middle = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)];
       if (!middle) throw new Error("no rounds");
       const operatorCalls = rounds.reduce((sum, r) => sum + r.operator.rps * SECONDS, 0);

@@ -16,7 +16,8 @@ import { finalizerPolicy, finalizerPolicyBinding } from "../src/generate/finaliz
 import { isNotFound } from "../src/runtime/api-errors.js";
 import { KubeHttp } from "../src/runtime/kube-http.js";
 import {
-  apiServerRequests,
+  apiServerCounters,
+  callsBetween,
   createGroupWithTarget,
   createRequest,
   installCrds,
@@ -33,7 +34,7 @@ import {
   untilReady,
   watchAllSucceeded,
   workloadPath,
-  writesBetween,
+  WRITE_VERBS,
 } from "./lib.js";
 
 const REQUESTS = 500;
@@ -169,9 +170,10 @@ export async function throughput(cli: string, profileDir?: string): Promise<void
 
   log(`throughput: baseline fixture (${GROUPS} groups, ${REQUESTS} requests)`);
   const base = await fixture(http, "bench-floor");
-  const b0 = await apiServerRequests(kc);
+  const b0 = await apiServerCounters(kc);
   const baselineMs = await runBaseline(http, base);
-  const baselineWrites = writesBetween(b0, await apiServerRequests(kc));
+  const b1 = await apiServerCounters(kc);
+  const baselineWrites = callsBetween(b0, b1, WRITE_VERBS);
 
   const withPolicy = process.env.BENCH_FINALIZER_POLICY !== "0";
   log(`throughput: operator fixture (finalizer policy ${withPolicy ? "bound" : "absent"})`);
@@ -180,7 +182,7 @@ export async function throughput(cli: string, profileDir?: string): Promise<void
     if (withPolicy) unbind = await bindFinalizerPolicy(http, ns);
   });
   const allSucceeded = await watchAllSucceeded(http, f.ns, REQUESTS);
-  const o0 = await apiServerRequests(kc);
+  const o0 = await apiServerCounters(kc);
   const op = await startOperator(cli, {
     name: "throughput",
     namespace: f.ns,
@@ -193,7 +195,10 @@ export async function throughput(cli: string, profileDir?: string): Promise<void
   if (startedAt === undefined) throw new Error(`no "controller started" in ${op.log}`);
   // Let the last group-status writes and events land before counting.
   await sleep(3000);
-  const opWrites = writesBetween(o0, await apiServerRequests(kc));
+  const o1 = await apiServerCounters(kc);
+  const opWrites = callsBetween(o0, o1, WRITE_VERBS);
+  // Single-object reads, the target and its Scale among them (lists and watches are the informers', once).
+  const opReads = callsBetween(o0, o1, /^GET$/);
   const metrics = await fetch(`http://127.0.0.1:${op.metricsPort}/metrics`).then((r) => r.text());
   const exit = await op.stop();
   // Only now: a namespace deletion is hundreds of API writes that must not land inside a measurement.
@@ -228,10 +233,16 @@ export async function throughput(cli: string, profileDir?: string): Promise<void
     operatorGroupStatusWritesPerRequest: per(sum(opWrites, "instancegroupmanagers")),
     operatorEventWritesPerRequest: per(sum(opWrites, "events")),
     operatorReconcilesPerRequest: per(reconciles),
+    operatorTargetReadsPerRequest: per(sum(opReads, "workloads")),
+    // What bounds the ratio: the API server's CPU per request on each side (etcd's is not counted). Over
+    // the operator's run this includes its start-up's lists and the 3 s before counting.
+    operatorApiServerCpuMsPerRequest: round(((o1.cpuSeconds - o0.cpuSeconds) * 1000) / REQUESTS, 2),
+    baselineApiServerCpuMsPerRequest: round(((b1.cpuSeconds - b0.cpuSeconds) * 1000) / REQUESTS, 2),
     baselineWritesPerRequest: per(
       sum(baselineWrites, "compute.resize-operator.dev") + sum(baselineWrites, "workloads"),
     ),
     operatorWrites: opWrites,
+    operatorReads: opReads,
     operatorExitCode: exit,
     machine: machine(),
   });
