@@ -24,19 +24,26 @@ function informerWith(items: KubernetesObject[], clock: FakeClock) {
 
 const key = (r: Request): string => `${r.namespace ?? ""}/${r.name}`;
 
+/** A controller that only records the keys it reconciles, in order. */
+function recording(clock: FakeClock): { seen: string[]; controller: Controller } {
+  const seen: string[] = [];
+  const controller = new Controller({
+    name: "c",
+    clock,
+    reconcile: (req) => {
+      seen.push(key(req));
+      return Promise.resolve(undefined);
+    },
+  });
+  return { seen, controller };
+}
+
 describe("Controller", () => {
   test("a term starts with every cached object queued, then follows events", async () => {
     const clock = new FakeClock();
     const src = informerWith([obj("a", "1"), obj("b", "2")], clock);
-    const seen: string[] = [];
-    const c = new Controller({
-      name: "c",
-      clock,
-      reconcile: (req) => {
-        seen.push(key(req));
-        return Promise.resolve(undefined);
-      },
-    }).watchPrimary(src.informer);
+    const { seen, controller } = recording(clock);
+    const c = controller.watchPrimary(src.informer);
     const ctl = new AbortController();
     const run = c.run(ctl.signal);
     await flushPromises();
@@ -237,15 +244,10 @@ describe("Controller", () => {
       mapped.push(objectKey(o));
       return [`ns/${o.metadata?.labels?.group ?? ""}`];
     };
-    const seen: string[] = [];
-    const c = new Controller({
-      name: "c",
-      clock,
-      reconcile: (req) => {
-        seen.push(key(req));
-        return Promise.resolve(undefined);
-      },
-    }).watchMapped(targets.informer, owner, undefined, undefined, { skipInitialList: true });
+    const { seen, controller } = recording(clock);
+    const c = controller.watchMapped(targets.informer, owner, undefined, undefined, {
+      skipInitialList: true,
+    });
     const ctl = new AbortController();
     const run = c.run(ctl.signal);
     await flushPromises();
