@@ -197,19 +197,12 @@ describe("Controller", () => {
     const clock = new FakeClock();
     const primary = informerWith([obj("group-1", "1"), obj("group-2", "1")], clock);
     const targets = informerWith([], clock);
-    const seen: string[] = [];
     const owner = (o: KubernetesObject): string[] => {
       const g = o.metadata?.labels?.group;
       return g ? [`ns/${g}`] : [];
     };
-    const c = new Controller({
-      name: "c",
-      clock,
-      reconcile: (req) => {
-        seen.push(key(req));
-        return Promise.resolve(undefined);
-      },
-    })
+    const { seen, controller } = recording(clock);
+    const c = controller
       .watchPrimary(primary.informer, (o, n) => o.metadata?.resourceVersion !== n.metadata?.resourceVersion)
       .watchMapped(targets.informer, owner);
     const ctl = new AbortController();
