@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import { parse } from "yaml";
 import { ResizeRequest } from "../src/api/resize-request.js";
+import { DEFAULT_TOKEN_AUDIENCE } from "../src/rest/auth.js";
 import { ApiError, isNotFound } from "../src/runtime/api-errors.js";
 import { Informer } from "../src/runtime/informer.js";
 import { KubeHttp } from "../src/runtime/kube-http.js";
@@ -461,7 +462,12 @@ export async function serviceAccountToken(
     },
   });
   const reply = (await http.request("POST", `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, {
-    body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
+    body: {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenRequest",
+      // A REST token is made for the operator's audience (--token-audiences), as docs/rest.md says.
+      spec: { audiences: [DEFAULT_TOKEN_AUDIENCE], expirationSeconds: 3600 },
+    },
   })) as { status: { token: string } };
   return reply.status.token;
 }

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { hashPassword } from "../src/dashboard/passwords.js";
+import { DEFAULT_TOKEN_AUDIENCE } from "../src/rest/auth.js";
 import { installRelease, LEADER_FLAGS, operatorKubeconfig } from "./dev-release.js";
 import { restClientManifest, restExample, type RestClientTarget } from "./dev-rest-client.js";
 import { localClusterUp, localDir, localKubeconfig, repoRoot } from "../testbed/local.js";
@@ -131,6 +132,7 @@ const tokenRun = spawnSync(
     "create",
     "token",
     restClient.account,
+    `--audience=${DEFAULT_TOKEN_AUDIENCE}`,
     "--duration=8h",
   ],
   { cwd: repoRoot, encoding: "utf8" },

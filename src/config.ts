@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { parseKubeDuration } from "./api/duration.js";
 import { DEFAULT_FINISHED_REQUEST_RETENTION } from "./controller/retention.js";
+import { DEFAULT_TOKEN_AUDIENCE } from "./rest/auth.js";
 
 const duration = (flag: string) =>
   z.string().transform((text, ctx) => {
@@ -117,6 +118,19 @@ export const SETTINGS = {
     help: `serve autoscaling.x-k8s.io/v1 ProvisioningRequests of class ${PROVISIONING_CLASS} (Kueue's ProvisioningRequest admission check): auto (when the CRD is installed at start-up; restart after installing it), on (start-up fails without the CRD), off`,
     default: "auto",
     schema: z.enum(["auto", "on", "off"]),
+  },
+  "token-audiences": {
+    env: "TOKEN_AUDIENCES",
+    help: "audiences a REST bearer token must be made for, comma-separated (kubectl create token NAME --audience=resize-operator); add the API server's own audience to accept its tokens too",
+    default: DEFAULT_TOKEN_AUDIENCE,
+    schema: z.string().transform((text, ctx) => {
+      const audiences = [...new Set(text.split(",").map((a) => a.trim()))].filter((a) => a !== "");
+      if (audiences.length === 0) {
+        ctx.addIssue({ code: "custom", message: "--token-audiences needs at least one audience" });
+        return z.NEVER;
+      }
+      return audiences;
+    }),
   },
   "token-cache-ttl": {
     env: "TOKEN_CACHE_TTL",

@@ -171,16 +171,20 @@ async function addProvisioner(
 }
 
 /**
- * The cluster's reviews of who calls (TokenReview) and what they may do (SubjectAccessReview), each
- * cached for --token-cache-ttl. Built once: REST and the dashboard share the Authorizer, so the flag
- * holds for both.
+ * The cluster's reviews of who calls (TokenReview, for --token-audiences) and what they may do
+ * (SubjectAccessReview), each cached for --token-cache-ttl. Built once: REST and the dashboard share
+ * the Authorizer, so the flag holds for both.
  */
 export function clusterAuth(
   client: KubeClient,
-  config: Pick<Config, "token-cache-ttl">,
+  config: Pick<Config, "token-cache-ttl" | "token-audiences">,
   clock?: Clock,
 ): { readonly authenticator: Authenticator; readonly authorizer: Authorizer } {
-  const options = { cacheTtlMs: config["token-cache-ttl"], ...(clock && { clock }) };
+  const options = {
+    cacheTtlMs: config["token-cache-ttl"],
+    audiences: config["token-audiences"],
+    ...(clock && { clock }),
+  };
   return { authenticator: new Authenticator(client, options), authorizer: new Authorizer(client, options) };
 }
 

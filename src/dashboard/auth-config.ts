@@ -12,7 +12,7 @@ import type { Session, User } from "@auth/core/types";
 import { providers, type ProviderDeps } from "./auth-providers.js";
 import type { AuthSettings } from "./auth-settings.js";
 import { groupsOf, publicSession } from "./session.js";
-import { allowedToSignIn, safeRedirect } from "./sign-in-rules.js";
+import { allowedToSignIn, oidcEmailRefusal, safeRedirect } from "./sign-in-rules.js";
 
 /** Keys whose values never reach a log line, however deep they sit in an object Auth.js hands over. */
 const SENSITIVE =
@@ -121,7 +121,19 @@ export function buildAuthConfig(settings: AuthSettings, deps: AuthDeps, host?: s
       },
     },
     callbacks: {
-      signIn: ({ user, profile }) => {
+      signIn: ({ user, account, profile }) => {
+        // The OIDC email becomes the RBAC username: only an address the provider vouches for.
+        const refusal =
+          account?.provider === "oidc" && settings.oidc
+            ? oidcEmailRefusal(profile ?? {}, settings.oidc.requireEmailVerified)
+            : undefined;
+        if (refusal !== undefined) {
+          audit.warn(
+            { event: "signInDenied", provider: "oidc", reason: refusal, email: user.email ?? undefined },
+            "sign-in refused: no verified email",
+          );
+          return false;
+        }
         const groups = user.groups ?? groupsOf(profile?.[settings.oidc?.groupsClaim ?? "groups"]);
         if (allowedToSignIn(settings.allow, { email: user.email ?? null, groups })) return true;
         audit.warn(

@@ -177,6 +177,11 @@ export const AUTH_ENV = {
     default: "groups",
     help: "claim holding the user's groups",
   },
+  AUTH_OIDC_REQUIRE_EMAIL_VERIFIED: {
+    schema: bool,
+    default: "true",
+    help: "OIDC sign-in needs email_verified: true (the email is the RBAC identity); false also trusts a profile without the claim (false is refused either way)",
+  },
   AUTH_OIDC_REDIRECT_PROXY_URL: { schema: httpUrl, help: "redirectProxyUrl of the OIDC provider only" },
   AUTH_GITHUB_ID: { schema: z.string().min(1), help: "client id of a GitHub OAuth app (optional provider)" },
   AUTH_GITHUB_SECRET: { schema: z.string().min(1), help: "client secret of that GitHub app" },

@@ -51,6 +51,8 @@ export interface AuthSettings {
     readonly name: string;
     readonly scope: string;
     readonly groupsClaim: string;
+    /** Sign-in needs `email_verified: true`; false also trusts a profile without the claim. */
+    readonly requireEmailVerified: boolean;
     readonly redirectProxyUrl?: string;
   };
   readonly github?: { readonly clientId: string; readonly clientSecret: string };
@@ -171,6 +173,7 @@ export function loadAuthSettings(env: NodeJS.ProcessEnv): AuthSettings {
           name: r.AUTH_OIDC_NAME,
           scope: r.AUTH_OIDC_SCOPE,
           groupsClaim: r.AUTH_OIDC_GROUPS_CLAIM,
+          requireEmailVerified: r.AUTH_OIDC_REQUIRE_EMAIL_VERIFIED,
           ...(r.AUTH_OIDC_REDIRECT_PROXY_URL && { redirectProxyUrl: r.AUTH_OIDC_REDIRECT_PROXY_URL }),
         },
       }),

@@ -1,6 +1,26 @@
-// The dashboard's rules in the Auth.js callbacks: who may sign in (the allow-list) and where a redirect
-// may go (our origin only). Pure functions, unit-tested on their own.
+// The dashboard's rules in the Auth.js callbacks: whose OIDC email may become an identity, who may sign
+// in (the allow-list) and where a redirect may go (our origin only). Pure functions, unit-tested on
+// their own.
 import type { AuthSettings } from "./auth-settings.js";
+
+/**
+ * Why an OIDC profile's email may not become the user's identity (RBAC sees `<prefix><email>`), or
+ * undefined when it may. A provider that lets users type any address would otherwise let them sign in
+ * as someone else: the email must carry `email_verified: true` (the string "true" too, as some
+ * providers send it). `requireVerified` false trusts a profile without the claim (a provider that only
+ * hands out addresses it owns); `email_verified: false`, or anything else but true, is refused always.
+ */
+export function oidcEmailRefusal(
+  profile: { readonly email?: unknown; readonly email_verified?: unknown },
+  requireVerified: boolean,
+): string | undefined {
+  if (typeof profile.email !== "string" || profile.email === "") return "the profile has no email";
+  const verified = profile.email_verified;
+  if (verified === true || verified === "true") return undefined;
+  if (verified === undefined || verified === null)
+    return requireVerified ? "the profile has no email_verified claim" : undefined;
+  return "the provider has not verified the email (email_verified is not true)";
+}
 
 /** The allow-list of the `signIn` callback; empty lists allow everyone (RBAC still decides what they see). */
 export function allowedToSignIn(

@@ -1,7 +1,7 @@
 // Authentication and authorization of REST calls by the cluster itself: a bearer token is checked with
-// a TokenReview (results cached briefly, keyed by a hash of the token — the token itself is neither
-// kept nor logged), and every call is authorized with a SubjectAccessReview for the reviewed identity
-// against Kubernetes RBAC in the project's namespace. Tokens that carry OAuth scopes must also carry
+// a TokenReview for our audiences (results cached briefly, keyed by a hash of the token — the token
+// itself is neither kept nor logged), and every call is authorized with a SubjectAccessReview for the
+// reviewed identity against Kubernetes RBAC in the project's namespace. Tokens that carry OAuth scopes must also carry
 // one of the method's scopes.
 import { hash } from "node:crypto";
 import { GROUP } from "../api/names.js";
@@ -28,7 +28,15 @@ export interface AccessCheck {
   readonly name?: string;
 }
 
+/**
+ * The audience REST tokens are made for by default (`kubectl create token NAME --audience=resize-operator`):
+ * a token for it is no use against the API server, so a caller hands us no more than it must.
+ */
+export const DEFAULT_TOKEN_AUDIENCE = "resize-operator";
+
 export interface AuthOptions {
+  /** The audiences a token must be valid for, any one of them (--token-audiences). */
+  readonly audiences?: readonly string[];
   /** How long a review's result is reused (--token-cache-ttl, default 10 s). */
   readonly cacheTtlMs?: number;
   /** Upper bound of cached results (default 1000). */
@@ -65,15 +73,34 @@ function scopesOf(token: string, extra: Readonly<Record<string, readonly string[
   return undefined;
 }
 
+/**
+ * Whether a TokenReview's answer vouches for the token for one of `audiences`. The API server lists
+ * the requested audiences the token is valid for; a reviewer that leaves the list empty has ignored
+ * the request's audiences (the token is then only known to be good for the API server itself), which
+ * Kubernetes' TokenReview documentation says a client asking for audiences must refuse.
+ */
+export function reviewedForAudience(
+  status: { readonly audiences?: readonly string[] | null | undefined },
+  audiences: readonly string[],
+): boolean {
+  return (status.audiences ?? []).some((a) => audiences.includes(a));
+}
+
 export class Authenticator {
   /** Reviews by token hash; an invalid token's answer (undefined) is reused too. */
   private readonly reviews: TtlCache<string, UserInfo | undefined>;
+  private readonly audiences: readonly string[];
+  private readonly invalid: string;
 
   constructor(
     private readonly client: KubeClient,
     options: AuthOptions = {},
   ) {
     this.reviews = reviewCache(options);
+    this.audiences = options.audiences ?? [DEFAULT_TOKEN_AUDIENCE];
+    const [first = DEFAULT_TOKEN_AUDIENCE] = this.audiences;
+    const which = this.audiences.length === 1 ? "the audience" : "one of the audiences";
+    this.invalid = `Request had invalid authentication credentials. Expected a Kubernetes token for ${which} ${this.audiences.join(", ")} (kubectl create token NAME --audience=${first}).`;
   }
 
   /** The identity behind an `Authorization` header; UnauthenticatedError when there is none. */
@@ -86,19 +113,22 @@ export class Authenticator {
       );
     // One-shot hashing: no Hash object per call.
     const user = await this.reviews.get(hash("sha256", token, "base64"), () => this.review(token));
-    if (!user) throw new UnauthenticatedError("Request had invalid authentication credentials.");
+    if (!user) throw new UnauthenticatedError(this.invalid);
     return user;
   }
 
   private async review(token: string): Promise<UserInfo | undefined> {
-    const reply = await this.client
-      .resource(TOKEN_REVIEWS)
-      .create(
-        { apiVersion: TOKEN_REVIEWS.apiVersion, kind: TOKEN_REVIEWS.kind, spec: { token } },
-        { timeoutMs: 10_000 },
-      );
+    const reply = await this.client.resource(TOKEN_REVIEWS).create(
+      {
+        apiVersion: TOKEN_REVIEWS.apiVersion,
+        kind: TOKEN_REVIEWS.kind,
+        spec: { token, audiences: [...this.audiences] },
+      },
+      { timeoutMs: 10_000 },
+    );
     const status = reply.status;
     if (!status?.authenticated || !status.user?.username) return undefined;
+    if (!reviewedForAudience(status, this.audiences)) return undefined;
     const extra = status.user.extra ?? {};
     const scopes = scopesOf(token, extra);
     return {

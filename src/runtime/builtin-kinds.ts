@@ -103,10 +103,12 @@ export type CoreEvent = z.infer<typeof CoreEvent>;
 /** authentication.k8s.io/v1 TokenReview. */
 export const TokenReview = z.object({
   ...typeMeta,
-  spec: z.object({ token: z.string() }),
+  spec: z.object({ token: z.string(), audiences: z.array(z.string()).optional() }),
   status: z
     .object({
       authenticated: z.boolean().optional(),
+      /** The requested audiences the token is valid for (empty: the API server's own). */
+      audiences: z.array(z.string()).nullish(),
       user: z
         .object({
           username: z.string().optional(),

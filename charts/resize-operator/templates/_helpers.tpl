@@ -65,6 +65,27 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s-redis" (include "resize-operator.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/*
+The Secret holding the Redis password the operator sends ("" when none): the bundled Redis's (the
+user's, or the one the chart makes), or the external Redis's when configured.
+*/}}
+{{- define "resize-operator.redisAuthSecretName" -}}
+{{- if eq .Values.redis.mode "bundled" }}
+{{- default (printf "%s-redis-auth" (include "resize-operator.fullname" . | trunc 52 | trimSuffix "-")) .Values.redis.bundled.auth.secretName }}
+{{- else if eq .Values.redis.mode "external" }}
+{{- .Values.redis.external.auth.secretName }}
+{{- end }}
+{{- end }}
+
+{{/* That Secret's key holding the password. */}}
+{{- define "resize-operator.redisAuthKey" -}}
+{{- if eq .Values.redis.mode "bundled" }}
+{{- .Values.redis.bundled.auth.passwordKey }}
+{{- else }}
+{{- .Values.redis.external.auth.passwordKey }}
+{{- end }}
+{{- end }}
+
 {{/* The bundled Redis's governing (headless) Service. */}}
 {{- define "resize-operator.redisHeadlessName" -}}
 {{- printf "%s-redis-headless" (include "resize-operator.fullname" . | trunc 48 | trimSuffix "-") }}

@@ -2,7 +2,7 @@
 // credentials in Chromium; the guard; tampered, expired and foreign cookies; secret rotation; hostile
 // callbackUrls; database sessions in Redis removed by sign-out; production without a secret.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { encode } from "@auth/core/jwt";
@@ -49,7 +49,11 @@ beforeAll(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "dash-signin-"));
   const usersFile = await writeUsersFile(dir, [ADMIN]);
   ports.push(await freePort(), await freePort(), await freePort());
-  oidc = await startOidcProvider(ports.map((p) => `http://127.0.0.1:${p}/auth/callback/oidc`));
+  oidc = await startOidcProvider(
+    ports.map((p) => `http://127.0.0.1:${p}/auth/callback/oidc`),
+    // Accounts whose email the provider has not verified, or does not say.
+    { mallory: { email_verified: false }, nora: { email_verified: undefined } },
+  );
   const common = {
     AUTH_CREDENTIALS_FILE: usersFile,
     AUTH_OIDC_ID: oidc.clientId,
@@ -120,18 +124,23 @@ test("credentials sign-in lands on the dashboard; a wrong password says only Cre
   await context.close();
 });
 
-test("OIDC sign-in against a real OpenID provider lands on the dashboard with the user's groups", async () => {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(`${op.baseUrl}/#/requests`);
+/** Signs in at the OpenID provider as `login` (any password), from the dashboard's sign-in page. */
+async function signInWithOidc(page: Page, base: string, login: string): Promise<void> {
+  await page.goto(`${base}/#/requests`);
   await page.waitForURL(/\/auth\/signin/);
   await page.getByRole("button", { name: /Test IdP/ }).click();
   await page.waitForURL(new RegExp(`^${oidc.issuer}/`));
-  await page.fill('input[name="login"]', "alice");
+  await page.fill('input[name="login"]', login);
   await page.fill('input[name="password"]', "anything");
   await page.click("button[type=submit]");
-  // Consent, then back to where the user started.
+  // Consent, then back to the dashboard.
   await page.getByRole("button", { name: "Continue" }).click();
+}
+
+test("OIDC sign-in against a real OpenID provider lands on the dashboard with the user's groups", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signInWithOidc(page, op.baseUrl, "alice");
   // The fragment never reaches the server, so the callbackUrl is the page itself.
   await page
     .waitForURL((url) => url.origin === new URL(op.baseUrl).origin && url.pathname === "/", {
@@ -149,6 +158,35 @@ test("OIDC sign-in against a real OpenID provider lands on the dashboard with th
   expect(me.kubernetes).toEqual({ username: "dashboard:alice@example.com", groups: ["dashboard:sre"] });
   await context.close();
 });
+
+test.each([
+  { login: "mallory", claim: "email_verified: false", reason: /not verified/ },
+  { login: "nora", claim: "no email_verified", reason: /no email_verified claim/ },
+])(
+  "OIDC sign-in of $login ($claim) is refused with AccessDenied and an audit line; no session",
+  async ({ login, reason }) => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signInWithOidc(page, op.baseUrl, login);
+    await page.waitForURL(/\/auth\/error\?error=AccessDenied/, { timeout: 15_000 }).catch((err: unknown) => {
+      throw new Error(`OIDC sign-in of ${login} ended on ${page.url()}`, { cause: err });
+    });
+    await page.screenshot({ path: path.join(ARTIFACTS, `signin-refused-${login}.png`), fullPage: true });
+    expect((await page.request.get(`${op.baseUrl}/dashboard/api/me`)).status()).toBe(401);
+    const audit = readFileSync(op.process.log, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"signInDenied"') && l.includes(`${login}@example.com`))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(audit).toEqual([
+      expect.objectContaining({
+        audit: true,
+        provider: "oidc",
+        reason: expect.stringMatching(reason) as unknown,
+      }),
+    ]);
+    await context.close();
+  },
+);
 
 test("unauthenticated: a page redirects to sign-in, JSON and the stream answer 401", async () => {
   const page = await fetch(`${op.baseUrl}/`, { redirect: "manual" });

@@ -101,8 +101,14 @@ export interface OidcProvider {
   close(): Promise<void>;
 }
 
-/** A real OpenID provider on 127.0.0.1 (dev interactions: any login, any password). */
-export async function startOidcProvider(redirectUris: readonly string[]): Promise<OidcProvider> {
+/**
+ * A real OpenID provider on 127.0.0.1 (dev interactions: any login, any password). Every account's
+ * email is verified unless `claims` says otherwise for its login (a claim set to undefined is left out).
+ */
+export async function startOidcProvider(
+  redirectUris: readonly string[],
+  claims: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {},
+): Promise<OidcProvider> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const clientId = "resize-dashboard";
@@ -127,13 +133,19 @@ export async function startOidcProvider(redirectUris: readonly string[]): Promis
     conformIdTokenClaims: false,
     findAccount: (_ctx, id) => ({
       accountId: id,
-      claims: () => ({
-        sub: id,
-        email: `${id}@example.com`,
-        email_verified: true,
-        name: id.charAt(0).toUpperCase() + id.slice(1),
-        groups: ["sre"],
-      }),
+      claims: () => {
+        const all: Record<string, unknown> = {
+          sub: id,
+          email: `${id}@example.com`,
+          email_verified: true,
+          name: id.charAt(0).toUpperCase() + id.slice(1),
+          groups: ["sre"],
+          ...claims[id],
+        };
+        return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as {
+          sub: string;
+        };
+      },
     }),
     cookies: { keys: ["oidc-cookie-key-for-tests-only"] },
     features: { devInteractions: { enabled: true } },

@@ -188,8 +188,24 @@ describe.each([INSTALL, REST])("%s", (file) => {
         expect(claims).toBe("Bound");
         expect(out).toMatch(/Phase:\s+Succeeded/);
       }
+      if (/^kubectl apply --server-side -k manifests\/install\/$/m.test(block.code)) {
+        // The plain manifests ship no Redis password: the block made the Secret they read it from.
+        const stored = await kubectl(
+          "get",
+          "secret",
+          `${RELEASE}-redis-auth`,
+          "-n",
+          NAMESPACE,
+          "-o",
+          "jsonpath={.data.password}",
+        );
+        expect(Buffer.from(stored, "base64").toString()).toMatch(/^[0-9a-f]{64}$/);
+      }
       if (/resizeRequests\s*$/m.test(block.code))
         expect(out).toContain("compute#instanceGroupManagerResizeRequestList");
+      if (/create token my-client -o jsonpath/.test(block.code))
+        // The value the page says the local cluster prints (the API server's service-account issuer).
+        expect(out.trim()).toBe('["https://kubernetes.default.svc.cluster.local"]');
       if (/auth can-i/.test(block.code)) expect(out.trim().split("\n").at(-1)).toBe("yes");
     },
     360_000,

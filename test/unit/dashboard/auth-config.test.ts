@@ -9,7 +9,7 @@ import {
   loadAuthSettings,
 } from "../../../src/dashboard/auth-settings.js";
 import { groupsOf, publicSession } from "../../../src/dashboard/session.js";
-import { allowedToSignIn } from "../../../src/dashboard/sign-in-rules.js";
+import { allowedToSignIn, oidcEmailRefusal } from "../../../src/dashboard/sign-in-rules.js";
 import { hashPassword } from "../../../src/dashboard/passwords.js";
 
 const SECRET = "s".repeat(40);
@@ -264,6 +264,48 @@ describe("buildAuthConfig", () => {
     }
   });
 
+  test("callbacks: signIn refuses an OIDC email the provider has not verified, with an audit line", async () => {
+    const oidc = {
+      AUTH_OIDC_ID: "id",
+      AUTH_OIDC_SECRET: "secret",
+      AUTH_OIDC_ISSUER: "https://idp.example.com",
+    };
+    const lines: Record<string, unknown>[] = [];
+    const audit = pino(
+      { level: "info" },
+      { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    );
+    const signIn = (env: Record<string, string>) => {
+      const cb = buildAuthConfig(loadAuthSettings({ ...base, ...oidc, ...env }), { log: silent, audit })
+        .callbacks?.signIn;
+      if (!cb) throw new Error("signIn callback missing");
+      return (provider: string, profile: Record<string, unknown>) =>
+        cb({
+          user: { email: "mallory@example.com" },
+          account: { provider, type: "oidc", providerAccountId: "m" },
+          profile,
+        });
+    };
+    const strict = signIn({});
+    expect(await strict("oidc", { email: "mallory@example.com", email_verified: false })).toBe(false);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        event: "signInDenied",
+        provider: "oidc",
+        email: "mallory@example.com",
+        reason: expect.stringMatching(/not verified/) as unknown,
+      }),
+    ]);
+    expect(await strict("oidc", { email: "mallory@example.com" })).toBe(false);
+    expect(await strict("oidc", { email: "mallory@example.com", email_verified: true })).toBe(true);
+    // The rule is OIDC's: the credentials provider's users file has no such claim.
+    expect(await strict("credentials", {})).toBe(true);
+    const trusting = signIn({ AUTH_OIDC_REQUIRE_EMAIL_VERIFIED: "false" });
+    expect(await trusting("oidc", { email: "mallory@example.com" })).toBe(true);
+    expect(await trusting("oidc", { email: "mallory@example.com", email_verified: false })).toBe(false);
+    expect(lines).toHaveLength(3);
+  });
+
   test("callbacks: signIn allow-list, jwt carries groups, session exposes only name/email/image/groups", async () => {
     const settings = loadAuthSettings({ ...base, AUTH_ALLOWED_DOMAINS: "example.com" });
     const cb = buildAuthConfig(settings, deps).callbacks;
@@ -310,6 +352,28 @@ describe("helpers", () => {
     expect(allowedToSignIn(allow, { email: "x@other.com", groups: ["users"] })).toBe(false);
     expect(allowedToSignIn(allow, { email: null })).toBe(false);
   });
+
+  test.each([
+    { profile: { email: "a@example.com", email_verified: true }, required: true, refused: false },
+    { profile: { email: "a@example.com", email_verified: "true" }, required: true, refused: false },
+    { profile: { email: "a@example.com", email_verified: false }, required: true, refused: true },
+    { profile: { email: "a@example.com", email_verified: false }, required: false, refused: true },
+    { profile: { email: "a@example.com", email_verified: "false" }, required: false, refused: true },
+    { profile: { email: "a@example.com", email_verified: 1 }, required: false, refused: true },
+    { profile: { email: "a@example.com" }, required: true, refused: true },
+    { profile: { email: "a@example.com", email_verified: null }, required: true, refused: true },
+    { profile: { email: "a@example.com" }, required: false, refused: false },
+    { profile: { email_verified: true }, required: false, refused: true },
+    { profile: { email: "", email_verified: true }, required: false, refused: true },
+    { profile: { email: ["a@example.com"], email_verified: true }, required: false, refused: true },
+  ])(
+    "oidcEmailRefusal($profile, requireVerified: $required) refuses: $refused",
+    ({ profile, required, refused }) => {
+      const reason = oidcEmailRefusal(profile, required);
+      if (refused) expect(reason).toMatch(/email/);
+      else expect(reason).toBeUndefined();
+    },
+  );
 
   test("groupsOf: list or separated string", () => {
     expect(groupsOf(["a", 1, "", "b"])).toEqual(["a", "b"]);

@@ -39,7 +39,8 @@ function reviewingCluster(allowed: () => boolean | Error): { client: KubeClient;
 /** The dashboard's authz on the operator's Authorizer (--token-cache-ttl=`tokenCacheTtl`) over `cluster`. */
 function onCluster(cluster: { client: KubeClient }, tokenCacheTtl: number, ttlMs?: number) {
   const clock = new FakeClock();
-  const { authorizer } = clusterAuth(cluster.client, { "token-cache-ttl": tokenCacheTtl }, clock);
+  const config = { "token-cache-ttl": tokenCacheTtl, "token-audiences": ["resize-operator"] };
+  const { authorizer } = clusterAuth(cluster.client, config, clock);
   const authz = new DashboardAuthz(authorizer, { clock, ...(ttlMs !== undefined && { ttlMs }) });
   return { clock, authorizer, authz };
 }

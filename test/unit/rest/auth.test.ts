@@ -1,0 +1,102 @@
+// REST authentication's audience rule: a TokenReview asks for the configured audiences, and only an
+// answer that names one of them (status.audiences) authenticates the caller.
+import { loadConfig } from "../../../src/config.js";
+import { Authenticator, DEFAULT_TOKEN_AUDIENCE, reviewedForAudience } from "../../../src/rest/auth.js";
+import { UnauthenticatedError } from "../../../src/rest/errors.js";
+import type { TokenReview } from "../../../src/runtime/builtin-kinds.js";
+import type { Addressable, KubeClient, ResourceClient } from "../../../src/runtime/resource-client.js";
+import type { ResourceKind } from "../../../src/runtime/resource-kind.js";
+
+/** A cluster answering every TokenReview with `answer(spec)`, keeping the specs it was asked. */
+function reviewingCluster(answer: (spec: TokenReview["spec"]) => TokenReview["status"]): {
+  client: KubeClient;
+  asked: TokenReview["spec"][];
+} {
+  const asked: TokenReview["spec"][] = [];
+  const unused = (): Promise<never> => Promise.reject(new Error("not used by the Authenticator"));
+  const client: KubeClient = {
+    resource: <T extends Addressable>(kind: ResourceKind<T>): ResourceClient<T> => ({
+      kind,
+      create: (review) => {
+        const spec = (review as unknown as TokenReview).spec;
+        asked.push(spec);
+        return Promise.resolve(kind.schema.parse({ ...review, status: answer(spec) }));
+      },
+      get: unused,
+      list: unused,
+      update: unused,
+      updateStatus: unused,
+      mergePatch: unused,
+      delete: unused,
+    }),
+    serverResources: () => Promise.resolve(undefined),
+  };
+  return { client, asked };
+}
+
+const ANN = { username: "system:serviceaccount:team-a:ann", groups: ["system:serviceaccounts"] };
+
+test.each([
+  { answered: ["resize-operator"], asked: ["resize-operator"], ok: true },
+  { answered: ["b"], asked: ["a", "b"], ok: true },
+  { answered: ["https://kubernetes.default.svc.cluster.local"], asked: ["resize-operator"], ok: false },
+  { answered: [], asked: ["resize-operator"], ok: false },
+  { answered: null, asked: ["resize-operator"], ok: false },
+  { answered: undefined, asked: ["resize-operator"], ok: false },
+])("reviewedForAudience(answered $answered, asked $asked) is $ok", ({ answered, asked, ok }) => {
+  expect(reviewedForAudience({ audiences: answered }, asked)).toBe(ok);
+});
+
+test("the review asks for resize-operator by default, and a token valid for it authenticates", async () => {
+  const cluster = reviewingCluster((spec) => ({ authenticated: true, user: ANN, audiences: spec.audiences }));
+  const user = await new Authenticator(cluster.client).authenticate("Bearer t1");
+  expect(user.username).toBe(ANN.username);
+  expect(cluster.asked).toEqual([{ token: "t1", audiences: [DEFAULT_TOKEN_AUDIENCE] }]);
+});
+
+test.each([
+  {
+    case: "a token for another audience",
+    status: { authenticated: false, error: "token audiences [x] is invalid" },
+  },
+  {
+    case: "a reviewer that ignored the audiences",
+    status: { authenticated: true, user: ANN, audiences: [] },
+  },
+  {
+    case: "a reviewer that names another audience",
+    status: { authenticated: true, user: ANN, audiences: ["x"] },
+  },
+])("$case is refused with 401 naming the audiences and the command", async ({ status }) => {
+  const cluster = reviewingCluster(() => status);
+  const auth = new Authenticator(cluster.client, { audiences: ["resize-operator", "other"] });
+  const err = await auth.authenticate("Bearer t2").catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(UnauthenticatedError);
+  expect((err as UnauthenticatedError).message).toBe(
+    "Request had invalid authentication credentials. Expected a Kubernetes token for one of the audiences resize-operator, other (kubectl create token NAME --audience=resize-operator).",
+  );
+  expect(cluster.asked).toEqual([{ token: "t2", audiences: ["resize-operator", "other"] }]);
+});
+
+describe("--token-audiences (TOKEN_AUDIENCES)", () => {
+  test.each([
+    { given: undefined, audiences: ["resize-operator"] },
+    {
+      given: "resize-operator, https://kubernetes.default.svc.cluster.local",
+      audiences: ["resize-operator", "https://kubernetes.default.svc.cluster.local"],
+    },
+    { given: "a,,a, b", audiences: ["a", "b"] },
+  ])("$given → $audiences", ({ given, audiences }) => {
+    const env = given === undefined ? {} : { TOKEN_AUDIENCES: given };
+    expect(loadConfig([], env)["token-audiences"]).toEqual(audiences);
+  });
+
+  test("the flag wins over the environment, and an empty list is refused", () => {
+    expect(loadConfig(["--token-audiences=flag"], { TOKEN_AUDIENCES: "env" })["token-audiences"]).toEqual([
+      "flag",
+    ]);
+    expect(() => loadConfig(["--token-audiences= , "], {})).toThrow(
+      /--token-audiences needs at least one audience/,
+    );
+  });
+});
