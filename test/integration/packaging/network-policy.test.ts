@@ -15,7 +15,7 @@ import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
 import { startRedis, stopRedis, type RedisServer } from "../../../testbed/redis.js";
-import { createTestNamespace, kubeConfig } from "../../support/kube.js";
+import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.js";
 import { CHART, helm, kubectl } from "./helm.js";
 
 const run = promisify(execFile);
@@ -103,6 +103,11 @@ const stored = async (name: string): Promise<Policy> =>
 
 beforeAll(async () => {
   ns = await createTestNamespace("netpol");
+  // Pods are admitted once the namespace's default ServiceAccount exists (made by the controller
+  // manager shortly after the namespace; on a fresh cluster this file may be the first to need it).
+  await eventually("the namespace's default ServiceAccount", () =>
+    core.readNamespacedServiceAccount({ namespace: ns.name, name: "default" }).catch(() => undefined),
+  );
   dir = mkdtempSync(path.join(tmpdir(), "netpol-"));
   const objects = await render(RELEASE);
   const other = podTemplates(await render("other"));
