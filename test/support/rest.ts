@@ -4,7 +4,6 @@ import * as k8s from "@kubernetes/client-node";
 import { setTimeout as sleep } from "node:timers/promises";
 import { freePort } from "../../testbed/processes.js";
 import { GROUP } from "../../src/api/names.js";
-import { DEFAULT_TOKEN_AUDIENCE } from "../../src/rest/auth.js";
 import { kubeConfig } from "./kube.js";
 import { startOperator, type OperatorProcess } from "./operator.js";
 
@@ -78,8 +77,9 @@ export async function serviceAccountToken(
   const reply = await core.createNamespacedServiceAccountToken({
     namespace,
     name,
-    // For the operator's audience (--token-audiences), as docs/rest.md tells clients to make theirs.
-    body: { spec: { audiences: [DEFAULT_TOKEN_AUDIENCE], expirationSeconds: 3600 } },
+    // For the operator's documented default audience (--token-audiences), as docs/rest.md tells
+    // clients to make theirs.
+    body: { spec: { audiences: ["resize-operator"], expirationSeconds: 3600 } },
   });
   const token = reply.status?.token;
   if (!token) throw new Error("TokenRequest returned no token");
