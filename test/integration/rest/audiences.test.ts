@@ -7,14 +7,8 @@ import { installApi, kubectl } from "../api/install.js";
 import { createTestNamespace } from "../../support/kube.js";
 import { stopAll, type OperatorProcess } from "../../support/operator.js";
 import { createGroup, createWorkers } from "../../support/resize.js";
-import {
-  call,
-  fullAccess,
-  googleError,
-  serviceAccountToken,
-  startRestOperator,
-  type RestOperator,
-} from "../../support/rest.js";
+import type { RestOperator } from "../../support/rest.js";
+import { call, fullAccess, googleError, serviceAccountToken, startRestOperator } from "../../support/rest.js";
 
 let ns: { name: string; remove: () => Promise<void> };
 let strict: RestOperator;

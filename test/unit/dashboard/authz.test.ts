@@ -6,34 +6,17 @@ import { fileURLToPath } from "node:url";
 import { DashboardAuthz } from "../../../src/dashboard/authz.js";
 import { clusterAuth } from "../../../src/operator.js";
 import type { AccessCheck, UserInfo } from "../../../src/rest/auth.js";
-import type { Addressable, KubeClient, ResourceClient } from "../../../src/runtime/resource-client.js";
-import type { ResourceKind } from "../../../src/runtime/resource-kind.js";
+import type { KubeClient } from "../../../src/runtime/resource-client.js";
 import { FakeClock } from "../../support/fake-clock.js";
+import { reviewingClient } from "../../support/fake-reviews.js";
 
 /** A cluster answering every SubjectAccessReview with `allowed()`, counting them. */
 function reviewingCluster(allowed: () => boolean | Error): { client: KubeClient; reviews: () => number } {
-  let reviews = 0;
-  const unused = (): Promise<never> => Promise.reject(new Error("not used by the Authorizer"));
-  const client: KubeClient = {
-    resource: <T extends Addressable>(kind: ResourceKind<T>): ResourceClient<T> => ({
-      kind,
-      create: async (review) => {
-        reviews++;
-        await Promise.resolve();
-        const answer = allowed();
-        if (answer instanceof Error) throw answer;
-        return kind.schema.parse({ ...review, status: { allowed: answer } });
-      },
-      get: unused,
-      list: unused,
-      update: unused,
-      updateStatus: unused,
-      mergePatch: unused,
-      delete: unused,
-    }),
-    serverResources: () => Promise.resolve(undefined),
-  };
-  return { client, reviews: () => reviews };
+  const { client, asked } = reviewingClient(() => {
+    const answer = allowed();
+    return answer instanceof Error ? answer : { allowed: answer };
+  });
+  return { client, reviews: () => asked.length };
 }
 
 /** The dashboard's authz on the operator's Authorizer (--token-cache-ttl=`tokenCacheTtl`) over `cluster`. */

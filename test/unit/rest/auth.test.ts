@@ -4,34 +4,11 @@ import { loadConfig } from "../../../src/config.js";
 import { Authenticator, DEFAULT_TOKEN_AUDIENCE, reviewedForAudience } from "../../../src/rest/auth.js";
 import { UnauthenticatedError } from "../../../src/rest/errors.js";
 import type { TokenReview } from "../../../src/runtime/builtin-kinds.js";
-import type { Addressable, KubeClient, ResourceClient } from "../../../src/runtime/resource-client.js";
-import type { ResourceKind } from "../../../src/runtime/resource-kind.js";
+import { reviewingClient } from "../../support/fake-reviews.js";
 
 /** A cluster answering every TokenReview with `answer(spec)`, keeping the specs it was asked. */
-function reviewingCluster(answer: (spec: TokenReview["spec"]) => TokenReview["status"]): {
-  client: KubeClient;
-  asked: TokenReview["spec"][];
-} {
-  const asked: TokenReview["spec"][] = [];
-  const unused = (): Promise<never> => Promise.reject(new Error("not used by the Authenticator"));
-  const client: KubeClient = {
-    resource: <T extends Addressable>(kind: ResourceKind<T>): ResourceClient<T> => ({
-      kind,
-      create: (review) => {
-        const spec = (review as unknown as TokenReview).spec;
-        asked.push(spec);
-        return Promise.resolve(kind.schema.parse({ ...review, status: answer(spec) }));
-      },
-      get: unused,
-      list: unused,
-      update: unused,
-      updateStatus: unused,
-      mergePatch: unused,
-      delete: unused,
-    }),
-    serverResources: () => Promise.resolve(undefined),
-  };
-  return { client, asked };
+function reviewingCluster(answer: (spec: TokenReview["spec"]) => TokenReview["status"]) {
+  return reviewingClient((spec) => answer(spec as TokenReview["spec"]));
 }
 
 const ANN = { username: "system:serviceaccount:team-a:ann", groups: ["system:serviceaccounts"] };
