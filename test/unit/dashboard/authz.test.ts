@@ -122,7 +122,7 @@ describe("DashboardAuthz", () => {
   test("visible: the candidate namespaces where the user may list", async () => {
     const cluster = reviewingCluster(() => true);
     const { authz } = onCluster(cluster, 1_000);
-    await expect(authz.visible(ANN, ["a", "b", "a"], "resizerequests")).resolves.toEqual(new Set(["a", "b"]));
+    await expect(authz.visible(ANN, ["a", "b", "a"], "request")).resolves.toEqual(new Set(["a", "b"]));
     expect(cluster.reviews()).toBe(2);
   });
 });

@@ -60,7 +60,6 @@ test.each([
   const sent = hub.sent;
   hub.relay(inf, {
     type: "event",
-    resource: "resizerequests",
     summary: (o) => `${o.metadata?.name ?? ""} ${o.metadata?.resourceVersion ?? ""}`,
     ...(deletes !== undefined && { deletes }),
   });

@@ -115,7 +115,7 @@ test("identity: prefixes, no system groups, no email → none", () => {
 
 test("SSE framing is one data line", () => {
   expect(
-    frame({ type: "request", op: "upsert", namespace: "ns", resource: "r", data: { note: "a\nb" } }),
+    frame({ type: "request", op: "upsert", namespace: "ns", data: { note: "a\nb" } }),
   ).toBe('event: request\ndata: {"op":"upsert","data":{"note":"a\\nb"}}\n\n');
 });
 
