@@ -32,7 +32,10 @@ function groupOf(apiVersion: unknown): string | undefined {
 
 /** Whether the dashboard keeps (and may show) a raw events.k8s.io/v1 Event. */
 export function isShownEvent(raw: KubeObject): boolean {
-  const event = raw as { reportingController?: unknown; regarding?: { kind?: unknown; apiVersion?: unknown } };
+  const event = raw as {
+    reportingController?: unknown;
+    regarding?: { kind?: unknown; apiVersion?: unknown };
+  };
   const kind = event.regarding?.kind;
   const group = typeof kind === "string" ? SHOWN_KINDS.get(kind) : undefined;
   return (
