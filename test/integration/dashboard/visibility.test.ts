@@ -253,7 +253,20 @@ test("a requester-only user gets no Events; once granted list events, she gets t
   expect((await detail(bob)).length).toBeGreaterThan(0);
   expect(await detail(ann)).toEqual([]);
 
-  await grantRules(ns.name, "ann-events", identity(ANN), [LIST_EVENTS]);
+  // As docs/dashboard.md shows it; kubectl and the dashboard agree before and after.
+  const canList = () => kubectl("auth", "can-i", "list", "events", "-n", ns.name, `--as=${identity(ANN)}`);
+  await expect(canList()).rejects.toThrow();
+  await kubectl("-n", ns.name, "create", "role", "events-reader", "--verb=list", "--resource=events");
+  await kubectl(
+    "-n",
+    ns.name,
+    "create",
+    "rolebinding",
+    "ann-events",
+    "--role=events-reader",
+    `--user=${identity(ANN)}`,
+  );
+  expect((await canList()).trim()).toBe("yes");
   await until(
     "ann sees Events once she may list them",
     async () => (await eventsOf(ann)).length > 0,
