@@ -303,3 +303,18 @@ export async function openStream(jar: Jar): Promise<OpenStream> {
     },
   };
 }
+
+/** Runs `use` with a live stream open for each of two sessions, and closes both afterwards. */
+export async function withStreams(
+  first: Jar,
+  second: Jar,
+  use: (first: OpenStream, second: OpenStream) => Promise<void>,
+): Promise<void> {
+  const [a, b] = await Promise.all([openStream(first), openStream(second)]);
+  try {
+    await use(a, b);
+  } finally {
+    a.close();
+    b.close();
+  }
+}

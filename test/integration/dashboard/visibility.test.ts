@@ -22,7 +22,7 @@ import {
   Jar,
   launchChromium,
   LIST_EVENTS,
-  openStream,
+  withStreams,
   revokeRules,
   startDashboardOperator,
   startOidcProvider,
@@ -117,6 +117,9 @@ async function eventsOf(jar: Jar): Promise<EventItem[]> {
 }
 
 const eventFrames = (s: OpenStream) => s.frames.filter((f) => f.event === "event");
+/** Whether `stream` has received a change of the request `name` (after its first `from` frames). */
+const changeOf = (stream: OpenStream, name: string, from = 0) =>
+  stream.frames.slice(from).some((f) => f.event === "request" && f.data.data.name === name);
 const about = (f: StreamFrame) => String(f.data.data.object);
 
 /** Waits until `probe` is true (polling), failing with `what` after `timeoutMs`. */
@@ -130,9 +133,7 @@ const until = (what: string, probe: () => boolean | Promise<boolean>, timeoutMs 
 async function drained(stream: OpenStream, name: string): Promise<void> {
   const before = stream.frames.length;
   await kubectl("annotate", "--overwrite", "rr", name, "-n", ns.name, `drained=${String(Date.now())}`);
-  await until(`the stream drained up to a change of ${name}`, () =>
-    stream.frames.slice(before).some((f) => f.event === "request" && f.data.data.name === name),
-  );
+  await until(`the stream drained up to a change of ${name}`, () => changeOf(stream, name, before));
 }
 
 beforeAll(async () => {
@@ -211,9 +212,7 @@ test("the API server serves the operator's Events by reportingController on even
 });
 
 test("the stream relays an Event only to a user who may list events there, and never a Pod's", async () => {
-  const ann = await openStream(await signedIn(ANN));
-  const bob = await openStream(await signedIn(BOB));
-  try {
+  await withStreams(await signedIn(ANN), await signedIn(BOB), async (ann, bob) => {
     await createRequest(ns.name, "vis-b", { instanceGroupManager: "workers", resizeBy: 1 });
     await createPodEvents("streamed");
     await until("bob's stream relays vis-b's Events", () =>
@@ -223,14 +222,11 @@ test("the stream relays an Event only to a user who may list events there, and n
     await drained(ann, "vis-b");
     await drained(bob, "vis-b");
     // Ann may list requests (she sees vis-b change) but not events.
-    expect(ann.frames.some((f) => f.event === "request" && f.data.data.name === "vis-b")).toBe(true);
+    expect(changeOf(ann, "vis-b")).toBe(true);
     expect(eventFrames(ann)).toEqual([]);
     expect(eventFrames(bob).filter((f) => about(f).startsWith("Pod/"))).toEqual([]);
     expect(JSON.stringify(bob.frames)).not.toContain("hunter2");
-  } finally {
-    ann.close();
-    bob.close();
-  }
+  });
 });
 
 test("a Pod's Event is never shown, not even to a user who may list events", async () => {
@@ -283,10 +279,8 @@ test("removing list events narrows an open stream within the TTL", async () => {
   await grantRules(ns.name, "carl-events", identity(CARL), [LIST_EVENTS]);
   const carlJar = await signedIn(CARL);
   await until("carl sees Events", async () => (await eventsOf(carlJar)).length > 0, TTL_MS * 2 + SLACK_MS);
-  const carl = await openStream(carlJar);
   // Ann may list events by now (granted above): her stream shows that vis-c's Events are relayed.
-  const ann = await openStream(await signedIn(ANN));
-  try {
+  await withStreams(carlJar, await signedIn(ANN), async (carl, ann) => {
     await revokeRules(ns.name, "carl-events");
     // Both caches of an allowed answer (the Authorizer's and the dashboard's) have expired after this.
     await new Promise((resolve) => setTimeout(resolve, TTL_MS * 2 + 500));
@@ -296,24 +290,19 @@ test("removing list events narrows an open stream within the TTL", async () => {
     );
     await untilState(ns.name, "vis-c", ["SUCCEEDED"]);
     await drained(carl, "vis-c");
-    expect(carl.frames.some((f) => f.event === "request" && f.data.data.name === "vis-c")).toBe(true);
+    expect(changeOf(carl, "vis-c")).toBe(true);
     expect(eventFrames(carl).filter((f) => about(f) === "ResizeRequest/vis-c")).toEqual([]);
-  } finally {
-    carl.close();
-    ann.close();
-  }
+  });
 });
 
 test("the stream ends within the TTL after sign-out, and after the user's sessions are revoked", async () => {
   const jar = await signedIn(EVE);
-  const stream = await openStream(jar);
-  const other = await openStream(await signedIn(EVE));
   const ended = (s: OpenStream) =>
     Promise.race([
       s.ended.then(() => "ended"),
       new Promise((resolve) => setTimeout(resolve, TTL_MS + SLACK_MS, "still open")),
     ]);
-  try {
+  await withStreams(jar, await signedIn(EVE), async (stream, other) => {
     const csrfToken = await jar.csrf();
     const out = await jar.fetch("/auth/signout", { method: "POST", form: { csrfToken, callbackUrl: "/" } });
     expect(out.status).toBe(302);
@@ -322,10 +311,7 @@ test("the stream ends within the TTL after sign-out, and after the user's sessio
     expect(await ended(other)).toBe("still open");
     expect(await redisAdapter(redis).revokeUserSessions(EVE.username)).toBeGreaterThanOrEqual(1);
     expect(await ended(other)).toBe("ended");
-  } finally {
-    stream.close();
-    other.close();
-  }
+  });
 });
 
 test("the open page goes to sign-in once its session is revoked", async () => {

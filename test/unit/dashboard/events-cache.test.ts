@@ -30,37 +30,19 @@ const event = (
 });
 
 describe("isShownEvent", () => {
+  const PR = "autoscaling.x-k8s.io";
   test.each([
-    { what: "a ResizeRequest's", regarding: { apiVersion: API_VERSION, kind: "ResizeRequest" }, shown: true },
-    {
-      what: "an InstanceGroupManager's",
-      regarding: { apiVersion: API_VERSION, kind: "InstanceGroupManager" },
-      shown: true,
-    },
-    {
-      what: "a ProvisioningRequest's",
-      regarding: { apiVersion: "autoscaling.x-k8s.io/v1", kind: "ProvisioningRequest" },
-      shown: true,
-    },
-    {
-      what: "a ProvisioningRequest's of an older version",
-      regarding: { apiVersion: "autoscaling.x-k8s.io/v1beta1", kind: "ProvisioningRequest" },
-      shown: true,
-    },
-    {
-      what: "a Pod's, even in our controller's name",
-      regarding: { apiVersion: "v1", kind: "Pod" },
-      shown: false,
-    },
-    {
-      what: "another group's kind of the same name",
-      regarding: { apiVersion: "example.com/v1", kind: "ResizeRequest" },
-      shown: false,
-    },
-    { what: "one without apiVersion", regarding: { kind: "ResizeRequest" }, shown: false },
-    { what: "one without regarding kind", regarding: { apiVersion: API_VERSION }, shown: false },
-  ])("our controller's Event about $what: $shown", ({ regarding, shown }) => {
-    expect(isShownEvent(event(regarding))).toBe(shown);
+    // [about, regarding.apiVersion, regarding.kind, kept]
+    ["a ResizeRequest", API_VERSION, "ResizeRequest", true],
+    ["an InstanceGroupManager", API_VERSION, "InstanceGroupManager", true],
+    ["a ProvisioningRequest", `${PR}/v1`, "ProvisioningRequest", true],
+    ["a ProvisioningRequest of an older version", `${PR}/v1beta1`, "ProvisioningRequest", true],
+    ["a Pod, in our controller's name", "v1", "Pod", false],
+    ["another group's kind of the same name", "example.com/v1", "ResizeRequest", false],
+    ["no apiVersion", undefined, "ResizeRequest", false],
+    ["no kind", API_VERSION, undefined, false],
+  ] as const)("our controller's Event about %s (%s %s): kept %s", (_about, apiVersion, kind, kept) => {
+    expect(isShownEvent(event({ ...(apiVersion && { apiVersion }), ...(kind && { kind }) }))).toBe(kept);
   });
 
   test.each([null, "kubelet", `${REPORTING_CONTROLLER}-not`])(
