@@ -22,7 +22,7 @@ import {
   type GroupSummary,
   type RequestSummary,
 } from "./views.js";
-import { notFound } from "./visibility.js";
+import { listCheck } from "./visibility.js";
 
 /** The Events page shows this many, the newest. */
 const EVENTS_SHOWN = 200;
@@ -89,17 +89,22 @@ export const READS: readonly ApiRoute[] = [
     },
   },
   // The queue shows the group's requests: whoever may list requests in the namespace may see it (the
-  // group itself need not exist); anyone else gets the group's not-found answer. Derived on read; the
-  // page fetches it again when the stream says the group or one of its requests changed.
+  // group itself need not exist). Anyone else is told why if they may see the group, and otherwise
+  // that there is no such group, as for a missing one. Derived on read; the page fetches it again
+  // when the stream says the group or one of its requests changed.
   {
     method: "get",
     path: "/groups/:namespace/:name/queue",
     answer: async ({ req, user }, { authz, groups, requests }): Promise<QueueAnswer> => {
       const namespace = pathParam(req, "namespace");
       const name = pathParam(req, "name");
-      if (!(await authz.sees(user, "request", namespace))) throw notFound("group", namespace, name);
+      const key = `${namespace}/${name}`;
+      if (!(await authz.sees(user, "request", namespace))) {
+        await authz.find(user, "group", namespace, name, () => groups.lister.get(key));
+        await authz.require(user, listCheck("request", namespace));
+      }
       const now = Date.now();
-      return queueAnswer(groupQueue(groups.lister, requests.lister, `${namespace}/${name}`, now), now);
+      return queueAnswer(groupQueue(groups.lister, requests.lister, key, now), now);
     },
   },
   {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { Redis } from "ioredis";
-import { REPORTING_CONTROLLER } from "../../../src/api/names.js";
+import { GROUP, INSTANCE_GROUP_MANAGER, REPORTING_CONTROLLER } from "../../../src/api/names.js";
 import { redisAdapter } from "../../../src/dashboard/redis-adapter.js";
 import { USER_ROLES } from "../../../src/rbac/user-roles.js";
 import { ruleOf } from "../../../src/rbac/permissions.js";
@@ -42,12 +42,13 @@ const SECRET = "visibility-test-secret-0123456789-abcdefghijkl";
 const PASSWORD = "visibility password 1";
 const user = (name: string) => ({ username: name, password: PASSWORD, email: `${name}@example.com` });
 // Bound to the chart's requester role (and nothing else): ann, carl and eve; bob besides may list
-// events; dan may do nothing at all.
+// events; dan may do nothing at all; gil may only read groups.
 const ANN = user("ann");
 const BOB = user("bob");
 const CARL = user("carl");
 const DAN = user("dan");
 const EVE = user("eve");
+const GIL = user("gil");
 const identity = (u: { email: string }) => `dashboard:${u.email}`;
 /** What a Pod's probe may print: never to be shown by the dashboard. */
 const SECRET_NOTE = "Readiness probe failed: password=hunter2";
@@ -165,8 +166,11 @@ beforeAll(async () => {
     },
   });
   await grantRules(ns.name, "bob-events", identity(BOB), [LIST_EVENTS]);
+  await grantRules(ns.name, "gil-groups", identity(GIL), [
+    { apiGroups: [GROUP], resources: [INSTANCE_GROUP_MANAGER.plural], verbs: ["get", "list"] },
+  ]);
   const dir = mkdtempSync(path.join(tmpdir(), "dash-who-"));
-  const usersFile = await writeUsersFile(dir, [ANN, BOB, CARL, DAN, EVE]);
+  const usersFile = await writeUsersFile(dir, [ANN, BOB, CARL, DAN, EVE, GIL]);
   const port = await freePort();
   oidc = await startOidcProvider([`http://127.0.0.1:${port}/auth/callback/oidc`]);
   // Database sessions, so that a sign-out or a revocation ends a session on the server.
@@ -371,6 +375,14 @@ test("cancel and reads by name answer a request the caller may not see exactly l
     "workers",
     "no-such-group",
   ]);
+  // Whoever may get the group is told why its queue is not shown: no secret is kept from them.
+  const gil = await signedIn(GIL);
+  expect((await getJson(gil, `${groups}/workers/capacity`)).status).toBe(200);
+  expect(await getJson(gil, `${groups}/workers/queue`)).toMatchObject({
+    status: 403,
+    body: { error: { status: "PERMISSION_DENIED" } },
+  });
+  expect((await getJson(gil, `${groups}/no-such-group/queue`)).status).toBe(404);
   // Whoever may see requests gets the same answer for a missing one.
   const ann = await signedIn(ANN);
   const annMissing = await getJson(ann, `${base}/no-such-rr`);
