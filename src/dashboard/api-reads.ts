@@ -1,16 +1,17 @@
 // The JSON API's reads. They come from the manager's informer caches (and the operations store),
-// filtered by RBAC for the signed-in identity: a namespace where the user cannot list resize requests
-// does not exist for them.
+// filtered by RBAC for the signed-in identity as visibility.ts says per kind of object: a namespace
+// where the user cannot list resize requests has no requests for them, one where they cannot list
+// events no Events, and an object they may not get is answered exactly like one that does not exist.
 import { servedBy } from "../api/served-by.js";
 import { groupLocation, locationPath, type Location } from "../api/location.js";
-import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
+import { RESIZE_REQUEST } from "../api/names.js";
 import type { Operation } from "../api/index.js";
-import { eventSummary, type EventSummary } from "../events/view.js";
-import { NotFoundError } from "../rest/errors.js";
+import { eventSummary, eventTime, type EventSummary } from "../events/view.js";
 import { groupQueue } from "../controller/queue-view.js";
 import type { CapacityAnswer, ItemsAnswer, MeAnswer, QueueAnswer, RequestDetailAnswer } from "./answers.js";
 import { locationOfGroup, pathParam, type ApiRoute } from "./api-route.js";
 import { issueCsrfToken, setCsrfCookie } from "./csrf.js";
+import { eventNamespaces, eventsAbout, newest } from "./events-cache.js";
 import { queueAnswer } from "./queue-view.js";
 import {
   attempts,
@@ -21,9 +22,10 @@ import {
   type GroupSummary,
   type RequestSummary,
 } from "./views.js";
+import { listCheck } from "./visibility.js";
 
-const RR = RESIZE_REQUEST.plural;
-const IGM = INSTANCE_GROUP_MANAGER.plural;
+/** The Events page shows this many, the newest. */
+const EVENTS_SHOWN = 200;
 
 /** The namespaces the informers' objects live in, sorted. */
 function namespacesOf(
@@ -57,14 +59,14 @@ export const READS: readonly ApiRoute[] = [
     method: "get",
     path: "/namespaces",
     answer: async ({ user }, { authz, requests, groups }) => ({
-      namespaces: [...(await authz.visible(user, namespacesOf(requests, groups), RR))].sort(),
+      namespaces: [...(await authz.visible(user, namespacesOf(requests, groups), "request"))].sort(),
     }),
   },
   {
     method: "get",
     path: "/groups",
     answer: async ({ user }, { authz, groups }): Promise<ItemsAnswer<GroupSummary>> => {
-      const visible = await authz.visible(user, namespacesOf(groups), IGM);
+      const visible = await authz.visible(user, namespacesOf(groups), "group");
       return {
         items: groups.lister
           .list()
@@ -80,31 +82,36 @@ export const READS: readonly ApiRoute[] = [
     answer: async ({ req, user }, { authz, groups, history }): Promise<CapacityAnswer> => {
       const namespace = pathParam(req, "namespace");
       const name = pathParam(req, "name");
-      await authz.require(user, { verb: "get", resource: IGM, namespace, name });
-      const group = groups.lister.get(`${namespace}/${name}`);
-      if (!group) throw new NotFoundError(`Group ${namespace}/${name} not found.`);
+      const group = await authz.find(user, "group", namespace, name, () =>
+        groups.lister.get(`${namespace}/${name}`),
+      );
       return { group: groupSummary(group), points: history.points(namespace, name), now: Date.now() };
     },
   },
   // The queue shows the group's requests: whoever may list requests in the namespace may see it (the
-  // group itself need not exist). Derived on read; the page fetches it again when the stream says the
-  // group or one of its requests changed.
+  // group itself need not exist). Anyone else is told why if they may see the group, and otherwise
+  // that there is no such group, as for a missing one. Derived on read; the page fetches it again
+  // when the stream says the group or one of its requests changed.
   {
     method: "get",
     path: "/groups/:namespace/:name/queue",
     answer: async ({ req, user }, { authz, groups, requests }): Promise<QueueAnswer> => {
       const namespace = pathParam(req, "namespace");
       const name = pathParam(req, "name");
-      await authz.require(user, { verb: "list", resource: RR, namespace });
+      const key = `${namespace}/${name}`;
+      if (!(await authz.sees(user, "request", namespace))) {
+        await authz.find(user, "group", namespace, name, () => groups.lister.get(key));
+        await authz.require(user, listCheck("request", namespace));
+      }
       const now = Date.now();
-      return queueAnswer(groupQueue(groups.lister, requests.lister, `${namespace}/${name}`, now), now);
+      return queueAnswer(groupQueue(groups.lister, requests.lister, key, now), now);
     },
   },
   {
     method: "get",
     path: "/requests",
     answer: async ({ req, user }, { authz, requests }): Promise<ItemsAnswer<RequestSummary>> => {
-      const visible = await authz.visible(user, namespacesOf(requests), RR);
+      const visible = await authz.visible(user, namespacesOf(requests), "request");
       const namespace = typeof req.query.namespace === "string" ? req.query.namespace : undefined;
       const group = typeof req.query.group === "string" ? req.query.group : undefined;
       return {
@@ -124,9 +131,10 @@ export const READS: readonly ApiRoute[] = [
     answer: async ({ req, user }, deps): Promise<RequestDetailAnswer> => {
       const namespace = pathParam(req, "namespace");
       const name = pathParam(req, "name");
-      await deps.authz.require(user, { verb: "get", resource: RR, namespace, name });
-      const rr = deps.requests.lister.get(`${namespace}/${name}`);
-      if (!rr) throw new NotFoundError(`Resize request ${namespace}/${name} not found.`);
+      const rr = await deps.authz.find(user, "request", namespace, name, () =>
+        deps.requests.lister.get(`${namespace}/${name}`),
+      );
+      const showEvents = await deps.authz.sees(user, "event", namespace);
       const store = deps.rest?.store;
       const location = locationOfGroup(deps.groups, namespace, rr.spec.instanceGroupManager);
       // Every Operation whose target is this request (insert, cancel, delete), oldest first.
@@ -141,14 +149,12 @@ export const READS: readonly ApiRoute[] = [
         spec: rr.spec,
         timeline: timeline(rr),
         attempts: attempts(rr),
-        events: deps.events.lister
-          .list()
-          .filter((e) => e.metadata?.namespace === namespace && e.regarding?.kind === RESIZE_REQUEST.kind)
-          .filter(
-            (e) => e.regarding?.name === name && (e.regarding.uid ?? rr.metadata.uid) === rr.metadata.uid,
-          )
-          .map(eventSummary)
-          .sort((a, b) => a.time.localeCompare(b.time)),
+        events: showEvents
+          ? eventsAbout(deps.events.lister, namespace, RESIZE_REQUEST.kind, name)
+              .filter((e) => (e.regarding?.uid ?? rr.metadata.uid) === rr.metadata.uid)
+              .map(eventSummary)
+              .sort((a, b) => a.time.localeCompare(b.time))
+          : [],
         operations,
         servedBy: servedBy(rr.metadata.annotations),
       };
@@ -160,7 +166,7 @@ export const READS: readonly ApiRoute[] = [
     answer: async ({ user }, { authz, requests, groups, rest }): Promise<ItemsAnswer<Operation>> => {
       const store = rest?.store;
       if (!store) return { items: [] };
-      const visible = await authz.visible(user, namespacesOf(requests, groups), RR);
+      const visible = await authz.visible(user, namespacesOf(requests, groups), "request");
       // One listing per project and location, however many groups share it.
       const locations = new Map<string, { project: string; location: Location }>();
       for (const g of groups.lister.list()) {
@@ -180,16 +186,10 @@ export const READS: readonly ApiRoute[] = [
   {
     method: "get",
     path: "/events",
-    answer: async ({ user }, { authz, requests, groups, events }): Promise<ItemsAnswer<EventSummary>> => {
-      const visible = await authz.visible(user, namespacesOf(requests, groups), RR);
-      return {
-        items: events.lister
-          .list()
-          .filter((e) => visible.has(e.metadata?.namespace ?? ""))
-          .map(eventSummary)
-          .sort((a, b) => b.time.localeCompare(a.time))
-          .slice(0, 200),
-      };
+    answer: async ({ user }, { authz, events }): Promise<ItemsAnswer<EventSummary>> => {
+      const visible = await authz.visible(user, eventNamespaces(events.lister), "event");
+      const shown = [...visible].flatMap((namespace) => events.lister.list(namespace));
+      return { items: newest(shown, EVENTS_SHOWN, eventTime).map(eventSummary) };
     },
   },
 ];

@@ -1,10 +1,11 @@
 // The JSON API's writes: create and cancel go through the REST API's invoker (src/rest/invoke.ts:
 // parameters, RBAC, body validation, handler, Operations) as the signed-in identity, so the two paths
-// cannot drift apart.
+// cannot drift apart. What the caller may not see (visibility.ts) is answered as missing, before the
+// REST checks could tell it apart with a 403.
 import { z } from "zod";
 import { locationField, type Location } from "../api/location.js";
-import { REST_RESOURCES, RESIZE_REQUEST } from "../api/names.js";
-import { BackendError, NotFoundError } from "../rest/errors.js";
+import { REST_RESOURCES } from "../api/names.js";
+import { BackendError } from "../rest/errors.js";
 import { invoke } from "../rest/invoke.js";
 import type { Route } from "../rest/route.js";
 import { parseBody } from "../rest/validate.js";
@@ -16,6 +17,7 @@ import {
   type ApiRoute,
   type DashboardApiDeps,
 } from "./api-route.js";
+import { notFound } from "./visibility.js";
 
 /**
  * A new request from the UI: the REST insert body plus where it goes (namespace and group, which the
@@ -66,9 +68,8 @@ export const WRITES: readonly ApiRoute[] = [
     answer: async (call, deps) => {
       const { namespace, group, ...body } = parseBody(NewRequest, call.req.body);
       const location = locationOfGroup(deps.groups, namespace, group);
-      const listable = { verb: "list", resource: RESIZE_REQUEST.plural, namespace };
-      if (!location || !(await deps.authz.can(call.user, listable)))
-        throw new NotFoundError(`Group ${namespace}/${group} not found.`);
+      if (!location || !(await deps.authz.sees(call.user, "request", namespace)))
+        throw notFound("group", namespace, group);
       return restCall(
         call,
         deps,
@@ -81,12 +82,14 @@ export const WRITES: readonly ApiRoute[] = [
   {
     method: "post",
     path: "/requests/:namespace/:name/cancel",
-    answer: (call, deps) => {
+    answer: async (call, deps) => {
       const namespace = pathParam(call.req, "namespace");
       const name = pathParam(call.req, "name");
-      const rr = deps.requests.lister.get(`${namespace}/${name}`);
-      const location = rr && locationOfGroup(deps.groups, namespace, rr.spec.instanceGroupManager);
-      if (!rr || !location) throw new NotFoundError(`Resize request ${namespace}/${name} not found.`);
+      const rr = await deps.authz.find(call.user, "request", namespace, name, () =>
+        deps.requests.lister.get(`${namespace}/${name}`),
+      );
+      const location = locationOfGroup(deps.groups, namespace, rr.spec.instanceGroupManager);
+      if (!location) throw notFound("request", namespace, name);
       return restCall(
         call,
         deps,

@@ -28,6 +28,8 @@ export interface ApiFront {
   readonly hostCheck: RequestHandler;
   /** The session guard: 401 without a session (guard.ts). */
   readonly guarded: RequestHandler;
+  /** The request's session as it is now (the guard's read, without passing refreshed cookies on). */
+  readonly session: (req: Request) => Promise<DashboardSession | null>;
   readonly hub: LiveHub;
 }
 
@@ -58,7 +60,12 @@ export function dashboardApi(deps: DashboardApiDeps, front: ApiFront): express.R
   });
   router.get("/stream", (req, res) => {
     const user = userOf(res, deps.identity);
-    if (user) front.hub.connect(req, res, user);
+    // The stream follows the session of the request that opened it, read again as it goes.
+    const session = async (): Promise<UserInfo | undefined> => {
+      const now = await front.session(req);
+      return now ? deps.identity(now) : undefined;
+    };
+    if (user) front.hub.connect(res, user, session);
   });
   router.use(express.json({ limit: 64 * 1024 }));
   router.use(requireCsrf(deps.secrets, (res) => userOf(res, deps.identity)?.username));

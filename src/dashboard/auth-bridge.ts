@@ -12,8 +12,11 @@ import type { DashboardSession } from "./session.js";
 export interface AuthBridge {
   /** Auth.js's endpoints (mounted at the base path), behind the callback-URL guard. */
   readonly endpoints: RequestHandler;
-  /** Auth.js's `auth`: reads the session and keeps it alive (refreshed cookies are passed on). */
-  readonly readSession: (req: Request, res: Response) => Promise<DashboardSession | null>;
+  /**
+   * Auth.js's `auth`: reads the session and keeps it alive (refreshed cookies are passed on to `res`;
+   * without one, as for a stream whose headers are sent, the session is only read).
+   */
+  readonly readSession: (req: Request, res?: Response) => Promise<DashboardSession | null>;
 }
 
 /** A Node request's headers as a Fetch API Headers (what Auth.js reads). */
@@ -36,7 +39,7 @@ export function authBridge(settings: AuthSettings, deps: AuthDeps): AuthBridge {
     callbackUrls(req, res, () => void ExpressAuth(configFor(req))(req, res, next));
   };
 
-  const readSession = async (req: Request, res: Response): Promise<DashboardSession | null> => {
+  const readSession = async (req: Request, res?: Response): Promise<DashboardSession | null> => {
     if (!req.headers.cookie) return null;
     const config = configFor(req);
     setEnvDefaults(env, config);
@@ -44,7 +47,7 @@ export function authBridge(settings: AuthSettings, deps: AuthDeps): AuthBridge {
     // A foreign callback-url cookie would make Auth.js refuse the session read (InvalidCallbackUrl).
     const cookie = cleanCookieHeader(req.headers.cookie, url.origin, callbackName) ?? req.headers.cookie;
     const response = await Auth(new Request(url, { headers: { cookie } }), config);
-    for (const cookie of response.headers.getSetCookie()) res.append("Set-Cookie", cookie);
+    if (res) for (const cookie of response.headers.getSetCookie()) res.append("Set-Cookie", cookie);
     const data = (await response.json()) as Partial<DashboardSession> | null;
     if (response.status !== 200 || !data?.user) return null;
     return data as DashboardSession;

@@ -8,6 +8,7 @@ import { ForbiddenError } from "../rest/errors.js";
 import type { Clock } from "../runtime/clock.js";
 import { TtlCache } from "../runtime/ttl-cache.js";
 import type { DashboardSession } from "./session.js";
+import { getCheck, listCheck, notFound, type Named, type Shown } from "./visibility.js";
 
 export interface IdentityOptions {
   readonly usernamePrefix: string;
@@ -35,16 +36,22 @@ export interface DashboardAuthzOptions {
 
 export class DashboardAuthz {
   private readonly answers: TtlCache<string, boolean>;
+  /**
+   * How long an answer is reused: a permission removed shows within it. The live stream checks its
+   * sessions as often, so a revoked session ends within it too.
+   */
+  readonly ttlMs: number;
 
   /** `authorizer` is the operator's, the one REST uses (built with --token-cache-ttl). */
   constructor(
     private readonly authorizer: Authorizer,
     options: DashboardAuthzOptions = {},
   ) {
+    // Capped by the Authorizer's TTL: with --token-cache-ttl under 5 s, a revoked permission must not
+    // stay allowed on the dashboard for longer than the flag says.
+    this.ttlMs = Math.min(options.ttlMs ?? 5_000, authorizer.cacheTtlMs);
     this.answers = new TtlCache({
-      // Capped by the Authorizer's TTL: with --token-cache-ttl under 5 s, a revoked permission must not
-      // stay allowed on the dashboard for longer than the flag says.
-      ttlMs: Math.min(options.ttlMs ?? 5_000, authorizer.cacheTtlMs),
+      ttlMs: this.ttlMs,
       maxEntries: options.maxEntries ?? 10_000,
       ...(options.clock && { clock: options.clock }),
     });
@@ -56,6 +63,7 @@ export class DashboardAuthz {
       user.username,
       user.groups,
       check.verb,
+      check.group ?? null,
       check.resource,
       check.namespace,
       check.name ?? "",
@@ -82,12 +90,32 @@ export class DashboardAuthz {
     }
   }
 
-  /** The namespaces of `candidates` where `user` may list `resource`. */
-  async visible(user: UserInfo, candidates: Iterable<string>, resource: string): Promise<Set<string>> {
+  /** Whether `user` may see objects of kind `shown` in `namespace` (visibility.ts). */
+  sees(user: UserInfo, shown: Shown, namespace: string): Promise<boolean> {
+    return this.can(user, listCheck(shown, namespace));
+  }
+
+  /** The namespaces of `candidates` where `user` may see objects of kind `shown` (visibility.ts). */
+  async visible(user: UserInfo, candidates: Iterable<string>, shown: Shown): Promise<Set<string>> {
     const namespaces = [...new Set(candidates)];
-    const answers = await Promise.all(
-      namespaces.map((namespace) => this.can(user, { verb: "list", resource, namespace })),
-    );
+    const answers = await Promise.all(namespaces.map((namespace) => this.sees(user, shown, namespace)));
     return new Set(namespaces.filter((_, i) => answers[i]));
+  }
+
+  /**
+   * The object named, when it exists and `user` may get it; otherwise the same NotFoundError for both,
+   * so that no answer tells whether something exists where the caller may not look. Permission first:
+   * the cache is not even read for a caller who may not see the object.
+   */
+  async find<T>(
+    user: UserInfo,
+    shown: Named,
+    namespace: string,
+    name: string,
+    lookup: () => T | undefined,
+  ): Promise<T> {
+    const found = (await this.can(user, getCheck(shown, namespace, name))) ? lookup() : undefined;
+    if (found === undefined) throw notFound(shown, namespace, name);
+    return found;
   }
 }

@@ -8,13 +8,11 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { KubeEventView, type KubeEvent } from "../events/view.js";
 import type { Authorizer } from "../rest/auth.js";
 import type { RestDeps } from "../rest/deps.js";
 import type { Route } from "../rest/route.js";
 import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
-import { stripUnreadMetadata } from "../runtime/transform.js";
 import { API_BASE, dashboardApi } from "./api.js";
 import { authBridge } from "./auth-bridge.js";
 import type { AuthDeps } from "./auth-config.js";
@@ -24,6 +22,7 @@ import { DashboardAuthz, identityOf } from "./authz.js";
 import { CapacityHistory, recordCapacity } from "./capacity-history.js";
 import { usersFromFile } from "./credentials.js";
 import { dashboardErrors } from "./errors.js";
+import { eventsInformerSpec } from "./events-cache.js";
 import { guard, signInPage } from "./guard.js";
 import { hostGuard } from "./host-guard.js";
 import { redisAdapter, type RedisAdapter } from "./redis-adapter.js";
@@ -105,13 +104,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const bridge = authBridge(settings, deps);
   const host = hostGuard(settings);
 
-  const scope = options.namespace ? `/namespaces/${options.namespace}` : "";
-  const events = mgr.informer<KubeEvent>({
-    name: "events",
-    path: `/apis/events.k8s.io/v1${scope}/events`,
-    decode: (raw) => KubeEventView.parse(raw),
-    transform: stripUnreadMetadata,
-  });
+  const events = mgr.informer(eventsInformerSpec(options.namespace));
   const history = new CapacityHistory();
   recordCapacity(options.groups, history);
   const authz = new DashboardAuthz(options.authorizer);
@@ -139,7 +132,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       routes: options.routes,
       log,
     },
-    { hostCheck: host.check, guarded, hub },
+    { hostCheck: host.check, guarded, session: (req) => bridge.readSession(req), hub },
   );
 
   const router = express.Router();

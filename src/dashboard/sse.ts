@@ -1,33 +1,33 @@
 // Live updates for the dashboard: server-sent events fed by the manager's shared informers (no extra
-// watches), one relay per informer. Each change becomes one message; every connection only receives
-// messages of namespaces its user may list (SubjectAccessReview, cached), so the stream leaks nothing
-// the JSON API would not show.
-import type { Request, Response } from "express";
+// watches), one relay per informer. Each change becomes one message; every connection receives a
+// message only when its user may see that object as the JSON API would show it (visibility.ts, through
+// the cached SubjectAccessReviews of authz.ts), so the stream leaks nothing the JSON API would not
+// show. A connection follows its session: it is checked again as often as an RBAC answer is reused,
+// takes on the session's identity as it is then, and ends once the session is gone.
+import type { Response } from "express";
 import type { Logger } from "pino";
-import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import type { UserInfo } from "../rest/auth.js";
+import { realClock, type Clock, type Timer } from "../runtime/clock.js";
 import type { Informer } from "../runtime/informer.js";
 import type { StreamUpdate } from "./answers.js";
 import type { DashboardAuthz } from "./authz.js";
 import { eventSummary, type KubeEvent } from "../events/view.js";
 import { groupSummary, requestSummary } from "./views.js";
+import type { Shown } from "./visibility.js";
 
 export interface StreamMessage {
-  readonly type: "request" | "group" | "event";
+  /** The kind of object: who may receive the message is visibility.ts's rule for it. */
+  readonly type: Shown;
   readonly op: StreamUpdate<unknown>["op"];
   readonly namespace: string;
-  /** RBAC resource whose `list` in the namespace the receiver needs. */
-  readonly resource: string;
   readonly data: unknown;
 }
 
 /** What of an informer's objects the stream carries. */
 export interface Relayed<T> {
-  readonly type: StreamMessage["type"];
-  /** RBAC resource whose `list` in the object's namespace the receiver needs. */
-  readonly resource: string;
+  readonly type: Shown;
   /** The message's data: the summary the JSON API answers with, so the page merges both alike. */
   readonly summary: (obj: T) => unknown;
   /** Whether deletions are relayed (default true). */
@@ -36,8 +36,12 @@ export interface Relayed<T> {
 
 type Namespaced = { readonly metadata?: { readonly namespace?: string } };
 
+/** The identity of a connection's session as it is now; undefined once the session is gone. */
+export type SessionCheck = () => Promise<UserInfo | undefined>;
+
 interface Client {
-  readonly user: UserInfo;
+  /** The session's identity as last checked. */
+  user: UserInfo;
   readonly res: Response;
   /** Keeps each client's messages in order while their RBAC checks are pending. */
   chain: Promise<void>;
@@ -56,6 +60,7 @@ export class LiveHub {
     private readonly authz: DashboardAuthz,
     private readonly log: Logger,
     private readonly heartbeatMs = 15_000,
+    private readonly clock: Clock = realClock,
   ) {}
 
   /** Relays the dashboard's three informers: requests, groups and Events. */
@@ -64,16 +69,11 @@ export class LiveHub {
     groups: Informer<InstanceGroupManager>,
     events: Informer<KubeEvent>,
   ): void {
-    this.relay(requests, { type: "request", resource: RESIZE_REQUEST.plural, summary: requestSummary });
-    this.relay(groups, { type: "group", resource: INSTANCE_GROUP_MANAGER.plural, summary: groupSummary });
-    // An Event is seen by whoever may list requests. Its deletion is its expiry (the API server's event
-    // TTL), not news: the page keeps the Events it has.
-    this.relay(events, {
-      type: "event",
-      resource: RESIZE_REQUEST.plural,
-      summary: eventSummary,
-      deletes: false,
-    });
+    this.relay(requests, { type: "request", summary: requestSummary });
+    this.relay(groups, { type: "group", summary: groupSummary });
+    // An Event's deletion is its expiry (the API server's event TTL), not news: the page keeps the
+    // Events it has.
+    this.relay(events, { type: "event", summary: eventSummary, deletes: false });
   }
 
   /** Publishes each change of `informer` as a message of `relayed.type` to the clients allowed to see it. */
@@ -83,7 +83,6 @@ export class LiveHub {
         type: relayed.type,
         op,
         namespace: obj.metadata?.namespace ?? "",
-        resource: relayed.resource,
         data: relayed.summary(obj),
       });
     };
@@ -104,8 +103,11 @@ export class LiveHub {
     );
   }
 
-  /** Serves one SSE connection until the client goes away. */
-  connect(req: Request, res: Response, user: UserInfo): void {
+  /**
+   * Serves one SSE connection until the client goes away or its session ends: `session` is asked
+   * again every `authz.ttlMs` (the age at which an RBAC answer is asked again too).
+   */
+  connect(res: Response, user: UserInfo, session: SessionCheck): void {
     res.status(200);
     res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
     res.setHeader("Cache-Control", "no-cache, no-transform");
@@ -118,10 +120,41 @@ export class LiveHub {
     const beat = setInterval(() => {
       res.write(": ping\n\n");
     }, this.heartbeatMs);
-    req.on("close", () => {
+    let recheck: Timer | undefined;
+    const follow = (): void => {
+      recheck = this.clock.setTimer(() => {
+        void this.follow(client, session).then(() => {
+          if (this.clients.has(client)) follow();
+        });
+      }, this.authz.ttlMs);
+    };
+    follow();
+    // The response closes when the client goes away and when the stream is ended here.
+    res.on("close", () => {
       clearInterval(beat);
+      recheck?.cancel();
       this.clients.delete(client);
     });
+  }
+
+  /** Takes on the session's identity as it is now, or ends the stream when the session is gone. */
+  private async follow(client: Client, session: SessionCheck): Promise<void> {
+    let user: UserInfo | undefined;
+    try {
+      user = await session();
+    } catch (err) {
+      // Fail closed: the browser reconnects, and the route guard decides about the session then.
+      this.log.warn({ err }, "live stream: the session could not be checked; ending the stream");
+    }
+    if (!this.clients.has(client)) return;
+    if (user) client.user = user;
+    else this.end(client);
+  }
+
+  /** Ends one connection (the browser reconnects, and the route guard decides again). */
+  private end(client: Client): void {
+    this.clients.delete(client);
+    client.res.end();
   }
 
   publish(message: StreamMessage): void {
@@ -129,17 +162,10 @@ export class LiveHub {
     for (const client of this.clients) {
       client.chain = client.chain.then(async () => {
         try {
-          const allowed = await this.authz.can(client.user, {
-            verb: "list",
-            resource: message.resource,
-            namespace: message.namespace,
-          });
+          const allowed = await this.authz.sees(client.user, message.type, message.namespace);
           if (allowed && this.clients.has(client)) client.res.write(text);
         } catch (err) {
-          this.log.warn(
-            { err: err instanceof Error ? err.message : String(err) },
-            "live update not authorized (check failed)",
-          );
+          this.log.warn({ err }, "live update not authorized (check failed)");
         }
       });
     }

@@ -7,9 +7,7 @@ import {
   type KubernetesObject,
   type V1ObjectReference,
 } from "@kubernetes/client-node";
-
-/** The `reportingController` of every event the operator writes (docs/design.md §2). */
-export const REPORTING_CONTROLLER = "compute.resize-operator.dev/resize-controller";
+import { REPORTING_CONTROLLER } from "../api/names.js";
 
 /** Server-side limits of events.k8s.io/v1 (bytes). */
 export const LIMITS = {

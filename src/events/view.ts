@@ -55,16 +55,24 @@ export interface EventSummary {
   readonly count: number;
 }
 
+const EPOCH = new Date(0).toISOString();
+
+/** When an Event last happened (ISO 8601): its series' last observation, else when it was recorded. */
+export function eventTime(e: KubeEvent): string {
+  return (
+    e.series?.lastObservedTime ??
+    e.eventTime ??
+    e.deprecatedLastTimestamp ??
+    e.metadata?.creationTimestamp ??
+    EPOCH
+  );
+}
+
 export function eventSummary(e: KubeEvent): EventSummary {
   return {
     namespace: e.metadata?.namespace ?? "",
     name: e.metadata?.name ?? "",
-    time:
-      e.series?.lastObservedTime ??
-      e.eventTime ??
-      e.deprecatedLastTimestamp ??
-      e.metadata?.creationTimestamp ??
-      new Date(0).toISOString(),
+    time: eventTime(e),
     type: e.type ?? "Normal",
     reason: e.reason ?? "",
     note: e.note ?? "",

@@ -20,9 +20,11 @@ export interface UserInfo {
   readonly scopes?: readonly string[];
 }
 
-/** One RBAC check: verb on a resource of our API group in a namespace, optionally a named object. */
+/** One RBAC check: verb on a resource in a namespace, optionally a named object. */
 export interface AccessCheck {
   readonly verb: string;
+  /** The resource's API group: ours unless given ("" is the core group, e.g. for events). */
+  readonly group?: string;
   readonly resource: string;
   readonly namespace: string;
   readonly name?: string;
@@ -215,7 +217,7 @@ interface ResourceAttributes {
 
 function resourceAttributes(check: AccessCheck): ResourceAttributes {
   return {
-    group: GROUP,
+    group: check.group ?? GROUP,
     resource: check.resource,
     verb: check.verb,
     namespace: check.namespace,

@@ -35,6 +35,12 @@ export interface InformerOptions<T extends KubeObject> {
   decode: (raw: KubeObject) => T;
   /** Applied to every raw object before `decode`, e.g. to drop fields no reader needs (transform.ts). */
   transform?: Transform;
+  /**
+   * Keeps only the raw objects it accepts (checked before `transform`): a selector the API server cannot
+   * express, such as "one of these kinds" (its field selectors only AND their terms). A refused object
+   * is never cached nor delivered; one that stops being accepted leaves the cache as a deletion.
+   */
+  filter?: (raw: KubeObject) => boolean;
   indexers?: Readonly<Record<string, IndexFunc<T>>>;
   /** Indexes that keep only counts (Lister.counts). */
   counters?: Readonly<Record<string, IndexFunc<T>>>;
@@ -75,7 +81,7 @@ export class Informer<T extends KubeObject> {
       backoff: options.backoff,
       minWatchTimeoutSeconds: options.minWatchTimeoutSeconds,
       sink: {
-        prepare: (raw) => this.tryDecode(raw),
+        prepare: (raw) => (options.filter?.(raw) === false ? undefined : this.tryDecode(raw)),
         replace: (items) => {
           this.replace(items);
         },
@@ -233,6 +239,13 @@ export class Informer<T extends KubeObject> {
   }
 
   private apply(event: WatchEvent): void {
+    if (this.options.filter?.(event.object) === false) {
+      // Not selected (any more): for the cache's readers, as good as deleted, as a server-side
+      // selector's watch says DELETED then too. A refused object's own deletion finds nothing cached.
+      const old = event.object.metadata?.name ? this.store.delete(objectKey(event.object)) : undefined;
+      if (old) this.emit("onDelete", (h) => h.onDelete?.(old));
+      return;
+    }
     const obj = this.tryDecode(event.object);
     if (!obj) return;
     if (event.type === "DELETED") {

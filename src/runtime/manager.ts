@@ -70,6 +70,8 @@ export interface InformerSpec<T extends KubeObject> {
   decode: (raw: KubeObject) => T;
   /** Applied before `decode` (e.g. `stripUnreadMetadata`: a lean cache). */
   transform?: Transform;
+  /** Keeps only the raw objects it accepts, for what `fieldSelector` cannot say (InformerOptions.filter). */
+  filter?: (raw: KubeObject) => boolean;
   indexers?: Readonly<Record<string, IndexFunc<T>>>;
   counters?: Readonly<Record<string, IndexFunc<T>>>;
   resyncPeriodMs?: number;
@@ -130,8 +132,8 @@ export class Manager {
   informer<T extends KubeObject>(spec: InformerSpec<T>): Informer<T> {
     const id = JSON.stringify([spec.path, spec.labelSelector ?? "", spec.fieldSelector ?? ""]);
     const existing = this.informers.get(id);
-    // Sharing by collection means the first spec's decode and indexers win; callers of one collection
-    // agree on its type.
+    // Sharing by collection means the first spec's decode, transform, filter and indexers win; callers
+    // of one collection agree on its type.
     if (existing) return existing.instance as Informer<T>;
     const options: InformerOptions<T> = {
       name: spec.name,
@@ -141,6 +143,7 @@ export class Manager {
       }),
       decode: spec.decode,
       transform: spec.transform,
+      filter: spec.filter,
       indexers: spec.indexers,
       counters: spec.counters,
       resyncPeriodMs: spec.resyncPeriodMs ?? this.options.resyncPeriodMs,

@@ -17,7 +17,9 @@ import { createGroup, createWorkers, getRequest, untilState } from "../../suppor
 import {
   ARTIFACTS,
   grant,
+  grantRules,
   launchChromium,
+  LIST_EVENTS,
   startDashboardOperator,
   writeUsersFile,
   type DashboardOperator,
@@ -37,6 +39,8 @@ beforeAll(async () => {
   await createWorkers(ns.name, "workers");
   await createGroup(ns.name, "workers", { maxSize: 3 });
   await grant(ns.name, "dash-admin", "dashboard:admin@example.com", ["get", "list", "create", "update"]);
+  // Events are shown only to whoever may list them (the request page's events, the Events page).
+  await grantRules(ns.name, "dash-admin-events", "dashboard:admin@example.com", [LIST_EVENTS]);
   await grant(ns.name, "dash-viewer", "dashboard:viewer@example.com", ["get", "list"]);
   dir = mkdtempSync(path.join(tmpdir(), "dash-live-"));
   const usersFile = await writeUsersFile(dir, [ADMIN, VIEWER]);
@@ -201,6 +205,7 @@ test("kubectl-created requests appear within 2 s and change state live; cancel w
   await page.screenshot({ path: path.join(ARTIFACTS, "operations.png"), fullPage: true });
   await page.goto(`${op.baseUrl}/#/events`);
   await page.getByRole("heading", { name: "Events" }).waitFor();
+  await page.getByRole("cell", { name: "ResizeRequest/live-b" }).first().waitFor();
   await page.screenshot({ path: path.join(ARTIFACTS, "events.png"), fullPage: true });
   await page.goto(`${op.baseUrl}/#/groups`);
   await page.locator(`[data-group="${ns.name}/workers"]`).waitFor();

@@ -67,23 +67,14 @@ export async function writeUsersFile(dir: string, users: readonly TestUser[]): P
 
 const rbac = kubeConfig().makeApiClient(k8s.RbacAuthorizationV1Api);
 
-/** A Role in `namespace` with `verbs` on resize requests (plus reads and `use` of groups) for a user. */
-export async function grant(
+/** A Role in `namespace` with `rules`, bound to the user `username` (both named `name`). */
+export async function grantRules(
   namespace: string,
   name: string,
   username: string,
-  requestVerbs: string[],
+  rules: k8s.V1PolicyRule[],
 ): Promise<void> {
-  await rbac.createNamespacedRole({
-    namespace,
-    body: {
-      metadata: { name },
-      rules: [
-        { apiGroups: [GROUP], resources: [RESIZE_REQUEST.plural], verbs: requestVerbs },
-        { apiGroups: [GROUP], resources: [INSTANCE_GROUP_MANAGER.plural], verbs: ["get", "list", USE_VERB] },
-      ],
-    },
-  });
+  await rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules } });
   await rbac.createNamespacedRoleBinding({
     namespace,
     body: {
@@ -93,6 +84,28 @@ export async function grant(
     },
   });
 }
+
+/** Removes what grantRules granted. */
+export async function revokeRules(namespace: string, name: string): Promise<void> {
+  await rbac.deleteNamespacedRoleBinding({ namespace, name });
+  await rbac.deleteNamespacedRole({ namespace, name });
+}
+
+/** A Role in `namespace` with `verbs` on resize requests (plus reads and `use` of groups) for a user. */
+export async function grant(
+  namespace: string,
+  name: string,
+  username: string,
+  requestVerbs: string[],
+): Promise<void> {
+  await grantRules(namespace, name, username, [
+    { apiGroups: [GROUP], resources: [RESIZE_REQUEST.plural], verbs: requestVerbs },
+    { apiGroups: [GROUP], resources: [INSTANCE_GROUP_MANAGER.plural], verbs: ["get", "list", USE_VERB] },
+  ]);
+}
+
+/** `list events` in a namespace, as `kubectl create role --verb=list --resource=events` grants it. */
+export const LIST_EVENTS: k8s.V1PolicyRule = { apiGroups: [""], resources: ["events"], verbs: ["list"] };
 
 export interface OidcProvider {
   readonly issuer: string;
@@ -179,13 +192,19 @@ export async function startDashboardOperator(
   namespace: string,
   env: Readonly<Record<string, string>>,
   port?: number,
+  args: readonly string[] = [],
 ): Promise<DashboardOperator> {
   const p = port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${p}`;
   const proc = startOperator({
     namespace,
     name: `dashboard-${p}`,
-    args: [`--http-port=${p}`, `--redis-url=${process.env.REDIS_URL ?? ""}`, `--public-url=${baseUrl}`],
+    args: [
+      `--http-port=${p}`,
+      `--redis-url=${process.env.REDIS_URL ?? ""}`,
+      `--public-url=${baseUrl}`,
+      ...args,
+    ],
     env: { AUTH_URL: baseUrl, ...env },
   });
   await untilReady(baseUrl, proc);
@@ -242,5 +261,72 @@ export class Jar {
       form: { username, password, csrfToken, callbackUrl },
     });
     return res.headers.get("location") ?? "";
+  }
+}
+
+/** One message of the live stream as a client receives it. */
+export interface StreamFrame {
+  readonly event: string;
+  readonly data: { readonly op: string; readonly data: Record<string, unknown> };
+}
+
+/** An open live stream (/dashboard/api/stream) with the jar's session, collecting what it receives. */
+export interface OpenStream {
+  readonly frames: StreamFrame[];
+  /** Resolves when the server ends the stream. */
+  readonly ended: Promise<void>;
+  close(): void;
+}
+
+export async function openStream(jar: Jar): Promise<OpenStream> {
+  const abort = new AbortController();
+  const res = await fetch(new URL("/dashboard/api/stream", jar.baseUrl), {
+    headers: { cookie: jar.header(), accept: "text/event-stream" },
+    signal: abort.signal,
+  });
+  if (res.status !== 200 || !res.body) throw new Error(`the stream answered ${res.status}`);
+  const frames: StreamFrame[] = [];
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  const ended = (async () => {
+    let buffer = "";
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value;
+        for (let at = buffer.indexOf("\n\n"); at >= 0; at = buffer.indexOf("\n\n")) {
+          const lines = buffer.slice(0, at).split("\n");
+          buffer = buffer.slice(at + 2);
+          const event = lines.find((l) => l.startsWith("event: "))?.slice(7);
+          const data = lines.find((l) => l.startsWith("data: "))?.slice(6);
+          if (event !== undefined && data !== undefined)
+            frames.push({ event, data: JSON.parse(data) as StreamFrame["data"] });
+        }
+      }
+    } catch (err) {
+      if (!abort.signal.aborted) throw err;
+    }
+  })();
+  return {
+    frames,
+    ended,
+    close: () => {
+      abort.abort();
+    },
+  };
+}
+
+/** Runs `use` with a live stream open for each of two sessions, and closes both afterwards. */
+export async function withStreams(
+  first: Jar,
+  second: Jar,
+  use: (first: OpenStream, second: OpenStream) => Promise<void>,
+): Promise<void> {
+  const [a, b] = await Promise.all([openStream(first), openStream(second)]);
+  try {
+    await use(a, b);
+  } finally {
+    a.close();
+    b.close();
   }
 }

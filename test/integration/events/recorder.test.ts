@@ -2,14 +2,8 @@
 // visibility in `kubectl get events` / `kubectl events --for`.
 import * as k8s from "@kubernetes/client-node";
 import { setImmediate as tick } from "node:timers/promises";
-import {
-  LIMITS,
-  REPORTING_CONTROLLER,
-  TRUNCATION_MARKER,
-  byteLength,
-  toEvent,
-  type ObjectRef,
-} from "../../../src/events/event.js";
+import { LIMITS, TRUNCATION_MARKER, byteLength, toEvent, type ObjectRef } from "../../../src/events/event.js";
+import { REPORTING_CONTROLLER } from "../../../src/api/names.js";
 import { kubeEventSink } from "../../../src/events/kube-sink.js";
 import { httpKubeClient } from "../../../src/runtime/http-kube-client.js";
 import { KubeHttp } from "../../../src/runtime/kube-http.js";

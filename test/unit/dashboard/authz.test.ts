@@ -3,30 +3,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { DashboardAuthz } from "../../../src/dashboard/authz.js";
-import { clusterAuth } from "../../../src/operator.js";
+import { NotFoundError } from "../../../src/rest/errors.js";
 import type { AccessCheck, UserInfo } from "../../../src/rest/auth.js";
-import type { KubeClient } from "../../../src/runtime/resource-client.js";
-import { FakeClock } from "../../support/fake-clock.js";
-import { reviewingClient } from "../../support/fake-reviews.js";
-
-/** A cluster answering every SubjectAccessReview with `allowed()`, counting them. */
-function reviewingCluster(allowed: () => boolean | Error): { client: KubeClient; reviews: () => number } {
-  const { client, asked } = reviewingClient(() => {
-    const answer = allowed();
-    return answer instanceof Error ? answer : { allowed: answer };
-  });
-  return { client, reviews: () => asked.length };
-}
-
-/** The dashboard's authz on the operator's Authorizer (--token-cache-ttl=`tokenCacheTtl`) over `cluster`. */
-function onCluster(cluster: { client: KubeClient }, tokenCacheTtl: number, ttlMs?: number) {
-  const clock = new FakeClock();
-  const config = { "token-cache-ttl": tokenCacheTtl, "token-audiences": ["resize-operator"] };
-  const { authorizer } = clusterAuth(cluster.client, config, clock);
-  const authz = new DashboardAuthz(authorizer, { clock, ...(ttlMs !== undefined && { ttlMs }) });
-  return { clock, authorizer, authz };
-}
+import { onCluster, reviewingCluster } from "../../support/reviewing-cluster.js";
 
 const ANN: UserInfo = { username: "dashboard:ann@example.com", groups: ["dashboard:sre"], extra: {} };
 const LIST: AccessCheck = { verb: "list", resource: "resizerequests", namespace: "team-a" };
@@ -106,7 +85,84 @@ describe("DashboardAuthz", () => {
   test("visible: the candidate namespaces where the user may list", async () => {
     const cluster = reviewingCluster(() => true);
     const { authz } = onCluster(cluster, 1_000);
-    await expect(authz.visible(ANN, ["a", "b", "a"], "resizerequests")).resolves.toEqual(new Set(["a", "b"]));
+    await expect(authz.visible(ANN, ["a", "b", "a"], "request")).resolves.toEqual(new Set(["a", "b"]));
     expect(cluster.reviews()).toBe(2);
+  });
+});
+
+describe("who sees what (visibility.ts, asked through DashboardAuthz)", () => {
+  /** A cluster that allows exactly the resource attributes listed (as JSON), recording every review. */
+  function allowing(...allowed: object[]) {
+    const asked: object[] = [];
+    const cluster = reviewingCluster((review) => {
+      const attributes = review.spec?.resourceAttributes ?? {};
+      asked.push(attributes);
+      return allowed.some((a) => JSON.stringify(a) === JSON.stringify(attributes));
+    });
+    return { ...onCluster(cluster, 60_000), asked };
+  }
+
+  test.each([
+    { shown: "request", asks: { group: "compute.resize-operator.dev", resource: "resizerequests" } },
+    { shown: "group", asks: { group: "compute.resize-operator.dev", resource: "instancegroupmanagers" } },
+    // The core group's events: what `kubectl auth can-i list events` answers.
+    { shown: "event", asks: { group: "", resource: "events" } },
+  ] as const)(
+    "$shown: list $asks.resource of group '$asks.group' in the namespace",
+    async ({ shown, asks }) => {
+      const { authz, asked } = allowing({ ...asks, verb: "list", namespace: "team-a" });
+      await expect(authz.sees(ANN, shown, "team-a")).resolves.toBe(true);
+      await expect(authz.sees(ANN, shown, "team-b")).resolves.toBe(false);
+      await expect(authz.visible(ANN, ["team-a", "team-b"], shown)).resolves.toEqual(new Set(["team-a"]));
+      expect(asked).toEqual([
+        { ...asks, verb: "list", namespace: "team-a" },
+        { ...asks, verb: "list", namespace: "team-b" },
+      ]);
+    },
+  );
+
+  test("listing requests does not show Events, nor the other way round", async () => {
+    const { authz } = allowing({
+      group: "compute.resize-operator.dev",
+      resource: "resizerequests",
+      verb: "list",
+      namespace: "team-a",
+    });
+    await expect(authz.sees(ANN, "request", "team-a")).resolves.toBe(true);
+    await expect(authz.sees(ANN, "event", "team-a")).resolves.toBe(false);
+  });
+
+  test("find: a missing object and one the caller may not get are the same NotFoundError", async () => {
+    const getR1 = {
+      group: "compute.resize-operator.dev",
+      resource: "resizerequests",
+      verb: "get",
+      namespace: "team-a",
+      name: "r1",
+    };
+    const looked: string[] = [];
+    const cached = (exists: boolean) => () => {
+      looked.push(exists ? "present" : "missing");
+      return exists ? { name: "r1" } : undefined;
+    };
+    const mayGet = allowing(getR1).authz;
+    const mayNot = allowing().authz;
+    await expect(mayGet.find(ANN, "request", "team-a", "r1", cached(true))).resolves.toEqual({ name: "r1" });
+    const failure = (found: Promise<unknown>) =>
+      found.then(
+        () => new Error("found"),
+        (err: unknown) => err,
+      );
+    const missing = await failure(mayGet.find(ANN, "request", "team-a", "r1", cached(false)));
+    const hidden = await failure(mayNot.find(ANN, "request", "team-a", "r1", cached(true)));
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect(hidden).toBeInstanceOf(NotFoundError);
+    expect(hidden).toEqual(missing);
+    expect((hidden as Error).message).toBe("Resize request team-a/r1 not found.");
+    // Whoever may not get the object does not even have the cache read for it.
+    expect(looked).toEqual(["present", "missing"]);
+    await expect(mayNot.find(ANN, "group", "team-a", "g", () => ({}))).rejects.toThrow(
+      "Group team-a/g not found.",
+    );
   });
 });

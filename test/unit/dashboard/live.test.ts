@@ -1,16 +1,20 @@
 // The live hub's relay (one per informer: adds and updates become upserts, deletions deletes unless
-// turned off) and the capacity history recorded beside it from the group informer.
+// turned off), its connections (each message only to whom visibility.ts shows it; each connection
+// following its session) and the capacity history recorded beside it from the group informer.
+import { EventEmitter } from "node:events";
+import type { Response } from "express";
 import { pino } from "pino";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import { DashboardAuthz } from "../../../src/dashboard/authz.js";
 import { CapacityHistory, recordCapacity } from "../../../src/dashboard/capacity-history.js";
-import { LiveHub, type StreamMessage } from "../../../src/dashboard/sse.js";
-import { Authorizer } from "../../../src/rest/auth.js";
+import { LiveHub, type SessionCheck, type StreamMessage } from "../../../src/dashboard/sse.js";
+import { Authorizer, type UserInfo } from "../../../src/rest/auth.js";
 import { Informer } from "../../../src/runtime/informer.js";
 import type { KubeObject } from "../../../src/runtime/object.js";
 import { FakeClock, flushPromises } from "../../support/fake-clock.js";
 import { FakeKube } from "../../support/fake-kube.js";
 import { InMemoryMetrics } from "../../support/in-memory-metrics.js";
+import { onCluster, reviewingCluster } from "../../support/reviewing-cluster.js";
 import { FakeListWatch, obj } from "../runtime/fake-list-watch.js";
 
 /** A running informer over a scripted list-watch, decoding raw objects with `decode`. */
@@ -60,7 +64,6 @@ test.each([
   const sent = hub.sent;
   hub.relay(inf, {
     type: "event",
-    resource: "resizerequests",
     summary: (o) => `${o.metadata?.name ?? ""} ${o.metadata?.resourceVersion ?? ""}`,
     ...(deletes !== undefined && { deletes }),
   });
@@ -108,4 +111,131 @@ test("the capacity history records a point per change of a group, and forgets a 
   await flushPromises();
   expect(history.points("ns", "g")).toEqual([]);
   await stop();
+});
+
+/** The server side of one SSE connection, as far as the hub uses it. */
+class FakeStream extends EventEmitter {
+  readonly written: string[] = [];
+  ended = false;
+  status(): this {
+    return this;
+  }
+  setHeader(): void {
+    // Headers are not what these tests look at.
+  }
+  flushHeaders(): void {
+    // Nothing is buffered here.
+  }
+  write(text: string): boolean {
+    this.written.push(text);
+    return true;
+  }
+  end(): void {
+    this.ended = true;
+    this.emit("close");
+  }
+  /** The types of the messages received. */
+  messages(): string[] {
+    return this.written.flatMap((w) => /^event: (\w+)/.exec(w)?.[1] ?? []);
+  }
+}
+
+describe("connections", () => {
+  const ANN: UserInfo = { username: "dashboard:ann@example.com", groups: [], extra: {} };
+  const BOB: UserInfo = { username: "dashboard:bob@example.com", groups: [], extra: {} };
+  const message = (type: StreamMessage["type"]): StreamMessage => ({
+    type,
+    op: "upsert",
+    namespace: "team-a",
+    data: {},
+  });
+
+  /** A hub on a cluster where everyone may list requests, and only Bob may list events. */
+  function hub(ttlMs = 5_000) {
+    const cluster = reviewingCluster(({ spec }) => {
+      const attributes = spec?.resourceAttributes as { resource?: string; group?: string } | undefined;
+      if (attributes?.resource === "events") return attributes.group === "" && spec?.user === BOB.username;
+      return attributes?.resource === "resizerequests";
+    });
+    const { clock, authz } = onCluster(cluster, 60_000, ttlMs);
+    const logged: string[] = [];
+    const log = pino({ level: "warn" }, { write: (line: string) => logged.push(line) });
+    const live = new LiveHub(authz, log, 3_600_000, clock);
+    const connect = (user: UserInfo, session: SessionCheck) => {
+      const stream = new FakeStream();
+      live.connect(stream as unknown as Response, user, session);
+      return stream;
+    };
+    return { live, clock, connect, logged };
+  }
+
+  test("a message reaches only whoever may list that kind in its namespace: an Event needs list events", async () => {
+    const { live, connect } = hub();
+    const ann = connect(ANN, () => Promise.resolve(ANN));
+    const bob = connect(BOB, () => Promise.resolve(BOB));
+    live.publish(message("event"));
+    live.publish(message("request"));
+    await flushPromises();
+    expect(ann.messages()).toEqual(["request"]);
+    expect(bob.messages()).toEqual(["event", "request"]);
+    live.close();
+  });
+
+  test("a connection follows its session: its identity as it is now, and its end", async () => {
+    const { live, clock, connect } = hub(5_000);
+    let now: UserInfo | undefined = ANN;
+    let checks = 0;
+    const stream = connect(ANN, () => {
+      checks++;
+      return Promise.resolve(now);
+    });
+    live.publish(message("event"));
+    await flushPromises();
+    expect(stream.messages()).toEqual([]);
+    // The session now stands for Bob (e.g. his groups changed): checked within the TTL.
+    now = BOB;
+    await clock.advance(4_999);
+    expect(checks).toBe(0);
+    await clock.advance(1);
+    expect(checks).toBe(1);
+    live.publish(message("event"));
+    await flushPromises();
+    expect(stream.messages()).toEqual(["event"]);
+    // Signed out (or the session deleted): the stream ends at the next check.
+    now = undefined;
+    await clock.advance(5_000);
+    expect(stream.ended).toBe(true);
+    expect(live.size()).toBe(0);
+    live.publish(message("event"));
+    await flushPromises();
+    expect(stream.messages()).toEqual(["event"]);
+    // An ended stream is not checked again.
+    await clock.advance(60_000);
+    expect(checks).toBe(2);
+  });
+
+  test("a session that cannot be checked ends the stream (fail closed), and says why in the log", async () => {
+    const { live, clock, connect, logged } = hub(1_000);
+    const stream = connect(ANN, () => Promise.reject(new Error("Redis is down")));
+    await clock.advance(1_000);
+    expect(stream.ended).toBe(true);
+    expect(live.size()).toBe(0);
+    expect(logged.join("")).toContain("Redis is down");
+  });
+
+  test("a client that goes away is no longer checked", async () => {
+    const { live, clock, connect } = hub(1_000);
+    let checks = 0;
+    const stream = connect(ANN, () => {
+      checks++;
+      return Promise.resolve(ANN);
+    });
+    await clock.advance(1_000);
+    expect(checks).toBe(1);
+    stream.emit("close");
+    expect(live.size()).toBe(0);
+    await clock.advance(10_000);
+    expect(checks).toBe(1);
+    expect(clock.timers).toBe(0);
+  });
 });

@@ -114,9 +114,9 @@ test("identity: prefixes, no system groups, no email → none", () => {
 });
 
 test("SSE framing is one data line", () => {
-  expect(
-    frame({ type: "request", op: "upsert", namespace: "ns", resource: "r", data: { note: "a\nb" } }),
-  ).toBe('event: request\ndata: {"op":"upsert","data":{"note":"a\\nb"}}\n\n');
+  expect(frame({ type: "request", op: "upsert", namespace: "ns", data: { note: "a\nb" } })).toBe(
+    'event: request\ndata: {"op":"upsert","data":{"note":"a\\nb"}}\n\n',
+  );
 });
 
 test("a request is shown as queued exactly while its Queued condition is True", () => {

@@ -1,6 +1,5 @@
 import {
   LIMITS,
-  REPORTING_CONTROLLER,
   TRUNCATION_MARKER,
   byteLength,
   checkReportingInstance,
@@ -14,6 +13,7 @@ import {
   truncateNote,
   type EmitRequest,
 } from "../../../src/events/event.js";
+import { REPORTING_CONTROLLER } from "../../../src/api/names.js";
 
 const regarding = {
   apiVersion: "compute.resize-operator.dev/v1",

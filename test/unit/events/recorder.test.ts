@@ -5,7 +5,8 @@ import {
   type EventRecorder,
   type RecorderOptions,
 } from "../../../src/events/recorder.js";
-import { REPORTING_CONTROLLER, type EmitRequest } from "../../../src/events/event.js";
+import { REPORTING_CONTROLLER } from "../../../src/api/names.js";
+import type { EmitRequest } from "../../../src/events/event.js";
 import { SinkError } from "../../../src/events/sink.js";
 import { FakeClock } from "../../support/fake-clock.js";
 import { FakeSink } from "./fakes.js";
