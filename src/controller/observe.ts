@@ -17,6 +17,7 @@ import type {
   TargetView,
   UnschedulablePod,
 } from "./snapshot.js";
+import { scopeRefusal } from "./target-access.js";
 import type { ScaleClient, TargetRead } from "./target.js";
 
 /** Index of the ResizeRequest cache: "namespace/group" of the group a request names (all of them). */
@@ -28,6 +29,8 @@ export interface ObserveDeps {
   readonly scale: ScaleClient;
   readonly client: KubeClient;
   readonly now: () => number;
+  /** `Kind.group` of the cluster-scoped kinds a group may target (--cluster-scoped-targets). */
+  readonly clusterScopedTargets: ReadonlySet<string>;
 }
 
 export interface Observation {
@@ -137,10 +140,19 @@ export async function observeGroup(
   let target: TargetRead | undefined;
   let stuck: Stuck | undefined;
   if (group) {
-    target = await deps.scale.read(namespace, group.spec.targetRef, group.spec.readyReplicasField);
-    // Only an Applied attempt that is not all ready uses what the pods say (its timeout, its fast rollback).
+    const ref = group.spec.targetRef;
+    const read = await deps.scale.read(namespace, ref, group.spec.readyReplicasField);
+    target = (read.found && scopeRefusal(ref, read.served, deps.clusterScopedTargets)) || read;
+    // Only an Applied attempt that is not all ready uses what the pods say (its timeout, its fast rollback);
+    // a cluster-scoped target's selector names no pods of the group's namespace.
     const waiting = requests.some((r) => r.status?.provisioning?.phase === "Applied");
-    if (waiting && target.found && target.selector && target.readyReplicas < target.replicas)
+    if (
+      waiting &&
+      target.found &&
+      target.served.namespaced &&
+      target.selector &&
+      target.readyReplicas < target.replicas
+    )
       stuck = await unschedulable(
         deps.client,
         namespace,
