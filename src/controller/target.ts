@@ -7,7 +7,7 @@ import { apiGroupOf, targetLabel } from "../api/target-kinds.js";
 import { isConflict, isNotFound } from "../runtime/api-errors.js";
 import { scaleOf, unstructuredOf, type ApiResource, type Scale } from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";
-import type { ResourceLocation } from "../runtime/resource-kind.js";
+import type { ObjectKey, ResourceLocation } from "../runtime/resource-kind.js";
 import { targetAccessRefusal, type TargetAccess } from "./errors.js";
 import type { TargetUnavailable } from "./snapshot.js";
 import type { ServedKind } from "./target-access.js";
@@ -51,6 +51,10 @@ function settledOf(
   const current = scale.status?.replicas;
   return !(typeof current === "number" && current > (scale.spec?.replicas ?? 0));
 }
+
+/** A target's key: a cluster-scoped one has no namespace (`scope` undefined). */
+const objectKey = (scope: string | undefined, name: string): ObjectKey =>
+  scope === undefined ? { name } : { namespace: scope, name };
 
 /** Reads a dotted path such as `status.readyReplicas`; anything but a number counts as 0. */
 function readCount(obj: unknown, path: string): number {
@@ -166,7 +170,7 @@ export class ScaleClient {
       name: ref.name,
       namespace: scope,
     } as const;
-    const key = { namespace, name: ref.name };
+    const key = objectKey(scope, ref.name);
     const [object, scale] = await Promise.all([
       this.call(ref, access, () => this.client.resource(unstructuredOf(where, ref.kind)).get(key)),
       this.call(ref, { ...access, subresource: "scale" }, () =>
@@ -227,7 +231,7 @@ export class ScaleClient {
     };
     const fresh = (): Promise<Scale> => {
       verb = "get";
-      return scales.get({ namespace, name: ref.name });
+      return scales.get(objectKey(scope, ref.name));
     };
     try {
       let outcome = await attempt(observed ?? (await fresh()));
