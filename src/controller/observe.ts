@@ -17,7 +17,6 @@ import type {
   TargetView,
   UnschedulablePod,
 } from "./snapshot.js";
-import { scopeRefusal } from "./target-access.js";
 import type { ScaleClient, TargetRead } from "./target.js";
 
 /** Index of the ResizeRequest cache: "namespace/group" of the group a request names (all of them). */
@@ -29,8 +28,6 @@ export interface ObserveDeps {
   readonly scale: ScaleClient;
   readonly client: KubeClient;
   readonly now: () => number;
-  /** `Kind.group` of the cluster-scoped kinds a group may target (--cluster-scoped-targets). */
-  readonly clusterScopedTargets: ReadonlySet<string>;
 }
 
 export interface Observation {
@@ -140,9 +137,7 @@ export async function observeGroup(
   let target: TargetRead | undefined;
   let stuck: Stuck | undefined;
   if (group) {
-    const ref = group.spec.targetRef;
-    const read = await deps.scale.read(namespace, ref, group.spec.readyReplicasField);
-    target = (read.found && scopeRefusal(ref, read.served, deps.clusterScopedTargets)) || read;
+    target = await deps.scale.read(namespace, group.spec.targetRef, group.spec.readyReplicasField);
     // Only an Applied attempt that is not all ready uses what the pods say (its timeout, its fast rollback);
     // a cluster-scoped target's selector names no pods of the group's namespace.
     const waiting = requests.some((r) => r.status?.provisioning?.phase === "Applied");

@@ -108,8 +108,8 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
         // A refused /scale update is tried again when the group's refusal is re-checked (decide/admission.ts).
         scale: new ScaleClient(mgr.client, {
           refusedUpdateTtlMs: options.config.pollIntervalMs * TARGET_RECHECK_POLLS,
+          clusterScopedTargets: new Set(options.clusterScopedTargets),
         }),
-        clusterScopedTargets: new Set(options.clusterScopedTargets),
         client: mgr.client,
         recorder: options.recorder,
         now: options.now ?? Date.now,

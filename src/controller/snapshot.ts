@@ -57,11 +57,7 @@ export type TargetView =
  * (TargetResourceMismatch). Each is also the reason of the group's Ready condition.
  */
 export type TargetUnavailableReason =
-  | "NotFound"
-  | "NotScalable"
-  | "TargetForbidden"
-  | "ClusterScopedTargetNotAllowed"
-  | "TargetResourceMismatch";
+  "NotFound" | "NotScalable" | "TargetForbidden" | "ClusterScopedTargetNotAllowed" | "TargetResourceMismatch";
 
 export interface TargetUnavailable {
   readonly found: false;

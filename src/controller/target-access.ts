@@ -53,4 +53,3 @@ export function scopeRefusal(
 export function waitsForAccess(reason: TargetUnavailableReason): boolean {
   return reason === "TargetForbidden" || reason === "ClusterScopedTargetNotAllowed";
 }
-

@@ -10,7 +10,7 @@ import type { KubeClient } from "../runtime/resource-client.js";
 import type { ObjectKey, ResourceLocation } from "../runtime/resource-kind.js";
 import { targetAccessRefusal, type TargetAccess } from "./errors.js";
 import type { TargetUnavailable } from "./snapshot.js";
-import type { ServedKind } from "./target-access.js";
+import { scopeRefusal, type ServedKind } from "./target-access.js";
 
 export interface TargetRef {
   readonly apiVersion: string;
@@ -73,6 +73,12 @@ export interface ScaleClientOptions {
    * group shows it and its requests wait, instead of trying the same update at every pass.
    */
   readonly refusedUpdateTtlMs?: number;
+  /**
+   * `Kind.group` of the cluster-scoped kinds a group may target (--cluster-scoped-targets): with it,
+   * read() refuses what the admission policy did not cover (target-access.ts, scopeRefusal). The
+   * kubectl plugin, which only shows what its user may read, passes none.
+   */
+  readonly clusterScopedTargets?: ReadonlySet<string>;
   readonly now?: () => number;
 }
 
@@ -86,6 +92,7 @@ export class ScaleClient {
   private readonly discoveryTtlMs: number;
   private readonly refusedUpdateTtlMs: number;
   private readonly now: () => number;
+  private readonly clusterScopedTargets: ReadonlySet<string> | undefined;
 
   constructor(
     private readonly client: KubeClient,
@@ -94,6 +101,7 @@ export class ScaleClient {
     this.discoveryTtlMs = options.discoveryTtlMs ?? 60_000;
     this.refusedUpdateTtlMs = options.refusedUpdateTtlMs ?? 5_000;
     this.now = options.now ?? Date.now;
+    this.clusterScopedTargets = options.clusterScopedTargets;
   }
 
   private async resources(apiVersion: string, refresh: boolean): Promise<readonly ApiResource[] | undefined> {
@@ -161,7 +169,10 @@ export class ScaleClient {
       const message = `${targetLabel(ref.kind, ref.name, scope)} has no /scale subresource`;
       return { found: false, reason: "NotScalable", message };
     }
-    const refused = this.refusedUpdate(ScaleClient.key(scope, ref));
+    const served = { resource: where.resource, namespaced: where.namespaced };
+    const refused =
+      (this.clusterScopedTargets && scopeRefusal(ref, served, this.clusterScopedTargets)) ||
+      this.refusedUpdate(ScaleClient.key(scope, ref));
     if (refused) return refused;
     const access = {
       verb: "get",
@@ -186,7 +197,7 @@ export class ScaleClient {
       settled: settledOf(object.value, scale.value),
       selector: scale.value.status?.selector,
       scale: scale.value,
-      served: { resource: where.resource, namespaced: where.namespaced },
+      served,
     };
   }
 

@@ -123,3 +123,33 @@ test("any other error is not a refusal: it fails the call as before", async () =
   fake.inject({ match: (c) => c.verb === "update", when: "before", error: boom });
   await expect(scale.scale("team-a", ref, 2, 5)).rejects.toThrow("etcd is down");
 });
+
+describe("with the operator's list of cluster-scoped targets", () => {
+  test("an unlisted cluster-scoped kind is refused from discovery alone, before any read", async () => {
+    const { fake, ref } = cluster(false);
+    const scale = new ScaleClient(fake, { clusterScopedTargets: new Set(["NodePool.karpenter.sh"]) });
+    expect(await scale.read("team-a", ref, READY)).toMatchObject({
+      found: false,
+      reason: "ClusterScopedTargetNotAllowed",
+    });
+    expect(fake.calls).toEqual([]);
+  });
+
+  test("a listed one is read", async () => {
+    const { fake, ref } = cluster(false);
+    const scale = new ScaleClient(fake, { clusterScopedTargets: new Set(["Gadget.test.example.com"]) });
+    expect(await scale.read("team-a", ref, READY)).toMatchObject({ found: true, replicas: 2 });
+  });
+
+  test("a kind served under another resource than the guess is refused", async () => {
+    const fake = new FakeKube(() => 0);
+    fake.serve(API_VERSION, [
+      { name: "octopi", kind: "Octopus", namespaced: true },
+      { name: "octopi/scale", kind: "Scale", namespaced: true },
+    ]);
+    const scale = new ScaleClient(fake, { clusterScopedTargets: new Set() });
+    const read = await scale.read("team-a", { apiVersion: API_VERSION, kind: "Octopus", name: "o" }, READY);
+    expect(read).toMatchObject({ found: false, reason: "TargetResourceMismatch" });
+    expect(fake.calls).toEqual([]);
+  });
+});
