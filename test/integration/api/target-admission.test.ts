@@ -1,0 +1,268 @@
+// Who may point a group at a target, with the real API server, its RBAC and the real kubectl: creating an
+// InstanceGroupManager, or changing its spec.targetRef, requires that the requesting user may update the
+// target's /scale, in the group's namespace and, for a kind listed as a cluster-scoped target,
+// cluster-wide. `kubectl auth can-i` agrees with the policy in every case, a user who may scale the target
+// gets a working group (a request on it SUCCEEDED), and the policy's guess of the resource from the kind
+// is the operator's (api/target-kinds.ts). The policy is the chart's, rendered with a cluster-scoped kind
+// of the test's own listed, and the operator gets the same list.
+import { guessResource } from "../../../src/api/target-kinds.js";
+import { createTestNamespace, eventually } from "../../support/kube.js";
+import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { getGroup, untilState } from "../../support/resize.js";
+import { helm } from "../packaging/helm.js";
+import { installApi, kubectl } from "./install.js";
+import {
+  GADGET,
+  TEST_GROUP,
+  WIDGET,
+  apply,
+  groupOver,
+  installScalableKinds,
+  kubectlAs,
+  replicasOf,
+  requestFor,
+  scalable,
+  textFile,
+  yamlFile,
+} from "./scale-targets.js";
+
+const CLUSTER_SCOPED = ["NodePool.karpenter.sh", `${GADGET.kind}.${TEST_GROUP}`];
+let ns: Awaited<ReturnType<typeof createTestNamespace>>;
+let operator: OperatorProcess;
+/** Cluster-scoped names of this run: the gadget, the ClusterRole and its binding. */
+let gadget: string;
+
+const rbac = "rbac.authorization.k8s.io";
+const role = (name: string, rules: object[]) => ({
+  apiVersion: `${rbac}/v1`,
+  kind: "Role",
+  metadata: { name, namespace: ns.name },
+  rules,
+});
+const binding = (
+  kind: "RoleBinding" | "ClusterRoleBinding",
+  name: string,
+  roleKind: string,
+  users: string[],
+) => ({
+  apiVersion: `${rbac}/v1`,
+  kind,
+  metadata: { name, ...(kind === "RoleBinding" && { namespace: ns.name }) },
+  roleRef: { apiGroup: rbac, kind: roleKind, name },
+  subjects: users.map((u) => ({ apiGroup: rbac, kind: "User", name: u })),
+});
+const scaleRule = (plural: string, names?: string[]) => ({
+  apiGroups: [TEST_GROUP],
+  resources: [`${plural}/scale`],
+  verbs: ["update"],
+  ...(names && { resourceNames: names }),
+});
+
+/** `kubectl auth can-i update RESOURCE/NAME --subresource=scale` as `user`: "yes" or "no". */
+async function canScale(user: string, plural: string, name: string, where: string[]): Promise<string> {
+  const { out } = await kubectlAs(
+    user,
+    "auth",
+    "can-i",
+    "update",
+    `${plural}.${TEST_GROUP}/${name}`,
+    "--subresource=scale",
+    ...where,
+  );
+  return /\byes\b/.test(out) ? "yes" : /\bno\b/.test(out) ? "no" : out;
+}
+
+let attempt = 0;
+/**
+ * `kubectl create` of a group as `user`, until the policy denies it: a policy just applied takes a
+ * moment to reach the admission plugin, and a group created meanwhile is deleted again.
+ */
+async function denied(user: string, target: { kind: string; name: string }): Promise<string> {
+  return eventually(`the policy to deny ${user} a group over ${target.kind} ${target.name}`, async () => {
+    const name = `${user}-${++attempt}`;
+    const result = await kubectlAs(user, "create", "-f", yamlFile(name, [groupOver(name, ns.name, target)]));
+    if (!result.ok) return result.out;
+    await kubectl("delete", "igm", name, "-n", ns.name);
+    return undefined;
+  });
+}
+
+beforeAll(async () => {
+  await installApi();
+  await installScalableKinds([WIDGET, GADGET]);
+  const rendered = await helm(
+    "template",
+    "resize-operator",
+    "charts/resize-operator",
+    "--show-only",
+    "templates/admission-policy.yaml",
+    "--set",
+    `clusterScopedTargets={${CLUSTER_SCOPED.join(",")}}`,
+  );
+  await kubectl("apply", "--server-side", "-f", textFile("policies", rendered));
+  ns = await createTestNamespace("target-admission");
+  gadget = `${ns.name}-g1`;
+  await apply("objects", [
+    scalable(WIDGET, "w1", ns.name, 1),
+    scalable(WIDGET, "w2", ns.name, 1),
+    scalable(GADGET, gadget, undefined, 1),
+    // Every user may write groups and requests in the namespace, and `use` its groups.
+    role("group-author", [
+      {
+        apiGroups: ["compute.resize-operator.dev"],
+        resources: ["instancegroupmanagers"],
+        verbs: ["create", "get", "list", "update", "patch", "use"],
+      },
+      { apiGroups: ["compute.resize-operator.dev"], resources: ["resizerequests"], verbs: ["create", "get"] },
+    ]),
+    binding("RoleBinding", "group-author", "Role", ["alice", "bob", "carol", "dave"]),
+    // bob may scale the widget w1 only.
+    role("scale-w1", [scaleRule(WIDGET.plural, ["w1"])]),
+    binding("RoleBinding", "scale-w1", "Role", ["bob"]),
+    // carol may scale gadgets, but only through a RoleBinding in this namespace.
+    role("scale-gadgets", [scaleRule(GADGET.plural)]),
+    binding("RoleBinding", "scale-gadgets", "Role", ["carol"]),
+    // dave may scale gadgets cluster-wide.
+    {
+      apiVersion: `${rbac}/v1`,
+      kind: "ClusterRole",
+      metadata: { name: gadget },
+      rules: [scaleRule(GADGET.plural)],
+    },
+    binding("ClusterRoleBinding", gadget, "ClusterRole", ["dave"]),
+  ]);
+  operator = startOperator({
+    namespace: ns.name,
+    name: "target-admission-op",
+    args: [`--cluster-scoped-targets=${CLUSTER_SCOPED.join(",")}`],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await stopAll([operator]);
+  await ns.remove();
+  for (const object of [
+    `${GADGET.plural}.${TEST_GROUP}/${gadget}`,
+    `clusterrole/${gadget}`,
+    `clusterrolebinding/${gadget}`,
+  ])
+    await kubectl("delete", object, "--ignore-not-found");
+  // The policies as every other file installs them (the default cluster-scoped targets).
+  await installApi();
+});
+
+describe("a namespaced target", () => {
+  test("a user who may not scale it cannot point a group at it, and can-i says no", async () => {
+    const message = await denied("alice", { kind: WIDGET.kind, name: "w1" });
+    expect(message).toContain(
+      `creating an InstanceGroupManager over Widget w1 requires permission to scale it: alice lacks verb "update" on widgets.${TEST_GROUP}/scale "w1" in namespace ${ns.name}`,
+    );
+    expect(await canScale("alice", WIDGET.plural, "w1", ["-n", ns.name])).toBe("no");
+  });
+
+  test("a user who may scale it creates the group, and a request on it SUCCEEDED", async () => {
+    expect(await canScale("bob", WIDGET.plural, "w1", ["-n", ns.name])).toBe("yes");
+    const created = await kubectlAs(
+      "bob",
+      "create",
+      "-f",
+      yamlFile("bob", [groupOver("bob", ns.name, { kind: WIDGET.kind, name: "w1" })]),
+    );
+    expect(created).toMatchObject({ ok: true });
+    const request = await kubectlAs(
+      "bob",
+      "create",
+      "-f",
+      yamlFile("bob-rr", [requestFor("bob-two", ns.name, "bob", 2)]),
+    );
+    expect(request).toMatchObject({ ok: true });
+    expect((await untilState(ns.name, "bob-two", ["SUCCEEDED", "FAILED"])).status?.state).toBe("SUCCEEDED");
+    expect(await replicasOf(WIDGET, "w1", ns.name)).toBe(3);
+  });
+
+  test("changing spec.targetRef is checked again; other changes to the group are not", async () => {
+    expect(await canScale("bob", WIDGET.plural, "w2", ["-n", ns.name])).toBe("no");
+    const retarget = await kubectlAs(
+      "bob",
+      "patch",
+      "igm",
+      "bob",
+      "-n",
+      ns.name,
+      "--type=merge",
+      "-p",
+      '{"spec":{"targetRef":{"name":"w2"}}}',
+    );
+    expect(retarget.ok).toBe(false);
+    expect(retarget.out).toContain(
+      `pointing InstanceGroupManager bob at Widget w2 requires permission to scale it: bob lacks verb "update" on widgets.${TEST_GROUP}/scale "w2" in namespace ${ns.name}`,
+    );
+    // alice may not scale w1, but changing the group's size bounds does not point it anywhere.
+    const resize = await kubectlAs(
+      "alice",
+      "patch",
+      "igm",
+      "bob",
+      "-n",
+      ns.name,
+      "--type=merge",
+      "-p",
+      '{"spec":{"maxSize":9}}',
+    );
+    expect(resize).toMatchObject({ ok: true });
+    expect((await getGroup(ns.name, "bob")).spec.targetRef.name).toBe("w1");
+  });
+});
+
+describe("a cluster-scoped target of a listed kind", () => {
+  test("a user who may scale it in the namespace only cannot point a group at it; can-i agrees", async () => {
+    const message = await denied("carol", { kind: GADGET.kind, name: gadget });
+    expect(message).toContain(
+      `creating an InstanceGroupManager over Gadget ${gadget} requires permission to scale it cluster-wide (Gadget.${TEST_GROUP} is listed as a cluster-scoped target kind): carol lacks verb "update" on gadgets.${TEST_GROUP}/scale "${gadget}" at the cluster scope`,
+    );
+    // The namespaced check (a RoleBinding) passes, the cluster-wide one does not.
+    expect(await canScale("carol", GADGET.plural, gadget, ["-n", ns.name])).toBe("yes");
+    expect(await canScale("carol", GADGET.plural, gadget, ["--all-namespaces"])).toBe("no");
+  });
+
+  test("a user who may scale it cluster-wide creates the group; the operator scales it without a namespace", async () => {
+    expect(await canScale("dave", GADGET.plural, gadget, ["--all-namespaces"])).toBe("yes");
+    const target = { kind: GADGET.kind, name: gadget };
+    expect(
+      await kubectlAs("dave", "create", "-f", yamlFile("dave", [groupOver("dave", ns.name, target)])),
+    ).toMatchObject({ ok: true });
+    expect(
+      await kubectlAs(
+        "dave",
+        "create",
+        "-f",
+        yamlFile("dave-rr", [requestFor("dave-three", ns.name, "dave", 3)]),
+      ),
+    ).toMatchObject({ ok: true });
+    expect((await untilState(ns.name, "dave-three", ["SUCCEEDED", "FAILED"])).status?.state).toBe(
+      "SUCCEEDED",
+    );
+    expect(await replicasOf(GADGET, gadget)).toBe(4);
+    // The group's status is written at most once a second: it follows the target shortly after.
+    const group = await eventually("the group's status to show the new size", async () => {
+      const g = await getGroup(ns.name, "dave");
+      return g.status?.targetSize === 4 ? g : undefined;
+    });
+    expect(group.status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({
+      status: "True",
+      message: `Gadget/${gadget} can be scaled through /scale.`,
+    });
+    // As it is: its name and kind, no namespace (no region, no maxSize: empty columns).
+    const wide = await kubectl("get", "igm", "dave", "-n", ns.name, "-o", "wide", "--no-headers");
+    expect(wide).toMatch(
+      new RegExp(`^dave\\s+local-a\\s+${gadget}\\s+4\\s+4\\s+0\\s+Gadget\\s`),
+    );
+  });
+});
+
+test("the policy guesses a kind's resource as the operator does", async () => {
+  for (const kind of ["Class", "Policy", "Endpoints", "Person", "Box"]) {
+    const message = await denied("alice", { kind, name: "x" });
+    expect(message).toContain(`alice lacks verb "update" on ${guessResource(kind)}.${TEST_GROUP}/scale "x"`);
+  }
+});
