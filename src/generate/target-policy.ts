@@ -8,7 +8,7 @@
 // (controller/target-access.ts).
 import { DEFAULT_CLUSTER_SCOPED_TARGETS } from "../api/target-kinds.js";
 import { GROUP, INSTANCE_GROUP_MANAGER, VERSION } from "../api/names.js";
-import { PART_OF_LABELS } from "./crd.js";
+import { denyingBinding, validatingPolicy } from "./admission.js";
 
 export const TARGET_POLICY_NAME = `${INSTANCE_GROUP_MANAGER.plural}-scale-target.${GROUP}`;
 
@@ -58,55 +58,42 @@ const lacks = (where: string): string =>
 
 /** With the default list of cluster-scoped targets; the chart renders its value clusterScopedTargets. */
 export function targetPolicy() {
-  return {
-    apiVersion: "admissionregistration.k8s.io/v1",
-    kind: "ValidatingAdmissionPolicy",
-    metadata: { name: TARGET_POLICY_NAME, labels: PART_OF_LABELS },
-    spec: {
-      failurePolicy: "Fail",
-      matchConstraints: {
-        resourceRules: [
-          {
-            apiGroups: [GROUP],
-            apiVersions: [VERSION],
-            operations: ["CREATE", "UPDATE"],
-            resources: [INSTANCE_GROUP_MANAGER.plural],
-          },
-        ],
-      },
-      // An update that keeps the target (status, labels, maxSize, `kubectl apply` of the same spec) is
-      // not this policy's business.
-      matchConditions: [
+  return validatingPolicy(TARGET_POLICY_NAME, {
+    matchConstraints: {
+      resourceRules: [
         {
-          name: "target-set-or-changed",
-          expression: `request.operation == 'CREATE' || oldObject.spec.targetRef != ${ref}`,
-        },
-      ],
-      variables: [
-        { name: CLUSTER_SCOPED_TARGETS_VARIABLE, expression: JSON.stringify(DEFAULT_CLUSTER_SCOPED_TARGETS) },
-        ...VARIABLES,
-      ],
-      validations: [
-        {
-          expression: check(true),
-          messageExpression: `${v("action")} + ' requires permission to scale it: ' + ${lacks("'in namespace ' + object.metadata.namespace")}`,
-          reason: "Forbidden",
-        },
-        {
-          expression: `!${v("clusterScoped")} || ${check(false)}`,
-          messageExpression: `${v("action")} + ' requires permission to scale it cluster-wide (' + ${v("groupKind")} + ' is listed as a cluster-scoped target kind): ' + ${lacks("'at the cluster scope'")}`,
-          reason: "Forbidden",
+          apiGroups: [GROUP],
+          apiVersions: [VERSION],
+          operations: ["CREATE", "UPDATE"],
+          resources: [INSTANCE_GROUP_MANAGER.plural],
         },
       ],
     },
-  };
+    // An update that keeps the target (status, labels, maxSize, `kubectl apply` of the same spec) is
+    // not this policy's business.
+    matchConditions: [
+      {
+        name: "target-set-or-changed",
+        expression: `request.operation == 'CREATE' || oldObject.spec.targetRef != ${ref}`,
+      },
+    ],
+    variables: [
+      { name: CLUSTER_SCOPED_TARGETS_VARIABLE, expression: JSON.stringify(DEFAULT_CLUSTER_SCOPED_TARGETS) },
+      ...VARIABLES,
+    ],
+    validations: [
+      {
+        expression: check(true),
+        messageExpression: `${v("action")} + ' requires permission to scale it: ' + ${lacks("'in namespace ' + object.metadata.namespace")}`,
+        reason: "Forbidden",
+      },
+      {
+        expression: `!${v("clusterScoped")} || ${check(false)}`,
+        messageExpression: `${v("action")} + ' requires permission to scale it cluster-wide (' + ${v("groupKind")} + ' is listed as a cluster-scoped target kind): ' + ${lacks("'at the cluster scope'")}`,
+        reason: "Forbidden",
+      },
+    ],
+  });
 }
 
-export function targetPolicyBinding() {
-  return {
-    apiVersion: "admissionregistration.k8s.io/v1",
-    kind: "ValidatingAdmissionPolicyBinding",
-    metadata: { name: TARGET_POLICY_NAME, labels: PART_OF_LABELS },
-    spec: { policyName: TARGET_POLICY_NAME, validationActions: ["Deny"] },
-  };
-}
+export const targetPolicyBinding = () => denyingBinding(TARGET_POLICY_NAME);

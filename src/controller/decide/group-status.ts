@@ -53,7 +53,8 @@ export function groupEvents(
   previous: InstanceGroupManagerStatus | undefined,
   next: InstanceGroupManagerStatus,
 ): PlannedGroupEvent[] {
-  const ready = (st: InstanceGroupManagerStatus | undefined) => st?.conditions?.find((c) => c.type === GC.Ready);
+  const ready = (st: InstanceGroupManagerStatus | undefined) =>
+    st?.conditions?.find((c) => c.type === GC.Ready);
   const now = ready(next);
   const before = ready(previous);
   if (!now || (before?.reason === now.reason && before.message === now.message)) return [];

@@ -8,7 +8,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { stringify } from "yaml";
 import { GROUP, VERSION } from "../../../src/api/names.js";
-import { kubectl } from "./install.js";
+import { createTestNamespace } from "../../support/kube.js";
+import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { installApi, kubectl } from "./install.js";
 
 const run = promisify(execFile);
 
@@ -134,4 +136,31 @@ export async function replicasOf(k: ScalableKind, name: string, namespace?: stri
   return Number(
     await kubectl("get", `${k.plural}.${TEST_GROUP}`, name, ...where, "-o", "jsonpath={.spec.replicas}"),
   );
+}
+
+/** One test file's namespace, operator and the cluster-scoped objects it made. */
+export interface TargetSuite {
+  readonly ns: Awaited<ReturnType<typeof createTestNamespace>>;
+  /** Deleted after the file: `kind/name` or `resource.group/name` of cluster-scoped objects. */
+  readonly clusterObjects: string[];
+  operator?: OperatorProcess;
+}
+
+/** The API (CRDs and admission policies), the scalable kinds and a namespace for one test file. */
+export async function openTargetSuite(prefix: string, kinds: readonly ScalableKind[]): Promise<TargetSuite> {
+  await installApi();
+  await installScalableKinds(kinds);
+  return { ns: await createTestNamespace(prefix), clusterObjects: [] };
+}
+
+/** The operator, scoped to the suite's namespace, with `args`. */
+export function startSuiteOperator(suite: TargetSuite, args: readonly string[]): void {
+  suite.operator = startOperator({ namespace: suite.ns.name, name: `${suite.ns.name}-op`, args });
+}
+
+export async function closeTargetSuite(suite: TargetSuite | undefined): Promise<void> {
+  if (!suite) return;
+  await stopAll(suite.operator ? [suite.operator] : []);
+  await suite.ns.remove();
+  for (const object of suite.clusterObjects) await kubectl("delete", object, "--ignore-not-found");
 }

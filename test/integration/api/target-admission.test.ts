@@ -6,29 +6,15 @@
 // is the operator's (api/target-kinds.ts). The policy is the chart's, rendered with a cluster-scoped kind
 // of the test's own listed, and the operator gets the same list.
 import { guessResource } from "../../../src/api/target-kinds.js";
-import { createTestNamespace, eventually } from "../../support/kube.js";
-import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { eventually } from "../../support/kube.js";
 import { getGroup, untilState } from "../../support/resize.js";
 import { helm } from "../packaging/helm.js";
 import { installApi, kubectl } from "./install.js";
-import {
-  GADGET,
-  TEST_GROUP,
-  WIDGET,
-  apply,
-  groupOver,
-  installScalableKinds,
-  kubectlAs,
-  replicasOf,
-  requestFor,
-  scalable,
-  textFile,
-  yamlFile,
-} from "./scale-targets.js";
+import * as T from "./scale-targets.js";
 
-const CLUSTER_SCOPED = ["NodePool.karpenter.sh", `${GADGET.kind}.${TEST_GROUP}`];
-let ns: Awaited<ReturnType<typeof createTestNamespace>>;
-let operator: OperatorProcess;
+const CLUSTER_SCOPED = ["NodePool.karpenter.sh", `${T.GADGET.kind}.${T.TEST_GROUP}`];
+let suite: T.TargetSuite | undefined;
+let ns: T.TargetSuite["ns"];
 /** Cluster-scoped names of this run: the gadget, the ClusterRole and its binding. */
 let gadget: string;
 
@@ -52,7 +38,7 @@ const binding = (
   subjects: users.map((u) => ({ apiGroup: rbac, kind: "User", name: u })),
 });
 const scaleRule = (plural: string, names?: string[]) => ({
-  apiGroups: [TEST_GROUP],
+  apiGroups: [T.TEST_GROUP],
   resources: [`${plural}/scale`],
   verbs: ["update"],
   ...(names && { resourceNames: names }),
@@ -60,12 +46,12 @@ const scaleRule = (plural: string, names?: string[]) => ({
 
 /** `kubectl auth can-i update RESOURCE/NAME --subresource=scale` as `user`: "yes" or "no". */
 async function canScale(user: string, plural: string, name: string, where: string[]): Promise<string> {
-  const { out } = await kubectlAs(
+  const { out } = await T.kubectlAs(
     user,
     "auth",
     "can-i",
     "update",
-    `${plural}.${TEST_GROUP}/${name}`,
+    `${plural}.${T.TEST_GROUP}/${name}`,
     "--subresource=scale",
     ...where,
   );
@@ -80,7 +66,12 @@ let attempt = 0;
 async function denied(user: string, target: { kind: string; name: string }): Promise<string> {
   return eventually(`the policy to deny ${user} a group over ${target.kind} ${target.name}`, async () => {
     const name = `${user}-${++attempt}`;
-    const result = await kubectlAs(user, "create", "-f", yamlFile(name, [groupOver(name, ns.name, target)]));
+    const result = await T.kubectlAs(
+      user,
+      "create",
+      "-f",
+      T.yamlFile(name, [T.groupOver(name, ns.name, target)]),
+    );
     if (!result.ok) return result.out;
     await kubectl("delete", "igm", name, "-n", ns.name);
     return undefined;
@@ -88,8 +79,14 @@ async function denied(user: string, target: { kind: string; name: string }): Pro
 }
 
 beforeAll(async () => {
-  await installApi();
-  await installScalableKinds([WIDGET, GADGET]);
+  suite = await T.openTargetSuite("target-admission", [T.WIDGET, T.GADGET]);
+  ns = suite.ns;
+  gadget = `${ns.name}-g1`;
+  suite.clusterObjects.push(
+    `${T.GADGET.plural}.${T.TEST_GROUP}/${gadget}`,
+    `clusterrole/${gadget}`,
+    `clusterrolebinding/${gadget}`,
+  );
   const rendered = await helm(
     "template",
     "resize-operator",
@@ -99,13 +96,11 @@ beforeAll(async () => {
     "--set",
     `clusterScopedTargets={${CLUSTER_SCOPED.join(",")}}`,
   );
-  await kubectl("apply", "--server-side", "-f", textFile("policies", rendered));
-  ns = await createTestNamespace("target-admission");
-  gadget = `${ns.name}-g1`;
-  await apply("objects", [
-    scalable(WIDGET, "w1", ns.name, 1),
-    scalable(WIDGET, "w2", ns.name, 1),
-    scalable(GADGET, gadget, undefined, 1),
+  await kubectl("apply", "--server-side", "-f", T.textFile("policies", rendered));
+  await T.apply("objects", [
+    T.scalable(T.WIDGET, "w1", ns.name, 1),
+    T.scalable(T.WIDGET, "w2", ns.name, 1),
+    T.scalable(T.GADGET, gadget, undefined, 1),
     // Every user may write groups and requests in the namespace, and `use` its groups.
     role("group-author", [
       {
@@ -117,98 +112,71 @@ beforeAll(async () => {
     ]),
     binding("RoleBinding", "group-author", "Role", ["alice", "bob", "carol", "dave"]),
     // bob may scale the widget w1 only.
-    role("scale-w1", [scaleRule(WIDGET.plural, ["w1"])]),
+    role("scale-w1", [scaleRule(T.WIDGET.plural, ["w1"])]),
     binding("RoleBinding", "scale-w1", "Role", ["bob"]),
     // carol may scale gadgets, but only through a RoleBinding in this namespace.
-    role("scale-gadgets", [scaleRule(GADGET.plural)]),
+    role("scale-gadgets", [scaleRule(T.GADGET.plural)]),
     binding("RoleBinding", "scale-gadgets", "Role", ["carol"]),
     // dave may scale gadgets cluster-wide.
     {
       apiVersion: `${rbac}/v1`,
       kind: "ClusterRole",
       metadata: { name: gadget },
-      rules: [scaleRule(GADGET.plural)],
+      rules: [scaleRule(T.GADGET.plural)],
     },
     binding("ClusterRoleBinding", gadget, "ClusterRole", ["dave"]),
   ]);
-  operator = startOperator({
-    namespace: ns.name,
-    name: "target-admission-op",
-    args: [`--cluster-scoped-targets=${CLUSTER_SCOPED.join(",")}`],
-  });
+  T.startSuiteOperator(suite, [`--cluster-scoped-targets=${CLUSTER_SCOPED.join(",")}`]);
 }, 120_000);
 
 afterAll(async () => {
-  await stopAll([operator]);
-  await ns.remove();
-  for (const object of [
-    `${GADGET.plural}.${TEST_GROUP}/${gadget}`,
-    `clusterrole/${gadget}`,
-    `clusterrolebinding/${gadget}`,
-  ])
-    await kubectl("delete", object, "--ignore-not-found");
+  await T.closeTargetSuite(suite);
   // The policies as every other file installs them (the default cluster-scoped targets).
   await installApi();
 });
 
+/** `kubectl patch igm GROUP --type=merge -p PATCH` as `user`. */
+const patchGroup = (user: string, group: string, patch: object) =>
+  T.kubectlAs(user, "patch", "igm", group, "-n", ns.name, "--type=merge", "-p", JSON.stringify(patch));
+
 describe("a namespaced target", () => {
   test("a user who may not scale it cannot point a group at it, and can-i says no", async () => {
-    const message = await denied("alice", { kind: WIDGET.kind, name: "w1" });
+    const message = await denied("alice", { kind: T.WIDGET.kind, name: "w1" });
     expect(message).toContain(
-      `creating an InstanceGroupManager over Widget w1 requires permission to scale it: alice lacks verb "update" on widgets.${TEST_GROUP}/scale "w1" in namespace ${ns.name}`,
+      `creating an InstanceGroupManager over Widget w1 requires permission to scale it: alice lacks verb "update" on widgets.${T.TEST_GROUP}/scale "w1" in namespace ${ns.name}`,
     );
-    expect(await canScale("alice", WIDGET.plural, "w1", ["-n", ns.name])).toBe("no");
+    expect(await canScale("alice", T.WIDGET.plural, "w1", ["-n", ns.name])).toBe("no");
   });
 
   test("a user who may scale it creates the group, and a request on it SUCCEEDED", async () => {
-    expect(await canScale("bob", WIDGET.plural, "w1", ["-n", ns.name])).toBe("yes");
-    const created = await kubectlAs(
+    expect(await canScale("bob", T.WIDGET.plural, "w1", ["-n", ns.name])).toBe("yes");
+    const created = await T.kubectlAs(
       "bob",
       "create",
       "-f",
-      yamlFile("bob", [groupOver("bob", ns.name, { kind: WIDGET.kind, name: "w1" })]),
+      T.yamlFile("bob", [T.groupOver("bob", ns.name, { kind: T.WIDGET.kind, name: "w1" })]),
     );
     expect(created).toMatchObject({ ok: true });
-    const request = await kubectlAs(
+    const request = await T.kubectlAs(
       "bob",
       "create",
       "-f",
-      yamlFile("bob-rr", [requestFor("bob-two", ns.name, "bob", 2)]),
+      T.yamlFile("bob-rr", [T.requestFor("bob-two", ns.name, "bob", 2)]),
     );
     expect(request).toMatchObject({ ok: true });
     expect((await untilState(ns.name, "bob-two", ["SUCCEEDED", "FAILED"])).status?.state).toBe("SUCCEEDED");
-    expect(await replicasOf(WIDGET, "w1", ns.name)).toBe(3);
+    expect(await T.replicasOf(T.WIDGET, "w1", ns.name)).toBe(3);
   });
 
   test("changing spec.targetRef is checked again; other changes to the group are not", async () => {
-    expect(await canScale("bob", WIDGET.plural, "w2", ["-n", ns.name])).toBe("no");
-    const retarget = await kubectlAs(
-      "bob",
-      "patch",
-      "igm",
-      "bob",
-      "-n",
-      ns.name,
-      "--type=merge",
-      "-p",
-      '{"spec":{"targetRef":{"name":"w2"}}}',
-    );
+    expect(await canScale("bob", T.WIDGET.plural, "w2", ["-n", ns.name])).toBe("no");
+    const retarget = await patchGroup("bob", "bob", { spec: { targetRef: { name: "w2" } } });
     expect(retarget.ok).toBe(false);
     expect(retarget.out).toContain(
-      `pointing InstanceGroupManager bob at Widget w2 requires permission to scale it: bob lacks verb "update" on widgets.${TEST_GROUP}/scale "w2" in namespace ${ns.name}`,
+      `pointing InstanceGroupManager bob at Widget w2 requires permission to scale it: bob lacks verb "update" on widgets.${T.TEST_GROUP}/scale "w2" in namespace ${ns.name}`,
     );
     // alice may not scale w1, but changing the group's size bounds does not point it anywhere.
-    const resize = await kubectlAs(
-      "alice",
-      "patch",
-      "igm",
-      "bob",
-      "-n",
-      ns.name,
-      "--type=merge",
-      "-p",
-      '{"spec":{"maxSize":9}}',
-    );
+    const resize = await patchGroup("alice", "bob", { spec: { maxSize: 9 } });
     expect(resize).toMatchObject({ ok: true });
     expect((await getGroup(ns.name, "bob")).spec.targetRef.name).toBe("w1");
   });
@@ -216,33 +184,33 @@ describe("a namespaced target", () => {
 
 describe("a cluster-scoped target of a listed kind", () => {
   test("a user who may scale it in the namespace only cannot point a group at it; can-i agrees", async () => {
-    const message = await denied("carol", { kind: GADGET.kind, name: gadget });
+    const message = await denied("carol", { kind: T.GADGET.kind, name: gadget });
     expect(message).toContain(
-      `creating an InstanceGroupManager over Gadget ${gadget} requires permission to scale it cluster-wide (Gadget.${TEST_GROUP} is listed as a cluster-scoped target kind): carol lacks verb "update" on gadgets.${TEST_GROUP}/scale "${gadget}" at the cluster scope`,
+      `creating an InstanceGroupManager over Gadget ${gadget} requires permission to scale it cluster-wide (Gadget.${T.TEST_GROUP} is listed as a cluster-scoped target kind): carol lacks verb "update" on gadgets.${T.TEST_GROUP}/scale "${gadget}" at the cluster scope`,
     );
     // The namespaced check (a RoleBinding) passes, the cluster-wide one does not.
-    expect(await canScale("carol", GADGET.plural, gadget, ["-n", ns.name])).toBe("yes");
-    expect(await canScale("carol", GADGET.plural, gadget, ["--all-namespaces"])).toBe("no");
+    expect(await canScale("carol", T.GADGET.plural, gadget, ["-n", ns.name])).toBe("yes");
+    expect(await canScale("carol", T.GADGET.plural, gadget, ["--all-namespaces"])).toBe("no");
   });
 
   test("a user who may scale it cluster-wide creates the group; the operator scales it without a namespace", async () => {
-    expect(await canScale("dave", GADGET.plural, gadget, ["--all-namespaces"])).toBe("yes");
-    const target = { kind: GADGET.kind, name: gadget };
+    expect(await canScale("dave", T.GADGET.plural, gadget, ["--all-namespaces"])).toBe("yes");
+    const target = { kind: T.GADGET.kind, name: gadget };
     expect(
-      await kubectlAs("dave", "create", "-f", yamlFile("dave", [groupOver("dave", ns.name, target)])),
+      await T.kubectlAs("dave", "create", "-f", T.yamlFile("dave", [T.groupOver("dave", ns.name, target)])),
     ).toMatchObject({ ok: true });
     expect(
-      await kubectlAs(
+      await T.kubectlAs(
         "dave",
         "create",
         "-f",
-        yamlFile("dave-rr", [requestFor("dave-three", ns.name, "dave", 3)]),
+        T.yamlFile("dave-rr", [T.requestFor("dave-three", ns.name, "dave", 3)]),
       ),
     ).toMatchObject({ ok: true });
     expect((await untilState(ns.name, "dave-three", ["SUCCEEDED", "FAILED"])).status?.state).toBe(
       "SUCCEEDED",
     );
-    expect(await replicasOf(GADGET, gadget)).toBe(4);
+    expect(await T.replicasOf(T.GADGET, gadget)).toBe(4);
     // The group's status is written at most once a second: it follows the target shortly after.
     const group = await eventually("the group's status to show the new size", async () => {
       const g = await getGroup(ns.name, "dave");
@@ -254,15 +222,15 @@ describe("a cluster-scoped target of a listed kind", () => {
     });
     // As it is: its name and kind, no namespace (no region, no maxSize: empty columns).
     const wide = await kubectl("get", "igm", "dave", "-n", ns.name, "-o", "wide", "--no-headers");
-    expect(wide).toMatch(
-      new RegExp(`^dave\\s+local-a\\s+${gadget}\\s+4\\s+4\\s+0\\s+Gadget\\s`),
-    );
+    expect(wide).toMatch(new RegExp(`^dave\\s+local-a\\s+${gadget}\\s+4\\s+4\\s+0\\s+Gadget\\s`));
   });
 });
 
 test("the policy guesses a kind's resource as the operator does", async () => {
   for (const kind of ["Class", "Policy", "Endpoints", "Person", "Box"]) {
     const message = await denied("alice", { kind, name: "x" });
-    expect(message).toContain(`alice lacks verb "update" on ${guessResource(kind)}.${TEST_GROUP}/scale "x"`);
+    expect(message).toContain(
+      `alice lacks verb "update" on ${guessResource(kind)}.${T.TEST_GROUP}/scale "x"`,
+    );
   }
 });

@@ -11,34 +11,20 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parse } from "yaml";
 import { ErrorCode } from "../../../src/api/errors.js";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
-import { createTestNamespace, eventually } from "../../support/kube.js";
-import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { eventually } from "../../support/kube.js";
 import { getGroup, getRequest, untilState } from "../../support/resize.js";
-import { installApi, kubectl, repoRoot } from "../api/install.js";
-import {
-  GADGET,
-  TEST_GROUP,
-  WIDGET,
-  apply,
-  groupOver,
-  installScalableKinds,
-  replicasOf,
-  requestFor,
-  scalable,
-  type ScalableKind,
-} from "../api/scale-targets.js";
+import { kubectl, repoRoot } from "../api/install.js";
+import * as T from "../api/scale-targets.js";
 import { tokenKubeconfig } from "../packaging/helm.js";
 
 /** Its resource is not the one guessed from its kind (octopuses). */
-const OCTOPUS: ScalableKind = { kind: "Octopus", plural: "octopi", scope: "Namespaced" };
+const OCTOPUS: T.ScalableKind = { kind: "Octopus", plural: "octopi", scope: "Namespaced" };
 const rbac = "rbac.authorization.k8s.io";
 const CHART_RULES = "charts/resize-operator/files/rbac/cluster-rules.yaml";
 
-let ns: Awaited<ReturnType<typeof createTestNamespace>>;
-let operator: OperatorProcess;
+let suite: T.TargetSuite | undefined;
+let ns: T.TargetSuite["ns"];
 let gadget: string;
-/** Cluster-scoped objects of this run, deleted afterwards. */
-const clusterObjects: string[] = [];
 
 interface Rule {
   readonly apiGroups?: string[];
@@ -50,8 +36,8 @@ interface Rule {
 /** A ClusterRole named `name` with `rules`, bound to the operator's ServiceAccount. */
 async function grant(name: string, rules: readonly Rule[]): Promise<void> {
   const full = `${ns.name}-${name}`;
-  clusterObjects.push(`clusterrole/${full}`, `clusterrolebinding/${full}`);
-  await apply(full, [
+  suite?.clusterObjects.push(`clusterrole/${full}`, `clusterrolebinding/${full}`);
+  await T.apply(full, [
     { apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name: full }, rules },
     {
       apiVersion: `${rbac}/v1`,
@@ -81,17 +67,18 @@ const eventsOf = (group: string): Promise<string> =>
 
 /** The operator's log lines at error level or above (pino: 50 and 60). */
 function errorLines(): string[] {
-  return readFileSync(operator.log, "utf8")
+  const log = suite?.operator?.log;
+  if (log === undefined) throw new Error("no operator");
+  return readFileSync(log, "utf8")
     .split("\n")
     .filter((line) => /"level":(50|60)\b/.test(line));
 }
 
 beforeAll(async () => {
-  await installApi();
-  await installScalableKinds([WIDGET, GADGET, OCTOPUS]);
-  ns = await createTestNamespace("target-access");
+  suite = await T.openTargetSuite("target-access", [T.WIDGET, T.GADGET, OCTOPUS]);
+  ns = suite.ns;
   gadget = `${ns.name}-g1`;
-  clusterObjects.push(`${GADGET.plural}.${TEST_GROUP}/${gadget}`);
+  suite.clusterObjects.push(`${T.GADGET.plural}.${T.TEST_GROUP}/${gadget}`);
   // The chart's ClusterRole, but /scale may only be read.
   const rules = (parse(readFileSync(path.join(repoRoot, CHART_RULES), "utf8")) as Rule[]).map((rule) =>
     rule.resources?.includes("*/scale") ? { ...rule, verbs: ["get"] } : rule,
@@ -99,37 +86,28 @@ beforeAll(async () => {
   await kubectl("create", "serviceaccount", "operator", "-n", ns.name);
   await grant("operator", rules);
   const token = (await kubectl("create", "token", "operator", "-n", ns.name, "--duration=1h")).trim();
-  const kubeconfig = tokenKubeconfig(
-    path.join(process.env.TESTBED_DIR ?? repoRoot, `${ns.name}.kubeconfig`),
-    token,
-  );
-  operator = startOperator({
-    namespace: ns.name,
-    name: "target-access-op",
-    args: [`--kubeconfig=${kubeconfig}`, "--cluster-scoped-targets="],
-  });
+  const file = path.join(process.env.TESTBED_DIR ?? repoRoot, `${ns.name}.kubeconfig`);
+  T.startSuiteOperator(suite, [`--kubeconfig=${tokenKubeconfig(file, token)}`, "--cluster-scoped-targets="]);
 }, 120_000);
 
 afterAll(async () => {
-  await stopAll([operator]);
-  await ns.remove();
-  for (const object of clusterObjects) await kubectl("delete", object, "--ignore-not-found");
+  await T.closeTargetSuite(suite);
 });
 
 test("a kind the operator may not read, then not scale: the group says what to grant; the request waits and then SUCCEEDED", async () => {
-  await apply("widget", [
-    scalable(WIDGET, "w1", ns.name, 1),
-    groupOver("widgets", ns.name, { kind: WIDGET.kind, name: "w1" }),
-    requestFor("two", ns.name, "widgets", 2),
+  await T.apply("widget", [
+    T.scalable(T.WIDGET, "w1", ns.name, 1),
+    T.groupOver("widgets", ns.name, { kind: T.WIDGET.kind, name: "w1" }),
+    T.requestFor("two", ns.name, "widgets", 2),
   ]);
   const get = await untilReady(
     "widgets",
     "TargetForbidden",
-    `may not get widgets.${TEST_GROUP} "w1" in namespace ${ns.name}`,
+    `may not get widgets.${T.TEST_GROUP} "w1" in namespace ${ns.name}`,
   );
   expect(get.status).toBe("False");
   expect(get.message).toContain(
-    `add {apiGroups: ["${TEST_GROUP}"], resources: [widgets]} to rbac.extraTargetRules`,
+    `add {apiGroups: ["${T.TEST_GROUP}"], resources: [widgets]} to rbac.extraTargetRules`,
   );
   await eventually("the group's Warning Event", async () => {
     const events = await eventsOf("widgets");
@@ -145,11 +123,11 @@ test("a kind the operator may not read, then not scale: the group says what to g
   });
 
   // Granted as the chart's rbac.extraTargetRules would: the attempt starts, and updating /scale is forbidden.
-  await grant("read-widgets", [{ apiGroups: [TEST_GROUP], resources: [WIDGET.plural], verbs: ["get"] }]);
+  await grant("read-widgets", [{ apiGroups: [T.TEST_GROUP], resources: [T.WIDGET.plural], verbs: ["get"] }]);
   await untilReady(
     "widgets",
     "TargetForbidden",
-    `may not update widgets.${TEST_GROUP}/scale "w1" in namespace ${ns.name}`,
+    `may not update widgets.${T.TEST_GROUP}/scale "w1" in namespace ${ns.name}`,
   );
   const recorded = await getRequest(ns.name, "two");
   expect(recorded.status?.provisioning).toMatchObject({
@@ -158,45 +136,45 @@ test("a kind the operator may not read, then not scale: the group says what to g
     targetReplicas: 3,
   });
   expect(recorded.status?.reason).toBe("TargetForbidden");
-  expect(await replicasOf(WIDGET, "w1", ns.name)).toBe(1);
+  expect(await T.replicasOf(T.WIDGET, "w1", ns.name)).toBe(1);
 
   await grant("scale-widgets", [
-    { apiGroups: [TEST_GROUP], resources: [`${WIDGET.plural}/scale`], verbs: ["get", "update"] },
+    { apiGroups: [T.TEST_GROUP], resources: [`${T.WIDGET.plural}/scale`], verbs: ["get", "update"] },
   ]);
   expect((await untilState(ns.name, "two", ["SUCCEEDED", "FAILED"])).status?.state).toBe("SUCCEEDED");
-  expect(await replicasOf(WIDGET, "w1", ns.name)).toBe(3);
+  expect(await T.replicasOf(T.WIDGET, "w1", ns.name)).toBe(3);
   expect((await untilReady("widgets", "TargetScalable")).status).toBe("True");
   expect(errorLines()).toEqual([]);
 }, 120_000);
 
 test("a cluster-scoped kind not listed: refused with what to do; its request waits; nothing is scaled", async () => {
-  await apply("gadget", [
-    scalable(GADGET, gadget, undefined, 1),
-    groupOver("gadgets", ns.name, { kind: GADGET.kind, name: gadget }),
-    requestFor("three", ns.name, "gadgets", 3),
+  await T.apply("gadget", [
+    T.scalable(T.GADGET, gadget, undefined, 1),
+    T.groupOver("gadgets", ns.name, { kind: T.GADGET.kind, name: gadget }),
+    T.requestFor("three", ns.name, "gadgets", 3),
   ]);
   const ready = await untilReady("gadgets", "ClusterScopedTargetNotAllowed");
-  expect(ready.message).toContain(`Gadget.${TEST_GROUP} is cluster-scoped but not listed`);
-  expect(ready.message).toContain(`add Gadget.${TEST_GROUP} to clusterScopedTargets`);
+  expect(ready.message).toContain(`Gadget.${T.TEST_GROUP} is cluster-scoped but not listed`);
+  expect(ready.message).toContain(`add Gadget.${T.TEST_GROUP} to clusterScopedTargets`);
   expect(await eventsOf("gadgets")).toMatch(/Warning\s+ClusterScopedTargetNotAllowed/);
   const rr = await eventually("the request to say why it waits", async () => {
     const r = await getRequest(ns.name, "three");
     return r.status?.reason === "ClusterScopedTargetNotAllowed" ? r : undefined;
   });
   expect(rr.status?.state).toBe("CREATING");
-  expect(await replicasOf(GADGET, gadget)).toBe(1);
+  expect(await T.replicasOf(T.GADGET, gadget)).toBe(1);
   expect(errorLines()).toEqual([]);
 });
 
 test("a kind whose resource admission did not check: refused, and its request fails", async () => {
-  await apply("octopus", [
-    scalable(OCTOPUS, "o1", ns.name, 1),
-    groupOver("octopi", ns.name, { kind: OCTOPUS.kind, name: "o1" }),
-    requestFor("one", ns.name, "octopi", 1),
+  await T.apply("octopus", [
+    T.scalable(OCTOPUS, "o1", ns.name, 1),
+    T.groupOver("octopi", ns.name, { kind: OCTOPUS.kind, name: "o1" }),
+    T.requestFor("one", ns.name, "octopi", 1),
   ]);
   const ready = await untilReady("octopi", "TargetResourceMismatch");
   expect(ready.message).toContain(
-    `serves kind Octopus as resource octopi.${TEST_GROUP}, but the admission policy checked the group's author's permission on octopuses.${TEST_GROUP}/scale`,
+    `serves kind Octopus as resource octopi.${T.TEST_GROUP}, but the admission policy checked the group's author's permission on octopuses.${T.TEST_GROUP}/scale`,
   );
   const rr = await untilState(ns.name, "one", ["FAILED", "SUCCEEDED"]);
   expect(rr.status?.error?.errors[0]?.code).toBe(ErrorCode.UNSUPPORTED_OPERATION);

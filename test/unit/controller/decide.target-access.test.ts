@@ -3,13 +3,6 @@
 // condition and one Warning Event), requests wait for what an administrator can lift and fail for what
 // nobody can, and an attempt in flight keeps its record.
 import {
-  InstanceGroupManagerCondition as GC,
-  ResizeRequestCondition as RC,
-} from "../../../src/api/conditions.js";
-import { ErrorCode } from "../../../src/api/errors.js";
-import { decide } from "../../../src/controller/decide/index.js";
-import type { TargetUnavailable, TargetView } from "../../../src/controller/snapshot.js";
-import {
   CFG,
   MIN,
   SEC,
@@ -24,6 +17,13 @@ import {
   snap,
   statusOf,
 } from "./builders.js";
+import {
+  InstanceGroupManagerCondition as GC,
+  ResizeRequestCondition as RC,
+} from "../../../src/api/conditions.js";
+import { ErrorCode } from "../../../src/api/errors.js";
+import { decide } from "../../../src/controller/decide/index.js";
+import type { TargetUnavailable, TargetView } from "../../../src/controller/snapshot.js";
 
 const forbidden: TargetUnavailable = {
   found: false,
@@ -135,8 +135,8 @@ describe("the group: Ready=False with the refusal, and one Warning Event when it
       message: target.message,
     });
     expect(plan.groupStatus?.targetSize).toBeUndefined();
-    expect(plan.groupEvents).toEqual([
-      { event: expect.objectContaining({ type: "Warning", reason: target.reason }), note: target.message },
+    expect(plan.groupEvents.map((e) => [e.event.type, e.event.reason, e.note])).toEqual([
+      ["Warning", target.reason, target.message],
     ]);
   });
 
