@@ -4,6 +4,7 @@ import { PROVISIONING_CLASS } from "./api/provisioning-request.js";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { parseKubeDuration } from "./api/duration.js";
+import { DEFAULT_CLUSTER_SCOPED_TARGETS, GROUP_KIND_PATTERN } from "./api/target-kinds.js";
 import { DEFAULT_FINISHED_REQUEST_RETENTION } from "./controller/retention.js";
 import { DEFAULT_TOKEN_AUDIENCE } from "./rest/auth.js";
 
@@ -240,6 +241,26 @@ export const SETTINGS = {
     help: "how long a new request waits for its group or target to appear",
     default: "30s",
     schema: duration("admission-grace"),
+  },
+  "cluster-scoped-targets": {
+    env: "CLUSTER_SCOPED_TARGETS",
+    help: "cluster-scoped kinds a group may target, as Kind.group separated by commas (empty: none); the admission policy must list the same (chart value clusterScopedTargets)",
+    default: DEFAULT_CLUSTER_SCOPED_TARGETS.join(","),
+    schema: z.string().transform((text, ctx) => {
+      const kinds = text
+        .split(",")
+        .map((k) => k.trim())
+        .filter((k) => k !== "");
+      const bad = kinds.filter((k) => !GROUP_KIND_PATTERN.test(k));
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: "custom",
+          message: `expected Kind.group such as NodePool.karpenter.sh, got '${bad.join("', '")}'`,
+        });
+        return z.NEVER;
+      }
+      return kinds;
+    }),
   },
   "finished-request-retention": {
     env: "FINISHED_REQUEST_RETENTION",

@@ -235,6 +235,7 @@ export async function runOperator(config: Config): Promise<void> {
     metrics,
     onPlanEvent: planEventMetrics(metrics),
     concurrency: config.concurrency,
+    clusterScopedTargets: config["cluster-scoped-targets"],
     ...(config.namespace && { namespace: config.namespace }),
     config: {
       publicUrl,

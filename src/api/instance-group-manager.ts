@@ -24,11 +24,14 @@ export const TargetRef = z
       .min(1)
       .max(63)
       .meta({ description: "Kind of the target workload, for example StatefulSet or MachineDeployment." }),
-    name: ObjectName.meta({ description: "Name of the target workload, in the namespace of the group." }),
+    name: ObjectName.meta({
+      description:
+        "Name of the target workload, in the namespace of the group (a cluster-scoped kind has no namespace).",
+    }),
   })
   .meta({
     description:
-      "The workload whose replicas the group manages. It must be in the same namespace and have a /scale subresource.",
+      "The workload whose replicas the group manages. It must have a /scale subresource and be in the group's namespace, or be of a cluster-scoped kind the operator lists as a target (--cluster-scoped-targets, e.g. Karpenter's NodePool.karpenter.sh). Setting or changing it requires permission to update the target's /scale (an admission policy checks the requesting user).",
   });
 
 const SpecWithoutLocationRules = rule(
@@ -156,7 +159,8 @@ export const InstanceGroupManagerStatus = z
         "Name of the resize request with a provisioning attempt in progress; a group runs one at a time.",
     }).optional(),
     conditions: Conditions.meta({
-      description: "Observations of the group's state; Ready tells whether the target can be scaled.",
+      description:
+        "Observations of the group's state; Ready tells whether the target can be scaled. When it is False its reason says why: NotFound, NotScalable (no /scale), TargetForbidden (the operator may not read or scale the target; requests wait), ClusterScopedTargetNotAllowed (a cluster-scoped kind not listed as a target; requests wait) or TargetResourceMismatch (the kind's resource is not the one admission checked; requests fail).",
     }).optional(),
     observedGeneration: Generation.meta({
       description: "The metadata.generation this status was computed from.",

@@ -3,6 +3,9 @@
 import { ErrorCode, type Errors } from "../api/errors.js";
 import { locationField, type Location } from "../api/location.js";
 import { GROUP } from "../api/names.js";
+import { qualifiedResource } from "../api/target-kinds.js";
+import { isForbidden } from "../runtime/api-errors.js";
+import type { TargetUnavailable } from "./snapshot.js";
 
 /** Error codes beyond the model's admission codes; `code` is an open string in the compute API. */
 export const AttemptErrorCode = {
@@ -65,6 +68,47 @@ export const notFound = (message: string): Errors =>
 
 export const notScalable = (message: string): Errors =>
   single(ErrorCode.UNSUPPORTED_OPERATION, message, "TARGET_NOT_SCALABLE");
+
+/** A target the operator will never scale, whatever is granted (target-access.ts, TargetResourceMismatch). */
+export const unsupportedTarget = (message: string): Errors =>
+  single(ErrorCode.UNSUPPORTED_OPERATION, message, "TARGET_RESOURCE_MISMATCH");
+
+/** One call the operator made on a group's target. */
+export interface TargetAccess {
+  readonly verb: "get" | "update";
+  /** The resource as discovery serves it, e.g. `widgets`. */
+  readonly resource: string;
+  /** Its API group; "" for the core group. */
+  readonly apiGroup: string;
+  /** Set for the call on /scale; the object itself otherwise. */
+  readonly subresource?: "scale";
+  readonly name: string;
+  /** The target's namespace; undefined for a cluster-scoped kind. */
+  readonly namespace: string | undefined;
+}
+
+/**
+ * An error of a call on the target, as the group shows it: a 403 becomes TargetForbidden with what the
+ * operator's ServiceAccount lacks and how to grant it; anything else is not a refusal (undefined), and
+ * the caller lets it fail the pass as before.
+ */
+export function targetAccessRefusal(err: unknown, access: TargetAccess): TargetUnavailable | undefined {
+  if (!isForbidden(err)) return undefined;
+  const { verb, resource, apiGroup, subresource, name, namespace } = access;
+  const what = `${qualifiedResource(resource, apiGroup)}${subresource ? `/${subresource}` : ""} "${name}"`;
+  const where = namespace === undefined ? "(cluster-scoped)" : `in namespace ${namespace}`;
+  const group = JSON.stringify(apiGroup);
+  const grant =
+    subresource === undefined
+      ? `Grant the operator's ServiceAccount get on ${resource} in API group ${group}: with the chart, add {apiGroups: [${group}], resources: [${resource}]} to rbac.extraTargetRules.`
+      : `Grant the operator's ServiceAccount get and update on ${resource}/scale in API group ${group} (the chart's ClusterRole grants */scale in every group: check that it is bound and that no policy denies it).`;
+  const said = err instanceof Error ? ` (${err.message})` : "";
+  return {
+    found: false,
+    reason: "TargetForbidden",
+    message: `The operator may not ${verb} ${what} ${where}${said}. ${grant} Requests of this group wait until then.`,
+  };
+}
 
 export function attemptTimedOut(args: {
   wanted: number;

@@ -1,4 +1,5 @@
-// Every event the resize controller emits, declared once; docs/events.md renders this table.
+// Every event the resize controller emits, declared once; docs/events.md renders this table. Most regard
+// a ResizeRequest; the CheckTarget ones regard the InstanceGroupManager whose target is refused.
 import { defineEventCatalog } from "../events/catalog.js";
 
 export const resizeEvents = defineEventCatalog({
@@ -12,7 +13,7 @@ export const resizeEvents = defineEventCatalog({
     type: "Warning",
     reason: "WaitingForGroup",
     action: "Admit",
-    when: "A new request names a group or target that does not exist (yet); it stays CREATING for the admission grace period.",
+    when: "A new request names a group or target that does not exist (yet); it stays CREATING for the admission grace period. Also when its group's target is refused (TargetForbidden, ClusterScopedTargetNotAllowed): it then stays CREATING until that is lifted, cancelled or its queue deadline.",
   },
   AdmissionFailed: {
     type: "Warning",
@@ -73,6 +74,24 @@ export const resizeEvents = defineEventCatalog({
     reason: "RunDurationElapsed",
     action: "Release",
     when: "The requested run duration elapsed after success; the request's instances were removed (never below minSize). The state stays SUCCEEDED.",
+  },
+  TargetForbidden: {
+    type: "Warning",
+    reason: "TargetForbidden",
+    action: "CheckTarget",
+    when: "On the group: the API server forbids the operator to read its target, or to read or update the target's /scale (HTTP 403). The group's Ready condition is False with this reason and the note says which permission to grant; its requests wait (none fails for it) and the target is checked again every 5 poll intervals.",
+  },
+  ClusterScopedTargetNotAllowed: {
+    type: "Warning",
+    reason: "ClusterScopedTargetNotAllowed",
+    action: "CheckTarget",
+    when: "On the group: its target is of a cluster-scoped kind that is not listed in --cluster-scoped-targets (chart value clusterScopedTargets), so admission did not check its author's cluster-wide permission; the operator does not scale it and its requests wait. Ready is False with this reason.",
+  },
+  TargetResourceMismatch: {
+    type: "Warning",
+    reason: "TargetResourceMismatch",
+    action: "CheckTarget",
+    when: "On the group: the API server serves the target's kind under another resource name than the one guessed from the kind, which is the one the admission policy checked; the operator never scales it and the group's requests fail (UNSUPPORTED_OPERATION). Ready is False with this reason.",
   },
   RetentionExpired: {
     type: "Normal",

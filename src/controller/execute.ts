@@ -6,6 +6,7 @@
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { API_VERSION, FINALIZER, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../api/resize-request.js";
+import type { ObjectRef } from "../events/event.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { isConflict, isNotFound } from "../runtime/api-errors.js";
 import type { KubeClient } from "../runtime/resource-client.js";
@@ -44,6 +45,17 @@ function recordsScale(status: ResizeRequestStatus | undefined, replicas: number)
       p.targetReplicas === replicas) ||
     (r !== undefined && r.phase === "Applying" && r.targetReplicas === replicas)
   );
+}
+
+/** The observed group, as an Event names it. */
+function groupRef(obs: Observation): ObjectRef {
+  return {
+    apiVersion: API_VERSION,
+    kind: INSTANCE_GROUP_MANAGER.kind,
+    namespace: obs.snapshot.namespace,
+    name: obs.snapshot.groupName,
+    uid: obs.group?.metadata.uid ?? "",
+  };
 }
 
 export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Plan): Promise<ExecuteOutcome> {
@@ -108,6 +120,9 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
         .map((change) => setFinalizers(change.name, false)),
       ...(group ? [deps.client.resource(INSTANCE_GROUP_MANAGERS).updateStatus(group)] : []),
     ]);
+    // The group's own Events tell the condition just written (its target refused).
+    for (const e of group ? plan.groupEvents : [])
+      deps.recorder.emit({ ...e.event, note: e.note, regarding: groupRef(obs) });
   } catch (err) {
     if (isOutdated(err)) return "conflict";
     throw err;
@@ -126,15 +141,7 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
           name: e.request,
           uid: rr.metadata.uid ?? "",
         },
-        ...(obs.group && {
-          related: {
-            apiVersion: API_VERSION,
-            kind: INSTANCE_GROUP_MANAGER.kind,
-            namespace,
-            name: obs.snapshot.groupName,
-            uid: obs.group.metadata.uid ?? "",
-          },
-        }),
+        ...(obs.group && { related: groupRef(obs) }),
       });
       deps.onPlanEvent?.({
         namespace,

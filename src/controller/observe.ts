@@ -138,9 +138,16 @@ export async function observeGroup(
   let stuck: Stuck | undefined;
   if (group) {
     target = await deps.scale.read(namespace, group.spec.targetRef, group.spec.readyReplicasField);
-    // Only an Applied attempt that is not all ready uses what the pods say (its timeout, its fast rollback).
+    // Only an Applied attempt that is not all ready uses what the pods say (its timeout, its fast rollback);
+    // a cluster-scoped target's selector names no pods of the group's namespace.
     const waiting = requests.some((r) => r.status?.provisioning?.phase === "Applied");
-    if (waiting && target.found && target.selector && target.readyReplicas < target.replicas)
+    if (
+      waiting &&
+      target.found &&
+      target.served.namespaced &&
+      target.selector &&
+      target.readyReplicas < target.replicas
+    )
       stuck = await unschedulable(
         deps.client,
         namespace,

@@ -21,7 +21,7 @@ import type { ExecuteDeps } from "./execute.js";
 import { IN_PLAY_BY_GROUP, inPlay } from "./in-play.js";
 import { BY_GROUP, requestView } from "./observe.js";
 import { resizeReconciler } from "./reconciler.js";
-import type { DecideConfig } from "./snapshot.js";
+import { TARGET_RECHECK_POLLS, type DecideConfig } from "./snapshot.js";
 import { ScaleClient } from "./target.js";
 
 export interface ResizeControllerOptions {
@@ -34,6 +34,8 @@ export interface ResizeControllerOptions {
   readonly namespace?: string;
   readonly now?: () => number;
   readonly onPlanEvent?: ExecuteDeps["onPlanEvent"];
+  /** `Kind.group` of the cluster-scoped kinds a group may target (--cluster-scoped-targets). */
+  readonly clusterScopedTargets: readonly string[];
 }
 
 /** Index of the ResizeRequests created for ProvisioningRequests, by the request's `namespace/name`. */
@@ -103,7 +105,11 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
       {
         groups: groups.lister,
         requests: requests.lister,
-        scale: new ScaleClient(mgr.client),
+        // A refused /scale update is tried again when the group's refusal is re-checked (decide/admission.ts).
+        scale: new ScaleClient(mgr.client, {
+          refusedUpdateTtlMs: options.config.pollIntervalMs * TARGET_RECHECK_POLLS,
+          clusterScopedTargets: new Set(options.clusterScopedTargets),
+        }),
         client: mgr.client,
         recorder: options.recorder,
         now: options.now ?? Date.now,

@@ -47,7 +47,23 @@ export type TargetView =
       /** False while the workload has not caught up with its last change: its ready count is not trusted. */
       readonly settled?: boolean;
     }
-  | { readonly found: false; readonly reason: "NotFound" | "NotScalable"; readonly message: string };
+  | TargetUnavailable;
+
+/**
+ * Why a target cannot be used now. NotFound: the kind or the object does not exist. NotScalable: the kind
+ * has no /scale. The other three are the operator's refusals (target-access.ts): it may not read or scale
+ * the target (TargetForbidden), the target is of a cluster-scoped kind not listed as one
+ * (ClusterScopedTargetNotAllowed), or its kind's resource is not the one admission checked
+ * (TargetResourceMismatch). Each is also the reason of the group's Ready condition.
+ */
+export type TargetUnavailableReason =
+  "NotFound" | "NotScalable" | "TargetForbidden" | "ClusterScopedTargetNotAllowed" | "TargetResourceMismatch";
+
+export interface TargetUnavailable {
+  readonly found: false;
+  readonly reason: TargetUnavailableReason;
+  readonly message: string;
+}
 
 export interface RequestView {
   readonly name: string;
@@ -90,6 +106,12 @@ export interface DecideConfig {
   /** How often an attempt in progress is re-checked when no watch event arrives first. */
   readonly pollIntervalMs: number;
 }
+
+/**
+ * A group whose target is briefly missing, or refused (target-access.ts), is looked at again after this
+ * many poll intervals: a grant or a recreated target sends no event that would wake it.
+ */
+export const TARGET_RECHECK_POLLS = 5;
 
 export const DEFAULT_DECIDE_CONFIG: DecideConfig = {
   publicUrl: "http://localhost:8080",

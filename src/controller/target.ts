@@ -1,10 +1,16 @@
 // Reads and scales any workload through its /scale subresource. The resource path of a kind is found
 // with API discovery (cached per apiVersion), so Deployments, StatefulSets, Cluster API
-// MachineDeployments and custom resources are all handled the same way.
+// MachineDeployments and custom resources are all handled the same way, namespaced or cluster-scoped
+// (a Karpenter NodePool: addressed without a namespace). A call the API server forbids (403) is not an
+// error but a refusal the group shows (errors.ts, targetAccessRefusal).
+import { apiGroupOf, targetLabel } from "../api/target-kinds.js";
 import { isConflict, isNotFound } from "../runtime/api-errors.js";
 import { scaleOf, unstructuredOf, type ApiResource, type Scale } from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";
-import type { ResourceLocation } from "../runtime/resource-kind.js";
+import type { ObjectKey, ResourceLocation } from "../runtime/resource-kind.js";
+import { targetAccessRefusal, type TargetAccess } from "./errors.js";
+import type { TargetUnavailable } from "./snapshot.js";
+import { scopeRefusal, type ServedKind } from "./target-access.js";
 
 export interface TargetRef {
   readonly apiVersion: string;
@@ -22,8 +28,10 @@ export type TargetRead =
       readonly selector: string | undefined;
       /** The Scale read, so that a change can be written under its resourceVersion without reading again. */
       readonly scale: Scale;
+      /** What discovery serves for the kind: its resource and whether it is namespaced. */
+      readonly served: ServedKind;
     }
-  | { readonly found: false; readonly reason: "NotFound" | "NotScalable"; readonly message: string };
+  | TargetUnavailable;
 
 /**
  * Whether the target's ready count describes its current spec, as `kubectl rollout status` checks: its
@@ -44,6 +52,10 @@ function settledOf(
   return !(typeof current === "number" && current > (scale.spec?.replicas ?? 0));
 }
 
+/** A target's key: a cluster-scoped one has no namespace (`scope` undefined). */
+const objectKey = (scope: string | undefined, name: string): ObjectKey =>
+  scope === undefined ? { name } : { namespace: scope, name };
+
 /** Reads a dotted path such as `status.readyReplicas`; anything but a number counts as 0. */
 function readCount(obj: unknown, path: string): number {
   let value: unknown = obj;
@@ -54,19 +66,49 @@ function readCount(obj: unknown, path: string): number {
   return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
+export interface ScaleClientOptions {
+  readonly discoveryTtlMs?: number;
+  /**
+   * How long a forbidden /scale update is remembered: meanwhile read() answers with that refusal, so the
+   * group shows it and its requests wait, instead of trying the same update at every pass.
+   */
+  readonly refusedUpdateTtlMs?: number;
+  /**
+   * `Kind.group` of the cluster-scoped kinds a group may target (--cluster-scoped-targets): with it,
+   * read() refuses what the admission policy did not cover (target-access.ts, scopeRefusal). The
+   * kubectl plugin, which only shows what its user may read, passes none.
+   */
+  readonly clusterScopedTargets?: ReadonlySet<string>;
+  readonly now?: () => number;
+}
+
+/** A call's answer, or why the target cannot be used. */
+type Outcome<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly why: TargetUnavailable };
+
 export class ScaleClient {
   private readonly discovery = new Map<string, { at: number; resources: readonly ApiResource[] }>();
+  private readonly refusedUpdates = new Map<string, { at: number; why: TargetUnavailable }>();
+  private readonly discoveryTtlMs: number;
+  private readonly refusedUpdateTtlMs: number;
+  private readonly now: () => number;
+  private readonly clusterScopedTargets: ReadonlySet<string> | undefined;
 
   constructor(
     private readonly client: KubeClient,
-    private readonly discoveryTtlMs = 60_000,
-  ) {}
+    options: ScaleClientOptions = {},
+  ) {
+    this.discoveryTtlMs = options.discoveryTtlMs ?? 60_000;
+    this.refusedUpdateTtlMs = options.refusedUpdateTtlMs ?? 5_000;
+    this.now = options.now ?? Date.now;
+    this.clusterScopedTargets = options.clusterScopedTargets;
+  }
 
   private async resources(apiVersion: string, refresh: boolean): Promise<readonly ApiResource[] | undefined> {
     const cached = this.discovery.get(apiVersion);
-    if (cached && !refresh && Date.now() - cached.at < this.discoveryTtlMs) return cached.resources;
+    if (cached && !refresh && this.now() - cached.at < this.discoveryTtlMs) return cached.resources;
     const resources = await this.client.serverResources(apiVersion);
-    if (resources) this.discovery.set(apiVersion, { at: Date.now(), resources });
+    if (resources) this.discovery.set(apiVersion, { at: this.now(), resources });
     return resources;
   }
 
@@ -86,38 +128,85 @@ export class ScaleClient {
     return { missing: `the API server serves no kind ${ref.kind} in ${ref.apiVersion}` };
   }
 
+  /** One call on the target: NotFound and a 403 become the reason the target cannot be used. */
+  private async call<T>(
+    ref: TargetRef,
+    access: TargetAccess,
+    request: () => Promise<T>,
+  ): Promise<Outcome<T>> {
+    try {
+      return { ok: true, value: await request() };
+    } catch (err) {
+      if (isNotFound(err)) {
+        const message = `${targetLabel(ref.kind, ref.name, access.namespace)} does not exist`;
+        return { ok: false, why: { found: false, reason: "NotFound", message } };
+      }
+      const refused = targetAccessRefusal(err, access);
+      if (refused) return { ok: false, why: refused };
+      throw err;
+    }
+  }
+
+  private static key(namespace: string | undefined, ref: TargetRef): string {
+    return `${ref.apiVersion}/${ref.kind}/${namespace ?? ""}/${ref.name}`;
+  }
+
+  /** The refusal of an update of this target within refusedUpdateTtlMs, if any. */
+  private refusedUpdate(key: string): TargetUnavailable | undefined {
+    const refused = this.refusedUpdates.get(key);
+    if (refused && this.now() - refused.at < this.refusedUpdateTtlMs) return refused.why;
+    this.refusedUpdates.delete(key);
+    return undefined;
+  }
+
+  /** `namespace` is the group's; a cluster-scoped target is read without it. */
   async read(namespace: string, ref: TargetRef, readyField: string): Promise<TargetRead> {
     const located = await this.locate(ref);
     if ("missing" in located) return { found: false, reason: "NotFound", message: located.missing };
-    const label = `${ref.kind} ${namespace}/${ref.name}`;
+    const { where } = located;
+    const scope = where.namespaced ? namespace : undefined;
     if (!located.scalable) {
-      return { found: false, reason: "NotScalable", message: `${label} has no /scale subresource` };
+      const message = `${targetLabel(ref.kind, ref.name, scope)} has no /scale subresource`;
+      return { found: false, reason: "NotScalable", message };
     }
-    const key = { namespace, name: ref.name };
-    try {
-      const [object, scale] = await Promise.all([
-        this.client.resource(unstructuredOf(located.where, ref.kind)).get(key),
-        this.client.resource(scaleOf(located.where)).get(key),
-      ]);
-      return {
-        found: true,
-        replicas: scale.spec?.replicas ?? 0,
-        readyReplicas: readCount(object, readyField),
-        settled: settledOf(object, scale),
-        selector: scale.status?.selector,
-        scale,
-      };
-    } catch (err) {
-      if (isNotFound(err)) return { found: false, reason: "NotFound", message: `${label} does not exist` };
-      throw err;
-    }
+    const served = { resource: where.resource, namespaced: where.namespaced };
+    const refused =
+      (this.clusterScopedTargets && scopeRefusal(ref, served, this.clusterScopedTargets)) ||
+      this.refusedUpdate(ScaleClient.key(scope, ref));
+    if (refused) return refused;
+    const access = {
+      verb: "get",
+      resource: where.resource,
+      apiGroup: apiGroupOf(ref.apiVersion),
+      name: ref.name,
+      namespace: scope,
+    } as const;
+    const key = objectKey(scope, ref.name);
+    const [object, scale] = await Promise.all([
+      this.call(ref, access, () => this.client.resource(unstructuredOf(where, ref.kind)).get(key)),
+      this.call(ref, { ...access, subresource: "scale" }, () =>
+        this.client.resource(scaleOf(where)).get(key),
+      ),
+    ]);
+    if (!object.ok) return object.why;
+    if (!scale.ok) return scale.why;
+    return {
+      found: true,
+      replicas: scale.value.spec?.replicas ?? 0,
+      readyReplicas: readCount(object.value, readyField),
+      settled: settledOf(object.value, scale.value),
+      selector: scale.value.status?.selector,
+      scale: scale.value,
+      served,
+    };
   }
 
   /**
    * Sets the replicas, but only if the target still has `from`, written under the resourceVersion of
    * the Scale it was read in. `observed` (the Scale read earlier in this pass) saves the read; when the
    * object changed since (often only its status), it is read once more and checked again. Returns
-   * false, changing nothing, when the target's replicas moved in the meantime.
+   * false, changing nothing, when the target's replicas moved in the meantime, or when the API server
+   * forbids the call: read() then answers with that refusal for refusedUpdateTtlMs.
    */
   async scale(
     namespace: string,
@@ -128,9 +217,21 @@ export class ScaleClient {
   ): Promise<boolean> {
     const located = await this.locate(ref);
     if ("missing" in located || !located.scalable) return false;
-    const scales = this.client.resource(scaleOf(located.where));
+    const { where } = located;
+    const scope = where.namespaced ? namespace : undefined;
+    const scales = this.client.resource(scaleOf(where));
+    const access = {
+      resource: where.resource,
+      apiGroup: apiGroupOf(ref.apiVersion),
+      subresource: "scale",
+      name: ref.name,
+      namespace: scope,
+    } as const;
+    // Which call a 403 answered, for the refusal's message.
+    let verb: "get" | "update" = "get";
     const attempt = async (current: Scale): Promise<"done" | "moved" | "conflict"> => {
       if ((current.spec?.replicas ?? 0) !== from) return "moved";
+      verb = "update";
       try {
         await scales.update({ ...current, spec: { ...current.spec, replicas } });
         return "done";
@@ -139,9 +240,19 @@ export class ScaleClient {
         throw err;
       }
     };
-    const fresh = (): Promise<Scale> => scales.get({ namespace, name: ref.name });
-    let outcome = await attempt(observed ?? (await fresh()));
-    if (outcome === "conflict" && observed) outcome = await attempt(await fresh());
-    return outcome === "done";
+    const fresh = (): Promise<Scale> => {
+      verb = "get";
+      return scales.get(objectKey(scope, ref.name));
+    };
+    try {
+      let outcome = await attempt(observed ?? (await fresh()));
+      if (outcome === "conflict" && observed) outcome = await attempt(await fresh());
+      return outcome === "done";
+    } catch (err) {
+      const refused = targetAccessRefusal(err, { ...access, verb });
+      if (!refused) throw err;
+      this.refusedUpdates.set(ScaleClient.key(scope, ref), { at: this.now(), why: refused });
+      return false;
+    }
   }
 }

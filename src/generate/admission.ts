@@ -20,30 +20,37 @@ export const RESIZE_REQUEST_CREATES = {
   ],
 };
 
-export function useInstanceGroupManagerPolicy() {
+/** A ValidatingAdmissionPolicy of the operator: fails closed (a policy that cannot decide denies). */
+export function validatingPolicy<S extends object>(name: string, spec: S) {
   return {
     apiVersion: "admissionregistration.k8s.io/v1",
     kind: "ValidatingAdmissionPolicy",
-    metadata: { name: USE_POLICY_NAME, labels: PART_OF_LABELS },
-    spec: {
-      failurePolicy: "Fail",
-      matchConstraints: RESIZE_REQUEST_CREATES,
-      validations: [
-        {
-          expression: `authorizer.group('${GROUP}').resource('${INSTANCE_GROUP_MANAGER.plural}').namespace(object.metadata.namespace).name(${target}).check('${USE_VERB}').allowed()`,
-          messageExpression: `'creating a ${RESIZE_REQUEST.kind} requires permission to ${USE_VERB} ${INSTANCE_GROUP_MANAGER.plural}/' + ${target} + ' in namespace ' + object.metadata.namespace + ': ' + request.userInfo.username + ' lacks verb "${USE_VERB}" on it'`,
-          reason: "Forbidden",
-        },
-      ],
-    },
+    metadata: { name, labels: PART_OF_LABELS },
+    spec: { failurePolicy: "Fail", ...spec },
   };
 }
 
-export function useInstanceGroupManagerPolicyBinding() {
+export function useInstanceGroupManagerPolicy() {
+  return validatingPolicy(USE_POLICY_NAME, {
+    matchConstraints: RESIZE_REQUEST_CREATES,
+    validations: [
+      {
+        expression: `authorizer.group('${GROUP}').resource('${INSTANCE_GROUP_MANAGER.plural}').namespace(object.metadata.namespace).name(${target}).check('${USE_VERB}').allowed()`,
+        messageExpression: `'creating a ${RESIZE_REQUEST.kind} requires permission to ${USE_VERB} ${INSTANCE_GROUP_MANAGER.plural}/' + ${target} + ' in namespace ' + object.metadata.namespace + ': ' + request.userInfo.username + ' lacks verb "${USE_VERB}" on it'`,
+        reason: "Forbidden",
+      },
+    ],
+  });
+}
+
+/** The binding that makes the ValidatingAdmissionPolicy `policyName` deny what it rejects, everywhere. */
+export function denyingBinding(policyName: string) {
   return {
     apiVersion: "admissionregistration.k8s.io/v1",
     kind: "ValidatingAdmissionPolicyBinding",
-    metadata: { name: USE_POLICY_NAME, labels: PART_OF_LABELS },
-    spec: { policyName: USE_POLICY_NAME, validationActions: ["Deny"] },
+    metadata: { name: policyName, labels: PART_OF_LABELS },
+    spec: { policyName, validationActions: ["Deny"] },
   };
 }
+
+export const useInstanceGroupManagerPolicyBinding = () => denyingBinding(USE_POLICY_NAME);

@@ -10,7 +10,7 @@ import type { ResizeRequest } from "../api/resize-request.js";
 import { ScaleClient } from "../controller/target.js";
 import { eventSummary, KubeEventView, type EventSummary } from "../events/view.js";
 import { queueInsight, type QueueInsight, type TargetCounts } from "../queue/insight.js";
-import { ApiError, isForbidden, isGone, isNotFound } from "../runtime/api-errors.js";
+import { ApiError, isGone, isNotFound } from "../runtime/api-errors.js";
 import { EVENTS } from "../runtime/builtin-kinds.js";
 import { realClock } from "../runtime/clock.js";
 import { httpKubeClient } from "../runtime/http-kube-client.js";
@@ -59,20 +59,16 @@ function connect(inv: Invocation): Session {
 
 /** The target's counts through /scale; the group's status when the user may not read the target. */
 async function targetOf(s: Session, group: InstanceGroupManager): Promise<TargetCounts | undefined> {
-  try {
-    const read = await new ScaleClient(s.client).read(
-      s.namespace,
-      group.spec.targetRef,
-      group.spec.readyReplicasField,
-    );
-    return read.found ? { replicas: read.replicas, readyReplicas: read.readyReplicas } : undefined;
-  } catch (err) {
-    if (!isForbidden(err)) throw err;
-    const st = group.status;
-    return st?.targetSize === undefined
-      ? undefined
-      : { replicas: st.targetSize, readyReplicas: st.readyInstances ?? 0 };
-  }
+  const read = await new ScaleClient(s.client).read(
+    s.namespace,
+    group.spec.targetRef,
+    group.spec.readyReplicasField,
+  );
+  if (read.found) return { replicas: read.replicas, readyReplicas: read.readyReplicas };
+  const st = group.status;
+  return read.reason !== "TargetForbidden" || st?.targetSize === undefined
+    ? undefined
+    : { replicas: st.targetSize, readyReplicas: st.readyInstances ?? 0 };
 }
 
 async function groupQueue(

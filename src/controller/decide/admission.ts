@@ -1,12 +1,21 @@
 // Admission of a request into its group's queue: it waits (within the grace period) for its group and
-// target to appear, fails when it can never fit under maxSize, and leaves the queue when its queue
-// deadline passes (../deadline.ts).
+// target to appear, waits without a limit while the operator refuses the target for a reason an
+// administrator can lift (../target-access.ts), fails when it can never fit under maxSize or its target
+// can never be scaled, and leaves the queue when its queue deadline passes (../deadline.ts).
 import type { Errors } from "../../api/errors.js";
 import { everFits } from "../../api/lifecycle.js";
 import { sizeOf } from "../../queue/rules.js";
 import { checkQueueDeadline } from "../deadline.js";
-import { notFound, notScalable, QUEUE_DEADLINE_EXCEEDED, quotaExceeded } from "../errors.js";
+import {
+  notFound,
+  notScalable,
+  QUEUE_DEADLINE_EXCEEDED,
+  quotaExceeded,
+  unsupportedTarget,
+} from "../errors.js";
 import { resizeEvents as E } from "../events.js";
+import { TARGET_RECHECK_POLLS } from "../snapshot.js";
+import { waitsForAccess } from "../target-access.js";
 import type { RequestDraft } from "./draft.js";
 import { ms, wake, type Pass, type Turn } from "./pass.js";
 
@@ -27,33 +36,35 @@ export function admit(d: RequestDraft, pass: Pass, turn: Turn): Admission {
     d.fail(reason, errors);
     return { verdict: "failed", turn };
   };
-  const waitOrFail = (reason: string, message: string, errors: Errors): Admission => {
-    if (creating && withinGrace) {
-      d.patch({ state: "CREATING" });
-      if (d.status.reason !== reason) d.emit(E.WaitingForGroup, message);
-      d.phase("creating", reason, message);
-      return {
-        verdict: "waiting",
-        turn: wake(turn, ms(r.creationTimestamp) + cfg.admissionGraceMs - s.nowMs),
-      };
-    }
+  /** Waits for what `reason` names; after the grace period a new request fails with `errors`, if given. */
+  const wait = (reason: string, message: string, errors?: Errors): Admission => {
+    const recheck = wake(turn, cfg.pollIntervalMs * TARGET_RECHECK_POLLS);
     if (!creating) {
-      // An admitted request keeps its place while its target is briefly missing (e.g. being recreated).
+      // An admitted request keeps its place while its target is briefly missing (e.g. being recreated)
+      // or refused (a grant or a listed kind fixes it).
       d.phase("queued", reason, message);
-      return { verdict: "waiting", turn: wake(turn, cfg.pollIntervalMs * 5) };
+      return { verdict: "waiting", turn: recheck };
     }
-    return failed(reason, errors);
+    if (errors && !withinGrace) return failed(reason, errors);
+    d.patch({ state: "CREATING" });
+    if (d.status.reason !== reason) d.emit(E.WaitingForGroup, message);
+    d.phase("creating", reason, message);
+    const graceLeft = ms(r.creationTimestamp) + cfg.admissionGraceMs - s.nowMs;
+    return { verdict: "waiting", turn: errors ? wake(turn, graceLeft) : recheck };
   };
   const group = s.group;
   if (!group) {
     const message = `InstanceGroupManager ${s.groupName} does not exist in namespace ${s.namespace}.`;
     if (!creating) return failed("GroupNotFound", notFound(message));
-    return waitOrFail("GroupNotFound", message, notFound(message));
+    return wait("GroupNotFound", message, notFound(message));
   }
   const target = s.target;
   if (target && !target.found) {
     if (target.reason === "NotScalable") return failed("TargetNotScalable", notScalable(target.message));
-    return waitOrFail("TargetNotFound", target.message, notFound(target.message));
+    if (target.reason === "TargetResourceMismatch")
+      return failed(target.reason, unsupportedTarget(target.message));
+    if (waitsForAccess(target.reason)) return wait(target.reason, target.message);
+    return wait("TargetNotFound", target.message, notFound(target.message));
   }
   const k = sizeOf(r);
   if (group.maxSize !== undefined && !everFits(k, group.maxSize)) {

@@ -10,7 +10,8 @@ import { exponentialDelay } from "../../runtime/backoff.js";
 import { fastRollback } from "../capacity.js";
 import { attemptTimedOut, messageOf, targetModified } from "../errors.js";
 import { resizeEvents as E } from "../events.js";
-import type { DecideConfig, TargetView } from "../snapshot.js";
+import { TARGET_RECHECK_POLLS, type DecideConfig, type TargetView } from "../snapshot.js";
+import { waitsForAccess } from "../target-access.js";
 import type { RequestDraft } from "./draft.js";
 import {
   cancelled,
@@ -80,6 +81,12 @@ export function stepAttempt(d: RequestDraft, pass: Pass, turn: Turn): Turn {
   if (!p) return turn;
   const inFlight = { ...turn, attemptInFlight: true };
   const target = pass.s.target;
+  if (target?.found === false && waitsForAccess(target.reason)) {
+    // The target is there but the operator may not (or will not) touch it now: the attempt keeps its
+    // record, even when cancelled, so that its increase is rolled back once access is granted.
+    d.patch({ reason: target.reason });
+    return wake(inFlight, pass.cfg.pollIntervalMs * TARGET_RECHECK_POLLS);
+  }
   if (!target?.found) {
     // Nothing can be rolled back on a target that is gone, and deleting a namespace removes the target
     // and the group along with the request: a request deleted or cancelled now ends its attempt and

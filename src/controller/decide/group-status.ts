@@ -1,11 +1,14 @@
 // The group's status after a pass: the target's counts, how many requests are active and queued, which
-// one is provisioning, and whether the target can be scaled. Written only when it changed.
+// one is provisioning, and whether the target can be scaled. Written only when it changed; a refused
+// target (../target-access.ts) is also told by a Warning Event on the group when the refusal appears.
 import { ResizeRequestCondition as RC, InstanceGroupManagerCondition as GC } from "../../api/conditions.js";
 import { numericId } from "../../api/identity.js";
 import type { InstanceGroupManagerStatus } from "../../api/instance-group-manager.js";
 import { setCondition, type ConditionInput } from "../conditions.js";
+import { resizeEvents as E } from "../events.js";
 import { sameData, type RequestDraft } from "./draft.js";
 import { isFinal, type Pass } from "./pass.js";
+import type { PlannedGroupEvent } from "./plan.js";
 
 export function groupStatus(
   pass: Pass,
@@ -43,4 +46,23 @@ export function groupStatus(
     observedGeneration: group.generation,
   };
   return sameData(next, previous ?? {}) ? undefined : next;
+}
+
+/** The group's Events of a status change: one when Ready turns to a refusal, or to another one. */
+export function groupEvents(
+  previous: InstanceGroupManagerStatus | undefined,
+  next: InstanceGroupManagerStatus,
+): PlannedGroupEvent[] {
+  const ready = (st: InstanceGroupManagerStatus | undefined) =>
+    st?.conditions?.find((c) => c.type === GC.Ready);
+  const now = ready(next);
+  const before = ready(previous);
+  if (!now || (before?.reason === now.reason && before.message === now.message)) return [];
+  const refusals: Readonly<Record<string, (typeof E)[keyof typeof E]>> = {
+    TargetForbidden: E.TargetForbidden,
+    ClusterScopedTargetNotAllowed: E.ClusterScopedTargetNotAllowed,
+    TargetResourceMismatch: E.TargetResourceMismatch,
+  };
+  const event = refusals[now.reason];
+  return event ? [{ event, note: now.message }] : [];
 }

@@ -27,11 +27,19 @@ export interface PlannedEvent {
   readonly note: string;
 }
 
+/** An Event on the group itself (its target refused), emitted once the group's status is written. */
+export interface PlannedGroupEvent {
+  readonly event: EventDefinition;
+  readonly note: string;
+}
+
 export interface Plan {
   readonly requests: readonly RequestChange[];
   readonly scale: ScaleChange | undefined;
   /** The group's new status when it differs from the observed one. */
   readonly groupStatus: InstanceGroupManagerStatus | undefined;
+  /** Events on the group that come with `groupStatus` (none without it). */
+  readonly groupEvents: readonly PlannedGroupEvent[];
   readonly events: readonly PlannedEvent[];
   readonly requeueAfterMs: number | undefined;
 }

@@ -205,6 +205,10 @@ test("generated files: CRDs in manifests and the chart, the admission policy, th
     // The chart's copies of the policy and its RBAC rules (src/generate/rbac.ts).
     "charts/resize-operator/files/admission/policy.yaml",
     "charts/resize-operator/files/admission/binding.yaml",
+    // Who may point a group at a target, and the chart's copies (rendered with clusterScopedTargets).
+    "manifests/admission/instancegroupmanager-scale-target-policy.yaml",
+    "charts/resize-operator/files/admission/target-policy.yaml",
+    "charts/resize-operator/files/admission/target-binding.yaml",
     "charts/resize-operator/files/finalizer/policy.yaml",
     "charts/resize-operator/files/finalizer/binding.yaml",
     "charts/resize-operator/files/rbac/cluster-rules.yaml",

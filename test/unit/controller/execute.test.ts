@@ -279,3 +279,30 @@ describe("a crash at every write, before it lands or right after", () => {
     expect(left.requests.find((r) => r.name === "a")?.hasFinalizer).toBe(true);
   });
 });
+
+describe("a refused target: the group's Event goes with the group's status", () => {
+  const refused = snap({ target: { found: false, reason: "TargetForbidden", message: "may not get it" } });
+  const plan = decide(refused, CFG);
+
+  test("the status written, one Warning Event regarding the group", async () => {
+    const e = await execute(refused, plan);
+    expect(e.groupStatus?.conditions?.map((c) => c.reason)).toEqual(["TargetForbidden"]);
+    expect(e.emitted.map((x) => [x.type, x.reason, x.note, x.regarding.kind, x.regarding.name])).toEqual([
+      ["Warning", "TargetForbidden", "may not get it", "InstanceGroupManager", refused.groupName],
+    ]);
+  });
+
+  test("the group's status write lost: no Event (the next pass tells it)", async () => {
+    const fake = clusterOf(refused);
+    const scale = new ScaleClient(fake);
+    const obs = await observationOf(fake, refused, scale);
+    fake.inject({
+      match: (c) => c.verb === "updateStatus" && c.resource === INSTANCE_GROUP_MANAGERS.resource,
+      when: "before",
+      error: conflictError,
+    });
+    const recorder = new RecordingRecorder();
+    expect(await executePlan({ client: fake, scale, recorder }, obs, plan)).toBe("conflict");
+    expect(recorder.emitted).toEqual([]);
+  });
+});

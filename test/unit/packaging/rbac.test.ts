@@ -36,9 +36,18 @@ test("the chart's ClusterRole and Role include the generated rules and nothing h
   const template = chartFile("charts/resize-operator/templates/rbac.yaml");
   expect(template).toContain('{{ .Files.Get "files/rbac/cluster-rules.yaml" }}');
   expect(template).toContain('{{ .Files.Get "files/rbac/namespace-rules.yaml" }}');
-  // The only other rule is the user's opt-in (rbac.extraTargetRules), and it can only grant `get`.
-  expect(template.match(/verbs:/g)).toEqual(["verbs:"]);
-  expect(template).toContain('verbs: ["get"]');
+  // The only other rules are the user's opt-ins: rbac.extraTargetRules, which can only grant `get`, and
+  // rbac.karpenter, which grants get on Karpenter's NodePools and get/update on their /scale only.
+  expect(template.match(/verbs: .*/g)).toEqual([
+    'verbs: ["get"]',
+    'verbs: ["get"]',
+    'verbs: ["get", "update"]',
+  ]);
+  expect(template.match(/resources: .*/g)).toEqual([
+    "resources: {{ toJson .resources }}",
+    'resources: ["nodepools"]',
+    'resources: ["nodepools/scale"]',
+  ]);
 });
 
 describe("the declarations stay minimal", () => {
