@@ -14,6 +14,7 @@ import { localClusterUp, localDir, localKubeconfig, repoRoot } from "../testbed/
 import { startRedis, stopRedis } from "../testbed/redis.js";
 import { ensureTools } from "../testbed/tools.js";
 import { KUEUE_SAMPLES, KUEUE_TRY, startDevKueue, wantsKueue } from "./dev-kueue.js";
+import { KARPENTER_SAMPLES, KARPENTER_TRY, startDevKarpenter, wantsKarpenter } from "./dev-karpenter.js";
 
 const HTTP_PORT = Number(process.env.HTTP_PORT ?? 8080);
 const say = (line: string): void => {
@@ -51,6 +52,11 @@ const kueue = wantsKueue(process.argv);
 if (kueue) {
   say("[dev] starting Kueue and the node pool controller (--kueue)");
   await startDevKueue(cluster, tools, say);
+}
+const karpenter = wantsKarpenter(process.argv);
+if (karpenter) {
+  say("[dev] starting Karpenter (--karpenter)");
+  await startDevKarpenter(cluster, tools, say);
 }
 
 const redis = await startRedis({ dir: devDir });
@@ -108,6 +114,7 @@ const operator = spawn(
 say("[dev] applying the samples (namespace default)");
 kubectl("apply", "-f", "manifests/samples/");
 if (kueue) kubectl("apply", "-f", KUEUE_SAMPLES);
+if (karpenter) kubectl("apply", "-f", KARPENTER_SAMPLES);
 
 // A REST client for the sample group, with the user roles the release installed.
 const restClient: RestClientTarget = {
@@ -155,6 +162,7 @@ say(
     "  npm run kubectl -- events --for resizerequest/train-8x4h",
     "",
     ...(kueue ? [...KUEUE_TRY, ""] : []),
+    ...(karpenter ? [...KARPENTER_TRY, ""] : []),
     restExample(restClient, `http://localhost:${HTTP_PORT}`, restToken),
     "The Helm release resize-operator (namespace resize-operator-system) holds the CRDs, the admission",
     "policy and the RBAC: docs/install.md's `helm upgrade --install` and `helm upgrade` take it over.",

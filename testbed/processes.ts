@@ -14,12 +14,26 @@ export interface ManagedProcess {
   readonly log: string;
 }
 
-export function startProcess(name: string, binary: string, args: string[], logDir: string): ManagedProcess {
+/**
+ * Starts `binary` detached, its output appended to `<logDir>/<name>.log`. `env` is added to this
+ * process's environment, for settings a program reads only from there (Karpenter's kubeconfig).
+ */
+export function startProcess(
+  name: string,
+  binary: string,
+  args: string[],
+  logDir: string,
+  env: Readonly<Record<string, string>> = {},
+): ManagedProcess {
   const log = path.join(logDir, `${name}.log`);
   const fd = openSync(log, "a");
   try {
     // detached: the process outlives `cluster:up` and gets its own process group.
-    const child = spawn(binary, args, { detached: true, stdio: ["ignore", fd, fd] });
+    const child = spawn(binary, args, {
+      detached: true,
+      stdio: ["ignore", fd, fd],
+      env: { ...process.env, ...env },
+    });
     if (child.pid === undefined) throw new Error(`could not start ${name} (${binary})`);
     child.unref();
     return { name, pid: child.pid, binary, args, log };
