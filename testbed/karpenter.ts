@@ -167,9 +167,20 @@ export async function stopKarpenter(dir: string, kubeconfig: string, tools: Tool
   ];
   const unfinalize = JSON.stringify({ metadata: { finalizers: null } });
   for (const object of leftovers) {
-    await kubectl(tools, kubeconfig, ["patch", object, "--type=merge", "-p", unfinalize]).catch(() => undefined);
+    await kubectl(tools, kubeconfig, ["patch", object, "--type=merge", "-p", unfinalize]).catch(
+      () => undefined,
+    );
     await kubectl(tools, kubeconfig, ["delete", object, "--ignore-not-found", "--wait=false"]).catch(
       () => undefined,
     );
   }
+}
+
+/**
+ * Deletes Karpenter's CRDs (after `stopKarpenter`), so a test file leaves the cluster as it found it:
+ * its `nodepools` would otherwise share kubectl's short name `nodepool` with the testbed's NodePool.
+ */
+export async function removeKarpenterCrds(kubeconfig: string, tools: Toolchain): Promise<void> {
+  const file = tools.assets["karpenter-crds.yaml"];
+  await kubectl(tools, kubeconfig, ["delete", "-f", file, "--ignore-not-found", "--wait", "--timeout=120s"]);
 }

@@ -173,7 +173,10 @@ export const TOOL_MODULES: readonly ToolModule[] = [
     assets: {
       // NodePool, NodeClaim, NodeOverlay, CapacityBuffer and the kwok provider's KWOKNodeClass, as the
       // module ships them (no conversion webhooks to remove).
-      "karpenter-crds.yaml": { module: "sigs.k8s.io/karpenter", files: ["pkg/apis/crds/", "kwok/apis/crds/"] },
+      "karpenter-crds.yaml": {
+        module: "sigs.k8s.io/karpenter",
+        files: ["pkg/apis/crds/", "kwok/apis/crds/"],
+      },
     },
   },
 ];

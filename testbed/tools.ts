@@ -212,9 +212,12 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** The folder of a pinned module in Go's module cache (downloaded first if it is not there). */
-function moduleDir(tool: ToolModule, module: string): string {
-  const info = JSON.parse(goIn(path.join(modulesRoot, tool.dir), ["mod", "download", "-json", module])) as {
+/**
+ * The folder of `module`, at the version hack/tools/<toolDir>/go.mod pins, in Go's module cache
+ * (downloaded first if it is not there). Also for tests that read a pinned module's files.
+ */
+export function moduleDir(toolDir: string, module: string): string {
+  const info = JSON.parse(goIn(path.join(modulesRoot, toolDir), ["mod", "download", "-json", module])) as {
     Dir?: string;
     Error?: string;
   };
@@ -224,7 +227,7 @@ function moduleDir(tool: ToolModule, module: string): string {
 
 /** An asset's text: its files (a folder: its `*.yaml` files by name) joined as one YAML stream, edited. */
 function assetText(tool: ToolModule, asset: Asset): string {
-  const dir = moduleDir(tool, asset.module);
+  const dir = moduleDir(tool.dir, asset.module);
   const files = asset.files.flatMap((f) =>
     f.endsWith("/")
       ? readdirSync(path.join(dir, f))

@@ -127,9 +127,10 @@ describe("staticNodePool", () => {
       maxNodes: 8,
       taints: [{ key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" }],
     });
-    expect({ ...sample, spec: { ...sample.spec, limits: { nodes: String(sample.spec.limits.nodes) } } }).toEqual(
-      expected,
-    );
+    expect({
+      ...sample,
+      spec: { ...sample.spec, limits: { nodes: String(sample.spec.limits.nodes) } },
+    }).toEqual(expected);
     expect(INSTANCE_TYPES.map((t) => t.name)).toContain("gpu-8x");
   });
 });
