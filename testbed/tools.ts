@@ -34,7 +34,7 @@ export function requireGo(
   const go = spawnSync("go", ["env", "GOVERSION"], { encoding: "utf8" });
   if (go.error || go.status !== 0) {
     throw new Error(
-      `Go is required to build ${what} but \`go\` was not found on PATH. Install Go 1.26 or newer and run again.`,
+      `Go is required to build ${what} but \`go\` was not found on PATH. Install Go 1.26.6 or newer and run again.`,
     );
   }
   return go.stdout.trim();
