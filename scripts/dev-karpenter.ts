@@ -1,27 +1,10 @@
 // `npm run dev -- --karpenter`: beside the local operator, the real Karpenter (its kwok provider,
-// testbed/karpenter.ts) and the static NodePool `static-gpu` of manifests/samples/karpenter/, whose
-// nodes appear when it is scaled through /scale. docs/karpenter.md describes it.
-import type { ClusterState } from "../testbed/cluster.js";
-import { startKarpenter } from "../testbed/karpenter.js";
-import type { Toolchain } from "../testbed/tools.js";
-
+// testbed/karpenter.ts, started by dev.ts) and the static NodePool `static-gpu` of
+// manifests/samples/karpenter/, whose nodes appear when it is scaled through /scale. docs/karpenter.md
+// describes it.
 export const KARPENTER_FLAG = "--karpenter";
 /** The sample NodePool; its group (instancegroupmanager.yaml beside it) is not applied by dev. */
 export const KARPENTER_SAMPLES = "manifests/samples/karpenter/static-gpu.yaml";
-
-export const wantsKarpenter = (argv: readonly string[]): boolean => argv.includes(KARPENTER_FLAG);
-
-/** Starts Karpenter (idempotent: a running one is reused) after its CRDs and KWOKNodeClass. */
-export async function startDevKarpenter(
-  cluster: ClusterState,
-  tools: Toolchain,
-  say: (line: string) => void,
-): Promise<void> {
-  const log = (m: string): void => {
-    say(`[dev] ${m}`);
-  };
-  await startKarpenter({ dir: cluster.dir, kubeconfig: cluster.kubeconfig, tools, log });
-}
 
 /** What to try, printed with the rest of `npm run dev`'s summary. */
 export const KARPENTER_TRY = [

@@ -14,7 +14,8 @@ import { localClusterUp, localDir, localKubeconfig, repoRoot } from "../testbed/
 import { startRedis, stopRedis } from "../testbed/redis.js";
 import { ensureTools } from "../testbed/tools.js";
 import { KUEUE_SAMPLES, KUEUE_TRY, startDevKueue, wantsKueue } from "./dev-kueue.js";
-import { KARPENTER_SAMPLES, KARPENTER_TRY, startDevKarpenter, wantsKarpenter } from "./dev-karpenter.js";
+import { startKarpenter } from "../testbed/karpenter.js";
+import { KARPENTER_FLAG, KARPENTER_SAMPLES, KARPENTER_TRY } from "./dev-karpenter.js";
 
 const HTTP_PORT = Number(process.env.HTTP_PORT ?? 8080);
 const say = (line: string): void => {
@@ -53,10 +54,13 @@ if (kueue) {
   say("[dev] starting Kueue and the node pool controller (--kueue)");
   await startDevKueue(cluster, tools, say);
 }
-const karpenter = wantsKarpenter(process.argv);
+const karpenter = process.argv.includes(KARPENTER_FLAG);
 if (karpenter) {
   say("[dev] starting Karpenter (--karpenter)");
-  await startDevKarpenter(cluster, tools, say);
+  const log = (m: string): void => {
+    say(`[dev] ${m}`);
+  };
+  await startKarpenter({ dir: cluster.dir, kubeconfig: cluster.kubeconfig, tools, log });
 }
 
 const redis = await startRedis({ dir: devDir });

@@ -14,7 +14,7 @@
 //   behaviour, not its RBAC. No webhooks and no certificates are needed;
 // - records the process in `<dir>/cluster.json` like the control plane's, so `stopCluster` (and
 //   `npm run cluster:down`) stop it too; logs go to `<dir>/logs/karpenter.log`.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { readClusterState } from "./cluster.js";
 import {
@@ -26,14 +26,14 @@ import {
   type KarpenterPorts,
 } from "./karpenter-manifests.js";
 import { apply, installCrds, kubectl } from "./kubectl.js";
-import { recordedProcess, recordProcess } from "./process-record.js";
+import { recordedProcess, recordProcess, stillRunning } from "./process-record.js";
 import {
+  answersReadyz,
   freePort,
   isOurs,
-  isRunning,
   startProcess,
   stopProcess,
-  tail,
+  untilStarted,
   waitFor,
   type ManagedProcess,
 } from "./processes.js";
@@ -57,11 +57,6 @@ export interface Karpenter {
 
 const PROCESS_NAME = "karpenter";
 
-async function readyz(port: number): Promise<boolean> {
-  const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) });
-  return res.ok;
-}
-
 function handle(
   dir: string,
   kubeconfig: string,
@@ -81,17 +76,17 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
   const log = options.log ?? (() => undefined);
   const karpenterDir = path.join(dir, "karpenter");
   const portsFile = path.join(karpenterDir, "ports.json");
-  const running = recordedProcess(dir, PROCESS_NAME);
-  if (running && isOurs(running) && existsSync(portsFile)) {
-    log(`Karpenter already running (pid ${running.pid})`);
-    const ports = JSON.parse(readFileSync(portsFile, "utf8")) as KarpenterPorts;
-    return handle(dir, kubeconfig, tools, running, ports);
+  const running = stillRunning(dir, PROCESS_NAME, portsFile);
+  if (running) {
+    log(`Karpenter already running (pid ${running.process.pid})`);
+    return handle(dir, kubeconfig, tools, running.process, running.ports as KarpenterPorts);
   }
   const binary = tools.paths.karpenter;
   if (!existsSync(binary))
     throw new Error(`the Karpenter binary is missing (${binary}): run \`npm run tools\` to build it`);
   if (!readClusterState(dir)) throw new Error(`no cluster recorded in ${dir}`);
-  if (running) await stopProcess(running);
+  const stale = recordedProcess(dir, PROCESS_NAME);
+  if (stale) await stopProcess(stale);
 
   log("installing Karpenter's CRDs and the KWOKNodeClass");
   await installCrds(tools, kubeconfig, tools.assets["karpenter-crds.yaml"]);
@@ -115,16 +110,10 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
     karpenterEnvironment(kubeconfig, ports, typesFile),
   );
   recordProcess(dir, PROCESS_NAME, proc);
-  const failure = (): string =>
-    `${isRunning(proc.pid) ? "" : "Karpenter exited. "}End of ${proc.log}:\n${tail(proc.log)}`;
   try {
-    await waitFor(
-      "Karpenter /readyz",
-      async () => !isRunning(proc.pid) || (await readyz(ports.health)),
-      120_000,
-      failure,
-    );
-    if (!isRunning(proc.pid)) throw new Error(`Karpenter exited during start-up. ${failure()}`);
+    await untilStarted(proc, "Karpenter", [
+      { what: "Karpenter /readyz", check: () => answersReadyz(ports.health), timeoutMs: 120_000 },
+    ]);
   } catch (err) {
     await stopKarpenter(dir, kubeconfig, tools);
     throw err;

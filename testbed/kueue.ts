@@ -32,15 +32,13 @@ import {
   type KueuePorts,
 } from "./kueue-manifests.js";
 import { apply, installCrds, kubectl } from "./kubectl.js";
-import { recordedProcess, recordProcess } from "./process-record.js";
+import { recordedProcess, recordProcess, stillRunning } from "./process-record.js";
 import {
+  answersReadyz,
   freePort,
-  isOurs,
-  isRunning,
   startProcess,
   stopProcess,
-  tail,
-  waitFor,
+  untilStarted,
   type ManagedProcess,
 } from "./processes.js";
 import type { Toolchain } from "./tools.js";
@@ -160,11 +158,6 @@ function startInMountNamespace(
   return { ...proc, binary: tools.paths.kueue };
 }
 
-async function readyz(port: number): Promise<boolean> {
-  const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) });
-  return res.ok;
-}
-
 /** Kueue's webhooks answer through the API server: a dry-run labelled Job comes back suspended. */
 async function webhooksAnswer(tools: Toolchain, kubeconfig: string): Promise<boolean> {
   const job = {
@@ -213,15 +206,16 @@ export async function startKueue(options: KueueOptions): Promise<Kueue> {
   const log = options.log ?? (() => undefined);
   const kueueDir = path.join(dir, "kueue");
   const portsFile = path.join(kueueDir, "ports.json");
-  const running = recordedProcess(dir, PROCESS_NAME);
-  if (running && isOurs(running) && existsSync(portsFile)) {
-    log(`Kueue already running (pid ${running.pid})`);
-    return handle(dir, kubeconfig, tools, running, JSON.parse(readFileSync(portsFile, "utf8")) as KueuePorts);
+  const running = stillRunning(dir, PROCESS_NAME, portsFile);
+  if (running) {
+    log(`Kueue already running (pid ${running.process.pid})`);
+    return handle(dir, kubeconfig, tools, running.process, running.ports as KueuePorts);
   }
   if (!existsSync(tools.paths.kueue))
     throw new Error(`the Kueue binary is missing (${tools.paths.kueue}): run \`npm run tools\` to build it`);
   if (!readClusterState(dir)) throw new Error(`no cluster recorded in ${dir}`);
-  if (running) await stopProcess(running);
+  const stale = recordedProcess(dir, PROCESS_NAME);
+  if (stale) await stopProcess(stale);
 
   log("installing the ProvisioningRequest CRD and Kueue's CRDs");
   await installProvisioningRequestCrd(kubeconfig, tools);
@@ -254,25 +248,16 @@ export async function startKueue(options: KueueOptions): Promise<Kueue> {
     `--kubeconfig=${kubeconfig}`,
   ]);
   recordProcess(dir, PROCESS_NAME, proc);
-  const failure = (): string =>
-    `${isRunning(proc.pid) ? "" : "Kueue exited. "}End of ${proc.log}:\n${tail(proc.log)}`;
   // The pid stays the same through unshare's and sh's exec; once it is gone, Kueue has exited.
-  const unlessExited = (check: () => Promise<boolean>) => async (): Promise<boolean> =>
-    !isRunning(proc.pid) || (await check());
   try {
-    await waitFor(
-      "Kueue /readyz",
-      unlessExited(() => readyz(ports.health)),
-      180_000,
-      failure,
-    );
-    await waitFor(
-      "Kueue's webhooks (a dry-run labelled Job comes back suspended)",
-      unlessExited(() => webhooksAnswer(tools, kubeconfig)),
-      60_000,
-      failure,
-    );
-    if (!isRunning(proc.pid)) throw new Error(`Kueue exited during start-up. ${failure()}`);
+    await untilStarted(proc, "Kueue", [
+      { what: "Kueue /readyz", check: () => answersReadyz(ports.health), timeoutMs: 180_000 },
+      {
+        what: "Kueue's webhooks (a dry-run labelled Job comes back suspended)",
+        check: () => webhooksAnswer(tools, kubeconfig),
+        timeoutMs: 60_000,
+      },
+    ]);
   } catch (err) {
     await stopKueue(dir, kubeconfig, tools);
     throw err;

@@ -1,10 +1,10 @@
 // Test infrastructure: the record of a testbed cluster's processes (`<dir>/cluster.json`, written by
 // cluster.ts) for components started beside the cluster (Kueue, Karpenter, the node-pool controller),
 // so that stopCluster and `npm run cluster:down` stop them too.
-import { renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { readClusterState, type ClusterState } from "./cluster.js";
-import type { ManagedProcess } from "./processes.js";
+import { isOurs, type ManagedProcess } from "./processes.js";
 
 const stateFile = (dir: string): string => path.join(dir, "cluster.json");
 
@@ -32,4 +32,18 @@ export function recordProcess(dir: string, name: string, proc: ManagedProcess | 
 /** The process recorded under `name`, if any (it may have exited since). */
 export function recordedProcess(dir: string, name: string): ManagedProcess | undefined {
   return readClusterState(dir)?.processes.find((p) => p.name === name);
+}
+
+/**
+ * The component recorded under `name`, if it still runs, with the ports it saved to `portsFile` when it
+ * started: a second start returns it rather than starting another.
+ */
+export function stillRunning(
+  dir: string,
+  name: string,
+  portsFile: string,
+): { readonly process: ManagedProcess; readonly ports: unknown } | undefined {
+  const proc = recordedProcess(dir, name);
+  if (!proc || !isOurs(proc) || !existsSync(portsFile)) return undefined;
+  return { process: proc, ports: JSON.parse(readFileSync(portsFile, "utf8")) };
 }

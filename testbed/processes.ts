@@ -128,3 +128,32 @@ export async function waitFor(
     await sleep(200);
   }
 }
+
+/** Whether a local server answers `GET http://127.0.0.1:<port>/readyz` with a 2xx within 2 s. */
+export async function answersReadyz(port: number): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) });
+  return res.ok;
+}
+
+export interface StartupCheck {
+  /** Names what is awaited in the error. */
+  readonly what: string;
+  readonly check: () => Promise<boolean>;
+  readonly timeoutMs: number;
+}
+
+/**
+ * Waits for each check in turn while the just-started `proc` runs. Fails as soon as the process has
+ * exited, or when a check times out, with the end of its log; `label` names the program.
+ */
+export async function untilStarted(
+  proc: ManagedProcess,
+  label: string,
+  checks: readonly StartupCheck[],
+): Promise<void> {
+  const failure = (): string =>
+    `${isRunning(proc.pid) ? "" : `${label} exited. `}End of ${proc.log}:\n${tail(proc.log)}`;
+  for (const { what, check, timeoutMs } of checks)
+    await waitFor(what, async () => !isRunning(proc.pid) || (await check()), timeoutMs, failure);
+  if (!isRunning(proc.pid)) throw new Error(`${label} exited during start-up. ${failure()}`);
+}
