@@ -115,7 +115,9 @@ export async function startKarpenter(options: KarpenterOptions): Promise<Karpent
       { what: "Karpenter /readyz", check: () => answersReadyz(ports.health), timeoutMs: 120_000 },
     ]);
   } catch (err) {
-    await stopKarpenter(dir, kubeconfig, tools);
+    // Only the process: the NodePools a running Karpenter would be asked to empty are left alone.
+    await stopProcess(proc);
+    recordProcess(dir, PROCESS_NAME, undefined);
     throw err;
   }
   log(`Karpenter ready (pid ${proc.pid})`);
