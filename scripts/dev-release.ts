@@ -17,10 +17,12 @@ const CHART = "charts/resize-operator";
 const DEV_VALUES = [
   "redis.mode=disabled",
   "replicaCount=1",
-  // `npm run dev -- --kueue`'s groups target the testbed's NodePools: the operator reads their ready
-  // count (rbac.extraTargetRules, as for any other target kind).
+  // `npm run dev -- --kueue`'s groups target the testbed's NodePools, `--karpenter`'s Karpenter's: the
+  // operator reads them (rbac.extraTargetRules, as for any other target kind).
   "rbac.extraTargetRules[0].apiGroups[0]=testbed.resize-operator.dev",
   "rbac.extraTargetRules[0].resources[0]=nodepools",
+  "rbac.extraTargetRules[1].apiGroups[0]=karpenter.sh",
+  "rbac.extraTargetRules[1].resources[0]=nodepools",
 ];
 
 /**

@@ -15,6 +15,8 @@ import { localClusterUp, localDir, localKubeconfig, repoRoot } from "../testbed/
 import { startRedis, stopRedis } from "../testbed/redis.js";
 import { ensureTools } from "../testbed/tools.js";
 import { KUEUE_SAMPLES, KUEUE_TRY, startDevKueue, wantsKueue } from "./dev-kueue.js";
+import { startKarpenter } from "../testbed/karpenter.js";
+import { KARPENTER_FLAG, KARPENTER_SAMPLES, KARPENTER_TRY } from "./dev-karpenter.js";
 
 const HTTP_PORT = Number(process.env.HTTP_PORT ?? 8080);
 const say = (line: string): void => {
@@ -52,6 +54,14 @@ const kueue = wantsKueue(process.argv);
 if (kueue) {
   say("[dev] starting Kueue and the node pool controller (--kueue)");
   await startDevKueue(cluster, tools, say);
+}
+const karpenter = process.argv.includes(KARPENTER_FLAG);
+if (karpenter) {
+  say("[dev] starting Karpenter (--karpenter)");
+  const log = (m: string): void => {
+    say(`[dev] ${m}`);
+  };
+  await startKarpenter({ dir: cluster.dir, kubeconfig: cluster.kubeconfig, tools, log });
 }
 
 const redis = await startRedis({ dir: devDir });
@@ -109,6 +119,7 @@ const operator = spawn(
 say("[dev] applying the samples (namespace default)");
 kubectl("apply", "-f", "manifests/samples/");
 if (kueue) kubectl("apply", "-f", KUEUE_SAMPLES);
+if (karpenter) kubectl("apply", "-f", KARPENTER_SAMPLES);
 
 // A REST client for the sample group, with the user roles the release installed.
 const restClient: RestClientTarget = {
@@ -157,6 +168,7 @@ say(
     "  npm run kubectl -- events --for resizerequest/train-8x4h",
     "",
     ...(kueue ? [...KUEUE_TRY, ""] : []),
+    ...(karpenter ? [...KARPENTER_TRY, ""] : []),
     restExample(restClient, `http://localhost:${HTTP_PORT}`, restToken),
     "The Helm release resize-operator (namespace resize-operator-system) holds the CRDs, the admission",
     "policy and the RBAC: docs/install.md's `helm upgrade --install` and `helm upgrade` take it over.",

@@ -21,7 +21,12 @@ import type { Toolchain } from "./tools.js";
 
 export const NODE_COUNT = 4;
 export const GPUS_PER_NODE = 8;
-const NODE_ALLOCATABLE = {
+/** The zone of every node (label topology.kubernetes.io/zone); groups of the samples name it. */
+export const ZONE = "local-a";
+/** The instance type of the fixed nodes (label node.kubernetes.io/instance-type). */
+export const NODE_INSTANCE_TYPE = "gpu-8x";
+/** Each fixed node's allocatable and capacity; Karpenter's `gpu-8x` shape is the same (karpenter-manifests.ts). */
+export const NODE_ALLOCATABLE: Readonly<Record<string, string>> = {
   cpu: "32",
   memory: "256Gi",
   pods: "110",
@@ -130,8 +135,8 @@ function fakeNode(index: number): object {
         "kubernetes.io/hostname": name,
         "kubernetes.io/os": "linux",
         "kubernetes.io/arch": "amd64",
-        "node.kubernetes.io/instance-type": "gpu-8x",
-        "topology.kubernetes.io/zone": "local-a",
+        "node.kubernetes.io/instance-type": NODE_INSTANCE_TYPE,
+        "topology.kubernetes.io/zone": ZONE,
         type: "kwok",
       },
     },

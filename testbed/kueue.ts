@@ -20,10 +20,10 @@
 // - runs as the cluster admin (its kubeconfig): the testbed checks Kueue's behaviour, not its RBAC;
 // - records the process in `<dir>/cluster.json` like the control plane's, so `stopCluster` (and
 //   `npm run cluster:down`) stop it too; logs go to `<dir>/logs/kueue.log`.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { readClusterState, type ClusterState } from "./cluster.js";
+import { readClusterState } from "./cluster.js";
 import {
   KUEUE_NAMESPACE,
   kueueConfiguration,
@@ -31,14 +31,14 @@ import {
   WEBHOOK_CONFIGURATIONS,
   type KueuePorts,
 } from "./kueue-manifests.js";
+import { apply, installCrds, kubectl } from "./kubectl.js";
+import { recordedProcess, recordProcess, stillRunning } from "./process-record.js";
 import {
+  answersReadyz,
   freePort,
-  isOurs,
-  isRunning,
   startProcess,
   stopProcess,
-  tail,
-  waitFor,
+  untilStarted,
   type ManagedProcess,
 } from "./processes.js";
 import type { Toolchain } from "./tools.js";
@@ -63,38 +63,6 @@ export interface Kueue {
 }
 
 const PROCESS_NAME = "kueue";
-const FIELD_MANAGER = "resize-operator-testbed";
-
-/** Runs the pinned kubectl against `kubeconfig`; resolves with its stdout, rejects with its stderr. */
-function kubectl(tools: Toolchain, kubeconfig: string, args: string[], input?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(tools.paths.kubectl, [`--kubeconfig=${kubeconfig}`, ...args], {
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (err += c));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code === 0) resolve(out);
-      else reject(new Error(`kubectl ${args.join(" ")} failed (exit ${code}): ${err.trim()}`));
-    });
-    child.stdin.end(input ?? "");
-  });
-}
-
-/** Server-side apply of `file` (or of `input` on stdin); returns the applied objects' names. */
-async function apply(tools: Toolchain, kubeconfig: string, file: string, input?: string): Promise<string[]> {
-  const args = ["apply", "--server-side", "--force-conflicts", `--field-manager=${FIELD_MANAGER}`];
-  const out = await kubectl(tools, kubeconfig, [...args, "-f", file, "-o", "name"], input);
-  return out.split("\n").filter(Boolean);
-}
-
-async function installCrds(tools: Toolchain, kubeconfig: string, file: string): Promise<void> {
-  const names = await apply(tools, kubeconfig, file);
-  await kubectl(tools, kubeconfig, ["wait", "--for=condition=Established", "--timeout=60s", ...names]);
-}
 
 /**
  * Installs the ProvisioningRequest CRD (autoscaling.x-k8s.io, the version Kueue is built against) and
@@ -147,21 +115,6 @@ function issueServingCert(pkiDir: string, certDir: string): void {
   );
 }
 
-const stateFile = (dir: string): string => path.join(dir, "cluster.json");
-
-/** Replaces (or removes, with `proc` undefined) Kueue's entry in the cluster's process record. */
-function recordProcess(dir: string, proc: ManagedProcess | undefined): void {
-  const raw = readFileSync(stateFile(dir), "utf8");
-  const state = JSON.parse(raw) as ClusterState;
-  const processes = state.processes.filter((p) => p.name !== PROCESS_NAME);
-  if (proc) processes.push(proc);
-  writeFileSync(stateFile(dir), JSON.stringify({ ...state, processes }, null, 2));
-}
-
-function recorded(dir: string): ManagedProcess | undefined {
-  return readClusterState(dir)?.processes.find((p) => p.name === PROCESS_NAME);
-}
-
 /**
  * Starts the process: `unshare` makes a private mount namespace, in which `sh` mounts the overlay on
  * /etc and execs Kueue, so the recorded pid is Kueue's own (and `isOurs` finds its binary).
@@ -203,11 +156,6 @@ function startInMountNamespace(
     logDir,
   );
   return { ...proc, binary: tools.paths.kueue };
-}
-
-async function readyz(port: number): Promise<boolean> {
-  const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) });
-  return res.ok;
 }
 
 /** Kueue's webhooks answer through the API server: a dry-run labelled Job comes back suspended. */
@@ -258,15 +206,16 @@ export async function startKueue(options: KueueOptions): Promise<Kueue> {
   const log = options.log ?? (() => undefined);
   const kueueDir = path.join(dir, "kueue");
   const portsFile = path.join(kueueDir, "ports.json");
-  const running = recorded(dir);
-  if (running && isOurs(running) && existsSync(portsFile)) {
-    log(`Kueue already running (pid ${running.pid})`);
-    return handle(dir, kubeconfig, tools, running, JSON.parse(readFileSync(portsFile, "utf8")) as KueuePorts);
+  const running = stillRunning(dir, PROCESS_NAME, portsFile);
+  if (running) {
+    log(`Kueue already running (pid ${running.process.pid})`);
+    return handle(dir, kubeconfig, tools, running.process, running.ports as KueuePorts);
   }
   if (!existsSync(tools.paths.kueue))
     throw new Error(`the Kueue binary is missing (${tools.paths.kueue}): run \`npm run tools\` to build it`);
   if (!readClusterState(dir)) throw new Error(`no cluster recorded in ${dir}`);
-  if (running) await stopProcess(running);
+  const stale = recordedProcess(dir, PROCESS_NAME);
+  if (stale) await stopProcess(stale);
 
   log("installing the ProvisioningRequest CRD and Kueue's CRDs");
   await installProvisioningRequestCrd(kubeconfig, tools);
@@ -298,26 +247,17 @@ export async function startKueue(options: KueueOptions): Promise<Kueue> {
     `--config=${configFile}`,
     `--kubeconfig=${kubeconfig}`,
   ]);
-  recordProcess(dir, proc);
-  const failure = (): string =>
-    `${isRunning(proc.pid) ? "" : "Kueue exited. "}End of ${proc.log}:\n${tail(proc.log)}`;
+  recordProcess(dir, PROCESS_NAME, proc);
   // The pid stays the same through unshare's and sh's exec; once it is gone, Kueue has exited.
-  const unlessExited = (check: () => Promise<boolean>) => async (): Promise<boolean> =>
-    !isRunning(proc.pid) || (await check());
   try {
-    await waitFor(
-      "Kueue /readyz",
-      unlessExited(() => readyz(ports.health)),
-      180_000,
-      failure,
-    );
-    await waitFor(
-      "Kueue's webhooks (a dry-run labelled Job comes back suspended)",
-      unlessExited(() => webhooksAnswer(tools, kubeconfig)),
-      60_000,
-      failure,
-    );
-    if (!isRunning(proc.pid)) throw new Error(`Kueue exited during start-up. ${failure()}`);
+    await untilStarted(proc, "Kueue", [
+      { what: "Kueue /readyz", check: () => answersReadyz(ports.health), timeoutMs: 180_000 },
+      {
+        what: "Kueue's webhooks (a dry-run labelled Job comes back suspended)",
+        check: () => webhooksAnswer(tools, kubeconfig),
+        timeoutMs: 60_000,
+      },
+    ]);
   } catch (err) {
     await stopKueue(dir, kubeconfig, tools);
     throw err;
@@ -328,9 +268,9 @@ export async function startKueue(options: KueueOptions): Promise<Kueue> {
 
 /** Stops the Kueue recorded for `dir` (if any), removes its record and its webhook configurations. */
 export async function stopKueue(dir: string, kubeconfig: string, tools: Toolchain): Promise<void> {
-  const proc = recorded(dir);
+  const proc = recordedProcess(dir, PROCESS_NAME);
   if (proc) await stopProcess(proc);
-  if (existsSync(stateFile(dir))) recordProcess(dir, undefined);
+  recordProcess(dir, PROCESS_NAME, undefined);
   // Fail-closed webhooks of a stopped Kueue would refuse every labelled Job and Kueue object.
   await kubectl(tools, kubeconfig, [
     "delete",

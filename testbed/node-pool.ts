@@ -4,13 +4,14 @@
 // or a cloud node-pool operator's resource; the operator sees only its /scale subresource and
 // status.readyReplicas, so it cannot tell this one from those. node-pool-controller.ts is the process
 // that makes the nodes (decisions in node-pool-plan.ts); this module defines the API and starts it.
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as k8s from "@kubernetes/client-node";
-import { readClusterState, type ClusterState } from "./cluster.js";
+import { readClusterState } from "./cluster.js";
+import { recordProcess, updateRecord } from "./process-record.js";
 import { isOurs, startProcess, stopProcess, tail, type ManagedProcess } from "./processes.js";
 
 export const NODE_POOL = {
@@ -237,21 +238,6 @@ export interface NodePoolControllerOptions {
   readonly log?: (message: string) => void;
 }
 
-const stateFile = (dir: string): string => path.join(dir, "cluster.json");
-
-/**
- * Rewrites the cluster's process record through `change`, written whole and renamed into place so a
- * reader (stopCluster, components.ts) never sees half a file.
- */
-function updateRecord(dir: string, change: (processes: readonly ManagedProcess[]) => ManagedProcess[]): void {
-  const state = readClusterState(dir);
-  if (!state) return;
-  const next: ClusterState = { ...state, processes: change(state.processes) };
-  const tmp = `${stateFile(dir)}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(next, null, 2));
-  renameSync(tmp, stateFile(dir));
-}
-
 function handle(dir: string, proc: ManagedProcess): NodePoolController {
   return {
     process: proc,
@@ -297,7 +283,7 @@ export async function startNodePoolController(
     logDir,
   );
   // A controller recorded earlier but gone (a crash) is replaced, never listed twice.
-  updateRecord(dir, (ps) => [...ps.filter((p) => p.name !== CONTROLLER_NAME), proc]);
+  recordProcess(dir, CONTROLLER_NAME, proc);
   log(`starting the node-pool controller (pid ${proc.pid}, log ${proc.log})`);
   const deadline = Date.now() + 60_000;
   while (!readFileSync(logFile).subarray(from).toString("utf8").includes(CONTROLLER_READY)) {

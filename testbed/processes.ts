@@ -14,12 +14,26 @@ export interface ManagedProcess {
   readonly log: string;
 }
 
-export function startProcess(name: string, binary: string, args: string[], logDir: string): ManagedProcess {
+/**
+ * Starts `binary` detached, its output appended to `<logDir>/<name>.log`. `env` is added to this
+ * process's environment, for settings a program reads only from there (Karpenter's kubeconfig).
+ */
+export function startProcess(
+  name: string,
+  binary: string,
+  args: string[],
+  logDir: string,
+  env: Readonly<Record<string, string>> = {},
+): ManagedProcess {
   const log = path.join(logDir, `${name}.log`);
   const fd = openSync(log, "a");
   try {
     // detached: the process outlives `cluster:up` and gets its own process group.
-    const child = spawn(binary, args, { detached: true, stdio: ["ignore", fd, fd] });
+    const child = spawn(binary, args, {
+      detached: true,
+      stdio: ["ignore", fd, fd],
+      env: { ...process.env, ...env },
+    });
     if (child.pid === undefined) throw new Error(`could not start ${name} (${binary})`);
     child.unref();
     return { name, pid: child.pid, binary, args, log };
@@ -113,4 +127,33 @@ export async function waitFor(
     }
     await sleep(200);
   }
+}
+
+/** Whether a local server answers `GET http://127.0.0.1:<port>/readyz` with a 2xx within 2 s. */
+export async function answersReadyz(port: number): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) });
+  return res.ok;
+}
+
+export interface StartupCheck {
+  /** Names what is awaited in the error. */
+  readonly what: string;
+  readonly check: () => Promise<boolean>;
+  readonly timeoutMs: number;
+}
+
+/**
+ * Waits for each check in turn while the just-started `proc` runs. Fails as soon as the process has
+ * exited, or when a check times out, with the end of its log; `label` names the program.
+ */
+export async function untilStarted(
+  proc: ManagedProcess,
+  label: string,
+  checks: readonly StartupCheck[],
+): Promise<void> {
+  const failure = (): string =>
+    `${isRunning(proc.pid) ? "" : `${label} exited. `}End of ${proc.log}:\n${tail(proc.log)}`;
+  for (const { what, check, timeoutMs } of checks)
+    await waitFor(what, async () => !isRunning(proc.pid) || (await check()), timeoutMs, failure);
+  if (!isRunning(proc.pid)) throw new Error(`${label} exited during start-up. ${failure()}`);
 }

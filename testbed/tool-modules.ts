@@ -1,7 +1,7 @@
 // What `ensureTools()` (tools.ts) builds: each pinned Go module under hack/tools, the binaries built from
 // it, the link flags that stamp their versions, and the files copied from the pinned modules into the
 // tools cache beside them (kwok's stage definitions, Kueue's CRDs and webhook manifests, the
-// ProvisioningRequest CRD). Everything here is part of the cache key of the tool it belongs to.
+// ProvisioningRequest CRD, Karpenter's CRDs). Everything here is part of the cache key of the tool it belongs to.
 import { parseAllDocuments, parseDocument } from "yaml";
 
 export type BinaryName =
@@ -12,10 +12,15 @@ export type BinaryName =
   | "etcd"
   | "kwok"
   | "helm"
-  | "kueue";
+  | "kueue"
+  | "karpenter";
 
 export type AssetName =
-  "kwok-stages.yaml" | "kueue-crds.yaml" | "kueue-webhooks.yaml" | "provisioningrequest-crd.yaml";
+  | "kwok-stages.yaml"
+  | "kueue-crds.yaml"
+  | "kueue-webhooks.yaml"
+  | "provisioningrequest-crd.yaml"
+  | "karpenter-crds.yaml";
 
 /** A file written into a tool's cache folder from files of a pinned module. */
 export interface Asset {
@@ -156,6 +161,21 @@ export const TOOL_MODULES: readonly ToolModule[] = [
         module: "k8s.io/autoscaler/cluster-autoscaler/apis",
         files: ["config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml"],
         edit: crdsWithoutConversion,
+      },
+    },
+  },
+  {
+    dir: "karpenter",
+    module: "sigs.k8s.io/karpenter",
+    // Karpenter's kwok provider: real Karpenter whose "cloud" creates kwok Nodes (testbed/karpenter.ts).
+    binaries: { karpenter: "sigs.k8s.io/karpenter/kwok" },
+    ldflags: (v) => [`-X sigs.k8s.io/karpenter/pkg/operator.Version=${v}`],
+    assets: {
+      // NodePool, NodeClaim, NodeOverlay, CapacityBuffer and the kwok provider's KWOKNodeClass, as the
+      // module ships them (no conversion webhooks to remove).
+      "karpenter-crds.yaml": {
+        module: "sigs.k8s.io/karpenter",
+        files: ["pkg/apis/crds/", "kwok/apis/crds/"],
       },
     },
   },

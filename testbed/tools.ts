@@ -1,7 +1,7 @@
 // Builds the pinned control-plane binaries (kube-apiserver, kube-controller-manager, kube-scheduler,
-// kubectl, etcd, kwok, helm) and Kueue from Go modules into a per-user cache keyed by everything that
-// affects the output, so every clone and every run on this machine shares one build. No binary is
-// committed. What is built, and which files are copied beside it, is listed in tool-modules.ts.
+// kubectl, etcd, kwok, helm), Kueue and Karpenter (its kwok provider) from Go modules into a per-user
+// cache keyed by everything that affects the output, so every clone and every run on this machine
+// shares one build. No binary is committed. What is built, and which files are copied beside it, is listed in tool-modules.ts.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -29,12 +29,12 @@ export function cacheRoot(): string {
 
 /** The Go toolchain's version; `what` names what needs it in the error when Go is missing. */
 export function requireGo(
-  what = "the local cluster's binaries (kube-apiserver, etcd, kwok, helm, kueue)",
+  what = "the local cluster's binaries (kube-apiserver, etcd, kwok, helm, kueue, karpenter)",
 ): string {
   const go = spawnSync("go", ["env", "GOVERSION"], { encoding: "utf8" });
   if (go.error || go.status !== 0) {
     throw new Error(
-      `Go is required to build ${what} but \`go\` was not found on PATH. Install Go 1.26 or newer and run again.`,
+      `Go is required to build ${what} but \`go\` was not found on PATH. Install Go 1.26.6 or newer and run again.`,
     );
   }
   return go.stdout.trim();
@@ -212,9 +212,12 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** The folder of a pinned module in Go's module cache (downloaded first if it is not there). */
-function moduleDir(tool: ToolModule, module: string): string {
-  const info = JSON.parse(goIn(path.join(modulesRoot, tool.dir), ["mod", "download", "-json", module])) as {
+/**
+ * The folder of `module`, at the version hack/tools/<toolDir>/go.mod pins, in Go's module cache
+ * (downloaded first if it is not there). Also for tests that read a pinned module's files.
+ */
+export function moduleDir(toolDir: string, module: string): string {
+  const info = JSON.parse(goIn(path.join(modulesRoot, toolDir), ["mod", "download", "-json", module])) as {
     Dir?: string;
     Error?: string;
   };
@@ -224,7 +227,7 @@ function moduleDir(tool: ToolModule, module: string): string {
 
 /** An asset's text: its files (a folder: its `*.yaml` files by name) joined as one YAML stream, edited. */
 function assetText(tool: ToolModule, asset: Asset): string {
-  const dir = moduleDir(tool, asset.module);
+  const dir = moduleDir(tool.dir, asset.module);
   const files = asset.files.flatMap((f) =>
     f.endsWith("/")
       ? readdirSync(path.join(dir, f))

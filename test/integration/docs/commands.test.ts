@@ -15,6 +15,7 @@ import { untilReady } from "../../support/rest.js";
 import { kubectl, helm, repoRoot, spawnOperator, tokenKubeconfig } from "../packaging/helm.js";
 import {
   blockId,
+  runBlock,
   shellBlocks,
   substitute,
   type DocBlock,
@@ -72,39 +73,13 @@ function shellEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...process.env, PATH: [...dirs, process.env.PATH ?? ""].join(":"), ...extra };
 }
 
-/**
- * Runs one block (against `extraEnv`'s KUBECONFIG when given); resolves with its stdout, or rejects
- * naming the block with both outputs.
- */
-async function runBlock(
+/** Runs one block against the test cluster (or `extraEnv`'s KUBECONFIG when given). */
+const runDocBlock = (
   block: DocBlock,
   code: string,
   state: string,
   extraEnv: Record<string, string> = {},
-): Promise<string> {
-  const script = `set -euo pipefail\nset -a\n[ -f "$DOC_STATE" ] && . "$DOC_STATE"\n${code}\nexport -p > "$DOC_STATE"\n`;
-  try {
-    const { stdout } = await run("bash", ["-c", script], {
-      cwd: repoRoot,
-      env: shellEnv({ DOC_STATE: state, ...extraEnv }),
-      timeout: 300_000,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return stdout;
-  } catch (err) {
-    const {
-      code: exit,
-      stdout = "",
-      stderr = "",
-    } = err as { code?: number; stdout?: string; stderr?: string };
-    throw new Error(
-      `${blockId(block)}\nexit ${String(exit)}\n--- ran:\n${code}\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}`,
-      {
-        cause: err,
-      },
-    );
-  }
-}
+): Promise<string> => runBlock(block, code, { state, cwd: repoRoot, env: shellEnv(extraEnv) });
 
 /** The operator, as a local process authenticated as the chart's ServiceAccount, serving the Service's role. */
 async function startLocalOperator(): Promise<void> {
@@ -172,7 +147,7 @@ describe.each([INSTALL, REST])("%s", (file) => {
     "%s",
     async (_id, block) => {
       if (block.code.includes("port-forward")) await startLocalOperator();
-      const out = await runBlock(block, substitute(block.code, substitutions()), state);
+      const out = await runDocBlock(block, substitute(block.code, substitutions()), state);
       // What a block promises beyond its exit code.
       if (/^helm upgrade --install/m.test(block.code)) {
         // Every pod of the release Ready (the Redis volume came from the default StorageClass).
@@ -291,7 +266,7 @@ describe(README, () => {
       for (const block of guide) {
         const code = substitute(block.code, substitutions());
         const devCluster = { KUBECONFIG: path.join(localDir, "kubeconfig") };
-        const out = await runBlock(block, code, path.join(work, "after-dev.env"), devCluster);
+        const out = await runDocBlock(block, code, path.join(work, "after-dev.env"), devCluster);
         if (/^helm test/m.test(block.code)) expect(out).toMatch(/Phase:\s+Succeeded/);
         else expect(out).toMatch(/STATUS: deployed/);
       }

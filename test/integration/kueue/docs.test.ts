@@ -2,20 +2,17 @@
 // the pinned kubectl and the kubectl-resize plugin on PATH, against the real Kueue, the testbed's node
 // pool controller and the operator (scoped to the walk-through's namespace), as `npm run dev -- --kueue`
 // provides them.
-import { execFile } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { installApi, kubectl, repoRoot } from "../api/install.js";
-import { blockId, shellBlocks, type DocBlock } from "../docs/blocks.js";
+import { runBlock, shellBlocks, type DocBlock } from "../docs/blocks.js";
 import { eventually } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { env, startKueueStack } from "./support.js";
 
 const DOC = "docs/kueue.md";
 const NAMESPACE = "batch";
-const run = promisify(execFile);
 const work = mkdtempSync(path.join(tmpdir(), "kueue-doc-"));
 const state = path.join(work, "state.env");
 let stack: Awaited<ReturnType<typeof startKueueStack>> | undefined;
@@ -32,24 +29,14 @@ function pluginDir(): string {
   return bin;
 }
 
-async function runBlock(block: DocBlock, bin: string): Promise<string> {
-  const script = `set -euo pipefail\nset -a\n[ -f "${state}" ] && . "${state}"\n${block.code}\nexport -p > "${state}"\n`;
-  try {
-    const { stdout } = await run("bash", ["-c", script], {
-      cwd: repoRoot,
-      env: { ...process.env, PATH: [path.dirname(env("KUBECTL")), bin, process.env.PATH ?? ""].join(":") },
-      timeout: 300_000,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return stdout;
-  } catch (err) {
-    const { stdout = "", stderr = "" } = err as { stdout?: string; stderr?: string };
-    throw new Error(
-      `${blockId(block)}\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}\n--- the cluster then:\n${await clusterState()}`,
-      { cause: err },
-    );
-  }
-}
+/** One block with the pinned kubectl and the plugin first on PATH; on failure, the cluster's state too. */
+const runDocBlock = (block: DocBlock, bin: string): Promise<string> =>
+  runBlock(block, block.code, {
+    state,
+    cwd: repoRoot,
+    env: { ...process.env, PATH: [path.dirname(env("KUBECTL")), bin, process.env.PATH ?? ""].join(":") },
+    context: clusterState,
+  });
 
 /**
  * What the walk-through's namespace and the pool's nodes looked like when a block failed: a wait that
@@ -114,7 +101,7 @@ test("the walk-through runs as written, and its Job runs on the nodes its reques
   expect(blocks.length).toBeGreaterThanOrEqual(6);
   const bin = pluginDir();
   for (const block of blocks) {
-    const out = await runBlock(block, bin);
+    const out = await runDocBlock(block, bin);
     if (/custom-columns=POD/.test(block.code)) {
       const lines = out.trim().split("\n");
       const nodes = lines

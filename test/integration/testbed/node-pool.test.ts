@@ -91,7 +91,8 @@ test("a pool scaled through /scale gets Ready nodes with its labels, taints and 
   });
 
   const started = Date.now();
-  await kubectl("scale", "-n", ns.name, `nodepool/${POOL}`, "--replicas=2");
+  // Qualified: Karpenter's NodePool (karpenter.sh), when installed, shares the short name `nodepool`.
+  await kubectl("scale", "-n", ns.name, `${NODE_POOL.plural}.${NODE_POOL.group}/${POOL}`, "--replicas=2");
   const created = await eventually("both nodes created", async () =>
     (await poolNodes()).length === 2 ? Date.now() : undefined,
   );
@@ -184,7 +185,7 @@ describe("the real scheduler", () => {
 });
 
 test("scaling down removes the highest index first", async () => {
-  await kubectl("scale", "-n", ns.name, `nodepool/${POOL}`, "--replicas=1");
+  await kubectl("scale", "-n", ns.name, `${NODE_POOL.plural}.${NODE_POOL.group}/${POOL}`, "--replicas=1");
   await eventually("one node left", async () => ((await poolNodes()).length === 1 ? true : undefined));
   expect(names(await poolNodes())).toEqual([nodeName(0)]);
   const pool = await eventually("status of 1 node", async () => {
