@@ -3,13 +3,14 @@
 // pool controller and the operator (scoped to the walk-through's namespace), as `npm run dev -- --kueue`
 // provides them.
 import { execFile } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { installApi, kubectl, repoRoot } from "../api/install.js";
 import { blockId, shellBlocks, type DocBlock } from "../docs/blocks.js";
 import { eventually } from "../../support/kube.js";
+import { pluginBinDir } from "../../support/kubectl-plugin.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { env, startKueueStack } from "./support.js";
 
@@ -20,17 +21,6 @@ const work = mkdtempSync(path.join(tmpdir(), "kueue-doc-"));
 const state = path.join(work, "state.env");
 let stack: Awaited<ReturnType<typeof startKueueStack>> | undefined;
 let operator: OperatorProcess | undefined;
-
-/** A bin folder with the plugin as `kubectl-resize`, run from this checkout on this Node (tsx). */
-function pluginDir(): string {
-  const bin = path.join(work, "bin");
-  mkdirSync(bin, { recursive: true });
-  const plugin = path.join(bin, "kubectl-resize");
-  const entry = path.join(repoRoot, "src/kubectl-resize.ts");
-  writeFileSync(plugin, `#!/bin/sh\nexec "${process.execPath}" --import tsx "${entry}" "$@"\n`);
-  chmodSync(plugin, 0o755);
-  return bin;
-}
 
 async function runBlock(block: DocBlock, bin: string): Promise<string> {
   const script = `set -euo pipefail\nset -a\n[ -f "${state}" ] && . "${state}"\n${block.code}\nexport -p > "${state}"\n`;
@@ -112,7 +102,7 @@ afterAll(async () => {
 test("the walk-through runs as written, and its Job runs on the nodes its request added", async () => {
   const blocks = shellBlocks(repoRoot, DOC);
   expect(blocks.length).toBeGreaterThanOrEqual(6);
-  const bin = pluginDir();
+  const bin = pluginBinDir(path.join(work, "bin"));
   for (const block of blocks) {
     const out = await runBlock(block, bin);
     if (/custom-columns=POD/.test(block.code)) {
