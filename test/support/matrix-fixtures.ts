@@ -8,11 +8,15 @@ import * as k8s from "@kubernetes/client-node";
 import { GROUP, RESIZE_REQUEST, REST_RESOURCES, VERSION } from "../../src/api/names.js";
 import type { LocationScope } from "../../src/api/location.js";
 import { ROUTES } from "../../src/rest/routes.js";
+import { EVENTS } from "../../src/runtime/builtin-kinds.js";
+import { httpKubeClient } from "../../src/runtime/http-kube-client.js";
+import { KubeHttp } from "../../src/runtime/kube-http.js";
+import { formatMicroTime } from "../../src/runtime/lease-client.js";
 import { eventually, kubeConfig } from "./kube.js";
 import { createGroup, createRequest, createWorkers, getRequest, untilState } from "./resize.js";
 import { call, routeUrl } from "./rest.js";
 
-const events = kubeConfig().makeApiClient(k8s.EventsV1Api);
+const kube = httpKubeClient(new KubeHttp(kubeConfig()));
 
 export const SCOPES: readonly LocationScope[] = ["zones", "regions"];
 /** The group of each scope, in both namespaces. */
@@ -126,20 +130,20 @@ export class MatrixFixtures {
 
   /** An events.k8s.io Event in `namespace` about `regarding`. */
   async event(namespace: string, name: string, regarding: k8s.V1ObjectReference): Promise<void> {
-    await events.createNamespacedEvent({
-      namespace,
-      body: {
-        metadata: { name },
-        eventTime: new Date(),
-        reportingController: "matrix.test/fixtures",
-        reportingInstance: "matrix",
-        action: "Testing",
-        reason: "MatrixFixture",
-        type: "Normal",
-        note: `an event about ${regarding.kind ?? ""}/${regarding.name ?? ""}`,
-        regarding,
-      },
-    });
+    const event = {
+      apiVersion: EVENTS.apiVersion,
+      kind: EVENTS.kind,
+      metadata: { name, namespace },
+      eventTime: formatMicroTime(Date.now()),
+      reportingController: "matrix.test/fixtures",
+      reportingInstance: "matrix",
+      action: "Testing",
+      reason: "MatrixFixture",
+      type: "Normal",
+      note: `an event about ${regarding.kind ?? ""}/${regarding.name ?? ""}`,
+      regarding,
+    };
+    await kube.resource(EVENTS).create(event);
   }
 
   /** A reference to one of our requests, as the controller's events carry it. */

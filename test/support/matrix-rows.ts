@@ -207,7 +207,11 @@ export function dashboardRows(ctx: MatrixContext): Row[] {
           ? events.some((e) => e.name === "about-request")
             ? []
             : ["shows no Event of the request to a caller who may list Events"]
-          : events.map((e) => `shows Event ${e.name} to a caller who may not list Events`);
+          : events.length > 0
+            ? [
+                `shows ${events.length} Events (${events.map((e) => e.name).join(", ")}) to a caller who may not list Events`,
+              ]
+            : [];
         return { ...outcome, findings };
       },
       absent: {
@@ -224,9 +228,8 @@ export function dashboardRows(ctx: MatrixContext): Row[] {
       probe: async (s, ns) => {
         const { outcome, body } = await listed(s, ns, "/events", items);
         if (!outcome.allowed) return outcome;
-        const foreign = (body as { items: { namespace: string; name: string; object: string }[] }).items
-          .filter((e) => e.namespace === ns && !OUR_KINDS.test(e.object))
-          .map((e) => `shows Event ${e.name} about ${e.object}, not one of ours`);
+        const shown = (body as { items: { namespace: string; object: string }[] }).items;
+        const foreign = notOurKinds(shown.filter((e) => e.namespace === ns).map((e) => e.object));
         return { ...outcome, findings: [...(outcome.findings ?? []), ...foreign] };
       },
     },
@@ -297,5 +300,15 @@ export const STREAM_ROWS: Readonly<Record<string, { readonly needs: Permission; 
     event: { needs: LIST_EVENTS, marker: "live-about-request" },
   };
 
-/** Whether an Event summary (`object` is `Kind/name`) is about one of our kinds. */
-export const aboutOurKinds = (object: unknown): boolean => OUR_KINDS.test(String(object));
+/** One finding naming the kinds, other than ours, that Events about `objects` (`Kind/name`) are about. */
+export function notOurKinds(objects: readonly unknown[]): string[] {
+  const kinds = [
+    ...new Set(
+      objects
+        .map(String)
+        .filter((o) => !OUR_KINDS.test(o))
+        .map((o) => o.split("/")[0]),
+    ),
+  ];
+  return kinds.length === 0 ? [] : [`shows Events about ${kinds.sort().join(", ")}, kinds that are not ours`];
+}
