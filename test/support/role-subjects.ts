@@ -14,9 +14,9 @@ import { writeUsersFile, type TestUser } from "../integration/dashboard/support.
 import { CHART, helm, kubectl, tokenKubeconfig } from "../integration/packaging/helm.js";
 import { CanI, type Identity } from "./can-i.js";
 import { eventually, kubeConfig } from "./kube.js";
+import { serviceAccountToken } from "./rest.js";
 
 const kc = kubeConfig();
-const core = kc.makeApiClient(k8s.CoreV1Api);
 const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
 const RBAC_API = "rbac.authorization.k8s.io";
 
@@ -89,18 +89,6 @@ async function installUserRoles(prefix: string, dir: string): Promise<{ file: st
   return { file, names: new Set(names) };
 }
 
-async function serviceAccount(namespace: string, name: string): Promise<string> {
-  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
-  const reply = await core.createNamespacedServiceAccountToken({
-    namespace,
-    name,
-    body: { spec: { audiences: [], expirationSeconds: 3600 } },
-  });
-  const token = reply.status?.token;
-  if (!token) throw new Error("TokenRequest returned no token");
-  return token;
-}
-
 async function bind(
   namespace: string,
   name: string,
@@ -132,7 +120,7 @@ export async function setUpRoleSubjects(options: SubjectOptions): Promise<RoleSu
   const subjects = await Promise.all(
     ROLES.map(async (spec): Promise<RoleSubject> => {
       const sa = `matrix-${spec.name}`;
-      const token = await serviceAccount(bound, sa);
+      const token = await serviceAccountToken(bound, sa, []);
       const login = {
         username: spec.name,
         password: randomBytes(12).toString("base64url"),
@@ -157,7 +145,7 @@ export async function setUpRoleSubjects(options: SubjectOptions): Promise<RoleSu
     }),
   );
   // The fixtures' admin: everything in both namespaces, through RoleBindings only.
-  const fixturesToken = await serviceAccount(bound, "matrix-fixtures");
+  const fixturesToken = await serviceAccountToken(bound, "matrix-fixtures", []);
   for (const namespace of [bound, other])
     await bind(namespace, "matrix-fixtures", { kind: "ClusterRole", name: "cluster-admin" }, [
       { kind: "ServiceAccount", name: "matrix-fixtures", namespace: bound },
