@@ -47,18 +47,27 @@ let ctx: MatrixContext;
 const clients = new Map<string, DashboardClient>();
 const oracle = new CanI();
 
+/** What afterAll undoes, in reverse: whatever part of the set-up was made. */
+const cleanups: (() => Promise<void> | void)[] = [];
+
 beforeAll(async () => {
   await installApi();
   [bound, other] = await Promise.all([createTestNamespace("matrix"), createTestNamespace("matrix-other")]);
+  cleanups.push(() => Promise.all([bound.remove(), other.remove()]).then(() => undefined));
   dir = mkdtempSync(path.join(tmpdir(), "matrix-"));
+  cleanups.push(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
   const useGroups = Object.values(GROUP_OF);
   roles = await setUpRoleSubjects({ bound: bound.name, other: other.name, useGroups, dir });
+  cleanups.push(() => roles.remove());
   // Across all namespaces, as the chart runs it: what it must not show of the other one, it has.
   op = await startDashboardOperator(
     bound.name,
     { AUTH_SECRET: randomUUID() + randomUUID(), AUTH_CREDENTIALS_FILE: roles.usersFile },
     { watchAllNamespaces: true },
   );
+  cleanups.push(() => stopAll([op.process]));
   const fixtures = new MatrixFixtures(op.baseUrl, roles.fixturesToken);
   const names = ROLES.map((r) => r.name);
   await Promise.all([fixtures.create(bound.name, names), fixtures.create(other.name, names)]);
@@ -78,10 +87,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await stopAll([op.process]);
-  await roles.remove();
-  await Promise.all([bound.remove(), other.remove()]);
-  rmSync(dir, { recursive: true, force: true });
+  for (const undo of cleanups.reverse()) await undo();
 });
 
 const matrix = (parallel: number): MatrixScope => ({

@@ -2,7 +2,7 @@
 // each table: REST rows are built from src/rest/routes.ts and take their permission from the row's
 // `access` (plus `use` on the group for an insert, the handler's check); the dashboard's writes take
 // their REST route's; the dashboard's reads, the plugin's commands and the stream's messages state
-// theirs here (docs/dashboard.md, docs/kubectl-plugin.md).
+// theirs here (docs/kubectl-plugin.md for the commands; docs/reliability.md says what the rows hold to).
 import {
   GROUP,
   INSTANCE_GROUP_MANAGER,
@@ -60,8 +60,8 @@ export function restNeeds(route: Route): readonly Permission[] {
   return [access, ours(USE_VERB, INSTANCE_GROUP_MANAGER.plural, GROUP_OF[scopeOf(route)])];
 }
 
-export const scopeOf = (route: Route): LocationScope =>
-  Object.values(REST_RESOURCES.zones).includes(route.resource as never) ? "zones" : "regions";
+const ZONAL = new Set<string>(Object.values(REST_RESOURCES.zones));
+export const scopeOf = (route: Route): LocationScope => (ZONAL.has(route.resource) ? "zones" : "regions");
 const kindOf = (route: Route) =>
   Object.values(REST_RESOURCES).some((r) => r.requests === route.resource) ? "requests" : "operations";
 const zonal = (kind: "requests" | "operations", method: string): Route => {
@@ -130,7 +130,7 @@ export function restRows(ctx: MatrixContext): Row[] {
         ...(spec.absent && {
           absent: {
             probe: (s, ns) => send(s, ns, { ...target(s, ns), ...spec.absent }),
-            reads: () => [ours("get", RESIZE_REQUEST.plural)],
+            reads: () => [ours("get", route.access.resource)],
           },
         }),
       },

@@ -39,6 +39,7 @@ export const ROLES: readonly RoleSpec[] = [
   { name: "requester-use", userRole: "requester", useGroups: true },
   { name: "group-admin", userRole: "admin" },
   { name: "view", builtIn: "view" },
+  { name: "edit", builtIn: "edit" },
   { name: "admin", builtIn: "admin" },
 ];
 
