@@ -1,7 +1,7 @@
 // The authorization matrix: every REST route (src/rest/routes.ts), every dashboard JSON route (the table
 // of src/dashboard/api.ts), the live stream and every `kubectl resize` command, called by a user of
 // each documented role (test/support/role-subjects.ts: none, viewer, requester, requester with `use`
-// on the groups, group admin, and the built-in view and admin the user roles are aggregated into), all
+// on the groups, group admin, and the built-in view, edit and admin the user roles are aggregated into), all
 // bound in one namespace. Each answer must be "allowed" exactly when `kubectl auth can-i` says yes, for
 // that same user, to every permission the route needs (test/support/matrix-rows.ts) — there, and in
 // another namespace where nothing is bound (always denied). A route, dashboard route, command or
