@@ -188,7 +188,7 @@ function flatten(headers: IncomingHttpHeaders): Record<string, string> {
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight; results keep the input order. */
-async function mapLimited<T, R>(
+export async function mapLimited<T, R>(
   items: readonly T[],
   limit: number,
   fn: (item: T) => Promise<R>,

@@ -27,6 +27,11 @@ export interface OperatorOptions {
   readonly args?: readonly string[];
   /** Extra environment variables (e.g. the dashboard's AUTH_*). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Watch every namespace, as the chart's operator does (`namespace` then only holds the Lease): for
+   * tests whose point is what the operator shows of namespaces a caller may not read.
+   */
+  readonly watchAllNamespaces?: boolean;
 }
 
 export function startOperator(options: OperatorOptions): OperatorProcess {
@@ -42,7 +47,7 @@ export function startOperator(options: OperatorOptions): OperatorProcess {
       "tsx",
       "src/cli.ts",
       "run",
-      `--namespace=${options.namespace}`,
+      ...(options.watchAllNamespaces ? [] : [`--namespace=${options.namespace}`]),
       `--leader-election-namespace=${options.namespace}`,
       `--leader-elect=${String(options.leaderElect ?? false)}`,
       "--http-port=0",

@@ -106,6 +106,25 @@ export async function cancelRequest(namespace: string, name: string): Promise<vo
   );
 }
 
+/** Sets labels on a group (a change its watchers see, and nothing else). */
+export async function labelGroup(
+  namespace: string,
+  name: string,
+  labels: Record<string, string>,
+): Promise<void> {
+  await custom.patchNamespacedCustomObject(
+    {
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: INSTANCE_GROUP_MANAGER.plural,
+      name,
+      body: { metadata: { labels } },
+    },
+    merge,
+  );
+}
+
 export async function deleteRequest(namespace: string, name: string): Promise<void> {
   await custom.deleteNamespacedCustomObject({
     group: GROUP,

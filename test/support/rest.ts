@@ -4,6 +4,8 @@ import * as k8s from "@kubernetes/client-node";
 import { setTimeout as sleep } from "node:timers/promises";
 import { freePort } from "../../testbed/processes.js";
 import { GROUP } from "../../src/api/names.js";
+import { REST_BASE } from "../../src/rest/app.js";
+import type { Route } from "../../src/rest/route.js";
 import { kubeConfig } from "./kube.js";
 import { startOperator, type OperatorProcess } from "./operator.js";
 
@@ -103,6 +105,16 @@ export function fullAccess(groups: readonly string[] = ["*"]): k8s.V1PolicyRule[
   ];
 }
 
+/** The URL of a REST route with its `{placeholders}` filled from `values` (every one must be given). */
+export function routeUrl(baseUrl: string, route: Route, values: Readonly<Record<string, string>>): string {
+  const path = route.path.replace(/\{([A-Za-z]+)\}/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`${route.id}: no value for {${name}}`);
+    return encodeURIComponent(value);
+  });
+  return `${baseUrl}${REST_BASE}/${path}`;
+}
+
 export interface RawReply {
   readonly status: number;
   readonly body: unknown;
@@ -112,9 +124,9 @@ export interface RawReply {
 export async function call(
   method: string,
   url: string,
-  options: { token?: string; body?: unknown } = {},
+  options: { token?: string; body?: unknown; headers?: Readonly<Record<string, string>> } = {},
 ): Promise<RawReply> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.Authorization = `Bearer ${options.token}`;
   let payload: string | undefined;
   if (options.body !== undefined) {

@@ -5,12 +5,13 @@
 // when the releases happen. Then wait (timed out, on a request that cannot start for minutes), cancel,
 // wait (met, another final state), errors and --help.
 import { execFile } from "node:child_process";
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { installApi, repoRoot } from "../api/install.js";
+import { kubectlResize as runPlugin, pluginBinDir, type PluginResult } from "../../support/kubectl-plugin.js";
 import { createTestNamespace, untilNamespacesSettled } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { report } from "../../support/reliability.js";
@@ -25,27 +26,8 @@ let ns: Awaited<ReturnType<typeof createTestNamespace>>;
 let operator: OperatorProcess;
 let binDir: string;
 
-interface Result {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** `kubectl resize ARGS`: the real kubectl with the plugin on PATH and the user's KUBECONFIG. */
-async function kubectlResize(...args: string[]): Promise<Result> {
-  const kubectl = process.env.KUBECTL;
-  if (!kubectl) throw new Error("KUBECTL is set by the jest global setup");
-  try {
-    const { stdout, stderr } = await run(kubectl, ["resize", ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, PATH: `${binDir}:${process.env.PATH ?? ""}` },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
-}
+const kubectlResize = (...args: string[]): Promise<PluginResult> => runPlugin(binDir, args);
 
 interface QueueJson {
   readonly requests: readonly {
@@ -56,15 +38,7 @@ interface QueueJson {
 }
 
 beforeAll(async () => {
-  // What `npm i -g` or `npm link` gives a user: an executable named kubectl-resize on PATH (here running
-  // the TypeScript source, as the operator processes of the tests do).
-  binDir = mkdtempSync(path.join(tmpdir(), "kubectl-resize-"));
-  const plugin = path.join(binDir, "kubectl-resize");
-  writeFileSync(
-    plugin,
-    `#!/bin/sh\nexec "${process.execPath}" --import tsx "${path.join(repoRoot, "src/kubectl-resize.ts")}" "$@"\n`,
-  );
-  chmodSync(plugin, 0o755);
+  binDir = pluginBinDir(mkdtempSync(path.join(tmpdir(), "kubectl-resize-")));
   await installApi();
   // The ETAs come from the attempts measured here: not while a previous file's namespace is torn down.
   await untilNamespacesSettled();

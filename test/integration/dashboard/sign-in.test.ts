@@ -63,17 +63,17 @@ beforeAll(async () => {
     AUTH_OIDC_SCOPE: "openid email profile groups",
   };
   [op, rotated, database] = await Promise.all([
-    startDashboardOperator(ns.name, { ...common, AUTH_SECRET: OLD_SECRET }, ports[0]),
+    startDashboardOperator(ns.name, { ...common, AUTH_SECRET: OLD_SECRET }, { port: ports[0] }),
     // The same deployment after a rotation: the new secret prepended, the old one kept.
     startDashboardOperator(
       ns.name,
       { ...common, AUTH_SECRET: NEW_SECRET, AUTH_SECRET_1: OLD_SECRET },
-      ports[1],
+      { port: ports[1] },
     ),
     startDashboardOperator(
       ns.name,
       { ...common, AUTH_SECRET: NEW_SECRET, AUTH_SESSION_STRATEGY: "database", AUTH_SESSION_MAX_AGE: "3600" },
-      ports[2],
+      { port: ports[2] },
     ),
   ]);
   browser = await launchChromium();

@@ -187,14 +187,20 @@ export interface DashboardOperator {
   readonly baseUrl: string;
 }
 
-/** The operator with the dashboard enabled by `env` (AUTH_*), REST and Redis, on a free port. */
+/**
+ * The operator with the dashboard enabled by `env` (AUTH_*), REST and Redis, on `options.port` (default:
+ * a free one), watching `namespace` only unless `options.watchAllNamespaces`.
+ */
 export async function startDashboardOperator(
   namespace: string,
   env: Readonly<Record<string, string>>,
-  port?: number,
-  args: readonly string[] = [],
+  options: {
+    readonly port?: number;
+    readonly watchAllNamespaces?: boolean;
+    readonly args?: readonly string[];
+  } = {},
 ): Promise<DashboardOperator> {
-  const p = port ?? (await freePort());
+  const p = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${p}`;
   const proc = startOperator({
     namespace,
@@ -203,9 +209,10 @@ export async function startDashboardOperator(
       `--http-port=${p}`,
       `--redis-url=${process.env.REDIS_URL ?? ""}`,
       `--public-url=${baseUrl}`,
-      ...args,
+      ...(options.args ?? []),
     ],
     env: { AUTH_URL: baseUrl, ...env },
+    ...(options.watchAllNamespaces && { watchAllNamespaces: true }),
   });
   await untilReady(baseUrl, proc);
   return { process: proc, baseUrl };

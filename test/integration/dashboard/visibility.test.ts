@@ -185,8 +185,7 @@ beforeAll(async () => {
       AUTH_OIDC_ISSUER: oidc.issuer,
       AUTH_SESSION_STRATEGY: "database",
     },
-    port,
-    [`--token-cache-ttl=${String(TTL_MS / 1000)}s`],
+    { port, args: [`--token-cache-ttl=${String(TTL_MS / 1000)}s`] },
   );
   redis = new Redis(process.env.REDIS_URL ?? "");
   await createPodEvents("before");

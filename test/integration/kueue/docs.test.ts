@@ -2,12 +2,13 @@
 // the pinned kubectl and the kubectl-resize plugin on PATH, against the real Kueue, the testbed's node
 // pool controller and the operator (scoped to the walk-through's namespace), as `npm run dev -- --kueue`
 // provides them.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { installApi, kubectl, repoRoot } from "../api/install.js";
 import { runBlock, shellBlocks, type DocBlock } from "../docs/blocks.js";
 import { eventually } from "../../support/kube.js";
+import { pluginBinDir } from "../../support/kubectl-plugin.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { env, startKueueStack } from "./support.js";
 
@@ -17,17 +18,6 @@ const work = mkdtempSync(path.join(tmpdir(), "kueue-doc-"));
 const state = path.join(work, "state.env");
 let stack: Awaited<ReturnType<typeof startKueueStack>> | undefined;
 let operator: OperatorProcess | undefined;
-
-/** A bin folder with the plugin as `kubectl-resize`, run from this checkout on this Node (tsx). */
-function pluginDir(): string {
-  const bin = path.join(work, "bin");
-  mkdirSync(bin, { recursive: true });
-  const plugin = path.join(bin, "kubectl-resize");
-  const entry = path.join(repoRoot, "src/kubectl-resize.ts");
-  writeFileSync(plugin, `#!/bin/sh\nexec "${process.execPath}" --import tsx "${entry}" "$@"\n`);
-  chmodSync(plugin, 0o755);
-  return bin;
-}
 
 /** One block with the pinned kubectl and the plugin first on PATH; on failure, the cluster's state too. */
 const runDocBlock = (block: DocBlock, bin: string): Promise<string> =>
@@ -99,7 +89,7 @@ afterAll(async () => {
 test("the walk-through runs as written, and its Job runs on the nodes its request added", async () => {
   const blocks = shellBlocks(repoRoot, DOC);
   expect(blocks.length).toBeGreaterThanOrEqual(6);
-  const bin = pluginDir();
+  const bin = pluginBinDir(path.join(work, "bin"));
   for (const block of blocks) {
     const out = await runDocBlock(block, bin);
     if (/custom-columns=POD/.test(block.code)) {
