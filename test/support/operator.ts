@@ -24,6 +24,8 @@ export interface OperatorOptions {
   /** Distinguishes processes in logs and as POD_NAME (the lease identity and events' reportingInstance). */
   readonly name: string;
   readonly leaderElect?: boolean;
+  /** Watch every namespace (a test of what crosses namespaces); the Lease stays in `namespace`. */
+  readonly allNamespaces?: boolean;
   readonly args?: readonly string[];
   /** Extra environment variables (e.g. the dashboard's AUTH_*). */
   readonly env?: Readonly<Record<string, string>>;
@@ -42,7 +44,7 @@ export function startOperator(options: OperatorOptions): OperatorProcess {
       "tsx",
       "src/cli.ts",
       "run",
-      `--namespace=${options.namespace}`,
+      ...(options.allNamespaces ? [] : [`--namespace=${options.namespace}`]),
       `--leader-election-namespace=${options.namespace}`,
       `--leader-elect=${String(options.leaderElect ?? false)}`,
       "--http-port=0",
