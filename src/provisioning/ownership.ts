@@ -3,8 +3,9 @@
 // - its ResizeRequest lives in the namespace of the group it was placed on (recorded in the request's
 //   status at acceptance) under the name derived from the request, and is owned by that group and —
 //   when both share a namespace — by the request itself, as `resizeRequestFor` made it;
-// - a PodTemplate its pod sets reference is sized only when nothing owns it or the request does
-//   (Kueue creates each one owned by its request), never when it belongs to something else.
+// - a PodTemplate its pod sets reference is sized only when nothing owns it, or the request or the
+//   request's controller does (Kueue creates each one owned by the Workload that owns the request, then
+//   hands it to the request), never when it belongs to something else.
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { API_VERSION, INSTANCE_GROUP_MANAGER } from "../api/names.js";
 import {
@@ -23,6 +24,7 @@ export interface OwnerReference {
   readonly kind: string;
   readonly name: string;
   readonly uid: string;
+  readonly controller?: boolean;
 }
 
 /** The owner references of an object whose metadata is loosely typed (malformed entries are skipped). */
@@ -31,12 +33,12 @@ export function ownersOf(metadata: Readonly<Record<string, unknown>>): OwnerRefe
   if (!Array.isArray(refs)) return [];
   return refs.flatMap((r: unknown) => {
     if (typeof r !== "object" || r === null) return [];
-    const { apiVersion, kind, name, uid } = r as Record<string, unknown>;
+    const { apiVersion, kind, name, uid, controller } = r as Record<string, unknown>;
     return typeof apiVersion === "string" &&
       typeof kind === "string" &&
       typeof name === "string" &&
       typeof uid === "string"
-      ? [{ apiVersion, kind, name, uid }]
+      ? [{ apiVersion, kind, name, uid, ...(controller === true && { controller }) }]
       : [];
   });
 }
@@ -111,16 +113,18 @@ export function notMadeFor(
 
 /**
  * Why a PodTemplate a pod set references may not size `pr` (undefined when it may): owned by something
- * else, it describes another workload's pods.
+ * else than the request or its controller (Kueue's Workload), it describes another workload's pods.
  */
 export function foreignTemplate(template: PodTemplate, pr: ProvisioningRequest): string | undefined {
+  const trusted = new Set([
+    pr.metadata.uid ?? "",
+    ...ownersOf(pr.metadata)
+      .filter((o) => o.controller === true)
+      .map((o) => o.uid),
+  ]);
   const owners = ownersOf(template.metadata);
-  if (
-    owners.length === 0 ||
-    owners.some((o) => o.kind === PROVISIONING_REQUEST.kind && o.uid === pr.metadata.uid)
-  )
-    return undefined;
-  return `PodTemplate ${template.metadata.namespace ?? ""}/${template.metadata.name ?? ""} of a pod set is owned by ${describe(owners)}, not by this ProvisioningRequest: a request is sized only from templates it owns (as Kueue creates them) or that nothing owns.`;
+  if (owners.every((o) => trusted.has(o.uid))) return undefined;
+  return `PodTemplate ${template.metadata.namespace ?? ""}/${template.metadata.name ?? ""} of a pod set is owned by ${describe(owners)}, not by this ProvisioningRequest or its controller: a request is sized only from templates it owns (Kueue creates them owned by the request's Workload, then by the request) or that nothing owns.`;
 }
 
 /** Accepted=True's message: which ResizeRequest asks which group for how much. */

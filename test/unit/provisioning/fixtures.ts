@@ -87,7 +87,15 @@ export function pr(
       namespace: o.namespace ?? "team-a",
       uid: UID,
       generation: 1,
-      ownerReferences: [{ apiVersion: "kueue.x-k8s.io/v1beta2", kind: "Workload", name: "job-a", uid: "w1" }],
+      ownerReferences: [
+        {
+          apiVersion: "kueue.x-k8s.io/v1beta2",
+          kind: "Workload",
+          name: "job-a",
+          uid: "w1",
+          controller: true,
+        },
+      ],
     },
     spec: {
       provisioningClassName: o.className ?? PROVISIONING_CLASS,

@@ -90,11 +90,29 @@ test.each<[string, ResizeRequest, ReturnType<typeof group> | undefined, RegExp |
 type Owner = { apiVersion: string; kind: string; name: string; uid: string };
 test.each<[string, Owner[] | undefined, RegExp | undefined]>([
   ["owned by nothing (made by hand)", undefined, undefined],
-  ["owned by the request (as Kueue makes it)", [{ ...prOwner, uid: UID }], undefined],
+  ["owned by the request (as Kueue hands it over)", [{ ...prOwner, uid: UID }], undefined],
+  [
+    "owned by the request's controller, its Workload (as Kueue creates it)",
+    [{ apiVersion: "kueue.x-k8s.io/v1beta2", kind: "Workload", name: "job-a", uid: "w1" }],
+    undefined,
+  ],
+  [
+    "owned by the request and by something else",
+    [
+      { ...prOwner, uid: UID },
+      { apiVersion: "apps/v1", kind: "Deployment", name: "web", uid: "d1" },
+    ],
+    /owned by ProvisioningRequest job-a-prov-1 .*, Deployment web \(uid d1\), not by this ProvisioningRequest or its controller/,
+  ],
+  [
+    "owned by another Workload",
+    [{ apiVersion: "kueue.x-k8s.io/v1beta2", kind: "Workload", name: "job-b", uid: "w2" }],
+    /owned by Workload job-b \(uid w2\)/,
+  ],
   [
     "owned by another ProvisioningRequest",
     [{ ...prOwner, name: "other", uid: "other-uid" }],
-    /PodTemplate team-a\/t of a pod set is owned by ProvisioningRequest other \(uid other-uid\), not by this ProvisioningRequest/,
+    /PodTemplate team-a\/t of a pod set is owned by ProvisioningRequest other \(uid other-uid\), not by this ProvisioningRequest or its controller/,
   ],
   [
     "owned by a workload",
