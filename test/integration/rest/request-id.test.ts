@@ -17,20 +17,12 @@ import {
 import { createTestNamespace } from "../../support/kube.js";
 import { stopAll } from "../../support/operator.js";
 import { createGroup, createWorkers, getRequest } from "../../support/resize.js";
-import {
-  call,
-  fullAccess,
-  googleError,
-  serviceAccountToken,
-  startRestOperator,
-  type RawReply,
-  type RestOperator,
-} from "../../support/rest.js";
+import * as rest from "../../support/rest.js";
 
 const ZONE = "local-a";
 const redis = new Redis(process.env.REDIS_URL ?? "");
 let ns: Awaited<ReturnType<typeof createTestNamespace>>;
-let operator: RestOperator;
+let operator: rest.RestOperator;
 const tokens: Record<"alice" | "bob", string> = { alice: "", bob: "" };
 
 beforeAll(async () => {
@@ -39,9 +31,9 @@ beforeAll(async () => {
   // Pods that fit no node, and no autoscaler saying it will not add one: requests stay active (cancellable).
   await createWorkers(ns.name, "workers", 100);
   await createGroup(ns.name, "workers", { maxSize: 50, provisioningTimeout: "1h" });
-  tokens.alice = await serviceAccountToken(ns.name, "alice", fullAccess());
-  tokens.bob = await serviceAccountToken(ns.name, "bob", fullAccess());
-  operator = await startRestOperator(ns.name, process.env.REDIS_URL ?? "");
+  tokens.alice = await rest.serviceAccountToken(ns.name, "alice", rest.fullAccess());
+  tokens.bob = await rest.serviceAccountToken(ns.name, "bob", rest.fullAccess());
+  operator = await rest.startRestOperator(ns.name, process.env.REDIS_URL ?? "");
 });
 
 afterAll(async () => {
@@ -53,11 +45,14 @@ afterAll(async () => {
 const requests = () =>
   `${operator.baseUrl}/compute/v1/projects/${ns.name}/zones/${ZONE}/instanceGroupManagers/workers/resizeRequests`;
 const insert = (who: "alice" | "bob", requestId: string, name: string) =>
-  call("POST", `${requests()}?requestId=${requestId}`, { token: tokens[who], body: { name, resizeBy: 1 } });
+  rest.call("POST", `${requests()}?requestId=${requestId}`, {
+    token: tokens[who],
+    body: { name, resizeBy: 1 },
+  });
 const cancel = (who: "alice" | "bob", requestId: string, name: string) =>
-  call("POST", `${requests()}/${name}/cancel?requestId=${requestId}`, { token: tokens[who] });
+  rest.call("POST", `${requests()}/${name}/cancel?requestId=${requestId}`, { token: tokens[who] });
 const operation = async (name: string): Promise<Operation> => {
-  const reply = await call(
+  const reply = await rest.call(
     "GET",
     `${operator.baseUrl}/compute/v1/projects/${ns.name}/zones/${ZONE}/operations/${name}`,
     { token: tokens.alice },
@@ -68,9 +63,9 @@ const operation = async (name: string): Promise<Operation> => {
 const exists = async (name: string): Promise<boolean> =>
   (await kubectl("get", "rr", "-n", ns.name, "-o", "name")).split("\n").some((n) => n.endsWith(`/${name}`));
 
-function expectRefused(reply: RawReply, requestId: string): void {
+function expectRefused(reply: rest.RawReply, requestId: string): void {
   expect(reply.status).toBe(400);
-  const error = googleError(reply);
+  const error = rest.googleError(reply);
   expect(error.message).toContain(`The requestId '${requestId}' was already used for another call`);
   expect(error.errors[0]).toMatchObject({
     domain: "global",
