@@ -1,6 +1,7 @@
 // Carries out a provisioner plan: create the ResizeRequest (idempotent: an existing one the provisioner
-// made for the same request — its uid label and owner references — counts as created), cancel one, write the request's status through its status
-// subresource guarded by its resourceVersion, and emit the events of the condition changes.
+// made for the same request — its uid label and owner references — counts as created), cancel one,
+// write the request's status through its status subresource guarded by its resourceVersion, and emit
+// the events of the condition changes.
 import { PROVISIONING_REQUESTS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { INSTANCE_GROUP_MANAGER } from "../api/names.js";
 import type { ProvisioningRequest } from "../api/provisioning-request.js";

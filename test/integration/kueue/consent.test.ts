@@ -131,9 +131,10 @@ const groupOwner = async (namespace: string) => {
   };
 };
 
-async function setConsent(namespaces: string | undefined): Promise<void> {
-  const patch = { spec: { provisioningRequests: namespaces === undefined ? null : { namespaces } } };
-  await kubectl("patch", "igm", "workers", "-n", ns.name, "--type", "merge", "-p", JSON.stringify(patch));
+/** The owner of `namespace`'s group names the namespaces that may draw on it. */
+async function setConsent(namespace: string, namespaces: "Same" | "All"): Promise<void> {
+  const patch = { spec: { provisioningRequests: { namespaces } } };
+  await kubectl("patch", "igm", "workers", "-n", namespace, "--type", "merge", "-p", JSON.stringify(patch));
 }
 
 beforeAll(async () => {
@@ -183,7 +184,7 @@ test("a group whose owner named no namespace serves no ProvisioningRequest, not 
 });
 
 test("with its owner's consent (namespaces: Same) the group serves the namespace's requests", async () => {
-  await setConsent("Same");
+  await setConsent(ns.name, "Same");
   await provisioningRequest("served", "plain");
   const accepted = await until("served", "Accepted");
   expect(condition(accepted, "Accepted")?.message).toMatch(
@@ -201,17 +202,7 @@ test("a ResizeRequest in another namespace carrying the request's uid label is n
   await stopProvisioner();
   const pr = await provisioningRequest("target", "plain");
   // Mallory's own group there consents to everyone, and owns the forgery: everything but the place fits.
-  await kubectl(
-    "patch",
-    "igm",
-    "workers",
-    "-n",
-    mallory.name,
-    "--type",
-    "merge",
-    "-p",
-    JSON.stringify({ spec: { provisioningRequests: { namespaces: "All" } } }),
-  );
+  await setConsent(mallory.name, "All");
   const forged = await forgedResizeRequest(mallory.name, pr, [await groupOwner(mallory.name)]);
   await startProvisioner();
 
