@@ -1,7 +1,8 @@
 // `npm run dev -- --kueue`: beside the local operator, the real Kueue (after the ProvisioningRequest CRD,
 // which both Kueue and the operator read at start-up) and the testbed's node pool controller, with the
-// sample of manifests/samples/kueue/ (a NodePool, its group and Kueue's queue objects). docs/kueue.md
-// walks through it.
+// sample of manifests/samples/kueue/ (a NodePool, its group — whose owner lets the ProvisioningRequests
+// of its namespace draw on it, which no group does by default — and Kueue's queue objects).
+// docs/kueue.md walks through it.
 import type { ClusterState } from "../testbed/cluster.js";
 import { startKueue } from "../testbed/kueue.js";
 import { startNodePoolController } from "../testbed/node-pool.js";

@@ -1,7 +1,8 @@
 // What one instance of a group brings (its node's allocatable, labels and taints) and which
 // ProvisioningRequests may draw on the group. Both are InstanceGroupManager spec fields: the shape lets
-// the provisioner size a pod set's demand in instances, the policy is the group owner's consent for
-// other namespaces, as Gateway API's allowedRoutes is a Gateway owner's.
+// the provisioner size a pod set's demand in instances, the policy is the group owner's consent (none
+// until given, as Gateway API's allowedListeners), since the provisioner creates ResizeRequests with its
+// own `use` on every group and the admission policy never sees who asked.
 import { PROVISIONING_CLASS } from "./provisioning-request.js";
 import { z } from "zod";
 import { kubeDuration } from "./duration.js";
@@ -107,17 +108,19 @@ export const ProvisioningRequestPolicy = rule(
   z
     .object({
       namespaces: z
-        .enum(["Same", "All", "Selector"])
+        .enum(["None", "Same", "All", "Selector"])
         .meta({
           description:
-            "Which namespaces' ProvisioningRequests may draw on this group: Same (only the group's own), All, or Selector (namespaces whose labels match namespaceSelector).",
+            "Which namespaces' ProvisioningRequests may draw on this group: its owner's consent, needed because the provisioner creates their ResizeRequests with its own use permission.",
           enumDescriptions: {
+            None: "None (the default): no ProvisioningRequest, not even from the group's namespace.",
             Same: "Only ProvisioningRequests in the group's namespace.",
             All: "ProvisioningRequests in any namespace.",
-            Selector: "ProvisioningRequests in namespaces whose labels match namespaceSelector.",
+            Selector:
+              "ProvisioningRequests in namespaces whose labels match namespaceSelector; to name them, match kubernetes.io/metadata.name with operator In.",
           },
         })
-        .default("Same"),
+        .default("None"),
       namespaceSelector: LabelSelector.meta({
         description: "With namespaces: Selector, the namespaces allowed.",
       }).optional(),
@@ -129,7 +132,7 @@ export const ProvisioningRequestPolicy = rule(
         .default(DEFAULT_BOOKING_WINDOW),
     })
     .meta({
-      description: `How the group serves ProvisioningRequests (autoscaling.x-k8s.io/v1, class ${PROVISIONING_CLASS}), for example from Kueue.`,
+      description: `Whether and how the group serves ProvisioningRequests (autoscaling.x-k8s.io/v1, class ${PROVISIONING_CLASS}), for example from Kueue. A group without it (or with namespaces: None) serves none.`,
     }),
   {
     cel: "self.namespaces != 'Selector' || has(self.namespaceSelector)",

@@ -1,7 +1,8 @@
 // The Redis key layout of Operations, in one place (the store, the start-up migration, the docs):
 //   <prefix>{<project>}:op:<loc>:<name>        the Operation as JSON; DONE operations expire
 //   <prefix>{<project>}:index:<loc>            sorted set of operation names by insert time (list, paging)
-//   <prefix>{<project>}:request-id:<uuid>      requestId → "<loc>/<name>", expiring after the retention
+//   <prefix>{<project>}:request-id:<uuid>      requestId → "<loc>/<name> <binding>" (request-id.ts),
+//                                              expiring after the retention
 //   <prefix>{<project>}:pending:<request>      "<loc>/<name>" of operations the controller still advances
 // The `{<project>}` hash tag puts all of a project's keys in one Redis Cluster slot, so every script
 // (which touches an operation, its index, its requestId and its pending set) runs on one node, and a

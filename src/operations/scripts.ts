@@ -11,6 +11,19 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * A requestId the project already used, within the retention, for another call (another user, method or
+ * resize request): the REST edge answers 400 naming the parameter, and nothing changes.
+ */
+export class RequestIdConflictError extends Error {
+  constructor(readonly requestId: string) {
+    super(
+      `The requestId '${requestId}' was already used for another call: a requestId is bound to the user, the method and the resize request of the call that first used it, and only that call may replay it. Use a new requestId for a new call.`,
+    );
+    this.name = "RequestIdConflictError";
+  }
+}
+
 /** Redis's refusals that mean "not now" (a failover, a loading replica), not a bug in what we sent. */
 const TRANSIENT_REPLIES = /^(READONLY|CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN|NOREPLICAS|MOVED|ASK)\b/;
 
@@ -21,6 +34,8 @@ export function storeError(err: unknown): unknown {
   return new StoreUnavailableError(err);
 }
 
+// ARGV[9], the requestId's value, carries the binding of the call (request-id.ts): an existing one is
+// returned as it is, for the caller to compare, and nothing is written.
 export const CREATE = `
 if ARGV[6] == '1' then
   local existing = redis.call('GET', KEYS[3])
@@ -31,7 +46,7 @@ if ARGV[5] == '' then set = redis.call('SET', KEYS[1], ARGV[1], 'NX')
 else set = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[5]) end
 if not set then return {2, redis.call('GET', KEYS[1])} end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
-if ARGV[6] == '1' then redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[7]) end
+if ARGV[6] == '1' then redis.call('SET', KEYS[3], ARGV[9], 'PX', ARGV[7]) end
 if ARGV[8] == '1' then redis.call('SADD', KEYS[4], ARGV[4]) end
 redis.call('PUBLISH', KEYS[1], ARGV[1])
 return {1, ''}`;

@@ -14,15 +14,27 @@ import type { ChainableCommander } from "ioredis";
 import { Operation } from "../api/operation.js";
 import type { Location } from "../api/location.js";
 import type { RedisClient } from "../redis/clients.js";
+import { Channels } from "./channels.js";
 import { mergeOperation, type OperationPatch, type OperationRef } from "./model.js";
 import { DEFAULT_PREFIX, member, OperationKeys, parseMember } from "./keys.js";
-import { COMPARE_AND_SET, CREATE, DELETE, storeError, StoreUnavailableError } from "./scripts.js";
+import { parseRequestIdValue, requestIdValue, sameCall, type RequestIdCall } from "./request-id.js";
+import {
+  COMPARE_AND_SET,
+  CREATE,
+  DELETE,
+  RequestIdConflictError,
+  storeError,
+  StoreUnavailableError,
+} from "./scripts.js";
 
 export { storeError, StoreUnavailableError } from "./scripts.js";
 
 export interface CreateOptions {
-  /** The client's requestId: a second create with it returns the first operation instead. */
-  readonly requestId?: string;
+  /**
+   * The client's requestId and the call it comes with: the same call again returns the first operation
+   * instead; another call with it is refused (RequestIdConflictError).
+   */
+  readonly requestId?: { readonly id: string; readonly call: RequestIdCall };
   /** The ResizeRequest the operations controller must advance this operation for. */
   readonly request?: string;
 }
@@ -59,7 +71,7 @@ export class OperationStore {
   private readonly now: () => number;
   private readonly minReplicaAcks: number;
   private readonly replicaAckTimeoutMs: number;
-  private readonly listeners = new Map<string, Set<(message: string) => void>>();
+  private readonly channels: Channels;
   /**
    * When the last call failed as unavailable, until one succeeds: a Cluster client stays "ready"
    * while one shard fails over, so the connection status alone would not tell /readyz.
@@ -79,9 +91,7 @@ export class OperationStore {
     this.now = options.now ?? Date.now;
     this.minReplicaAcks = options.minReplicaAcks ?? 0;
     this.replicaAckTimeoutMs = options.replicaAckTimeoutMs ?? 1000;
-    subscriber.on("message", (channel: string, message: string) => {
-      for (const listener of this.listeners.get(channel) ?? []) listener(message);
-    });
+    this.channels = new Channels(subscriber, (fn) => this.call(fn));
   }
 
   /** True while both connections are up. */
@@ -159,38 +169,52 @@ export class OperationStore {
 
   async create(operation: Operation, ref: OperationRef, options: CreateOptions = {}): Promise<CreateResult> {
     const pending = options.request !== undefined && operation.status !== "DONE";
+    const { requestId } = options;
     const { reply, replicated, acks } = await this.durable((p) =>
       p.eval(
         CREATE,
         4,
         this.opKey(ref),
         this.indexKey(ref.project, ref.location),
-        this.requestIdKey(ref.project, options.requestId ?? ""),
+        this.requestIdKey(ref.project, requestId?.id ?? ""),
         this.pendingKey(ref.project, options.request ?? ""),
         encode(operation),
         Date.parse(operation.insertTime),
         ref.name,
         member(ref),
         this.ttl(operation),
-        options.requestId === undefined ? "0" : "1",
+        requestId === undefined ? "0" : "1",
         this.options.retentionMs,
         pending ? "1" : "0",
+        requestId === undefined ? "" : requestIdValue(member(ref), requestId.call),
       ),
     );
     const [code, value] = reply as [number, string | null];
     if (!replicated) {
       // Undo our own write (best effort: the master may be the thing that is failing), so that the
       // client's retry with the same requestId creates the operation afresh.
-      if (code === 1) await this.remove(ref, options.requestId, pending ? options.request : undefined);
+      if (code === 1) await this.remove(ref, requestId?.id, pending ? options.request : undefined);
       throw this.notReplicated(acks);
     }
     if (code === 1) return { operation, created: true };
     if (code === 2 && value) return { operation: decode(value), created: false };
-    // The requestId is known: return its operation.
-    const existing = await this.get(parseMember(ref.project, value ?? ""));
-    if (!existing)
-      throw new StoreUnavailableError(`operation of requestId ${options.requestId ?? ""} expired`);
+    // The requestId is known: its operation, if this is the call it was first used for.
+    const existing = await this.replayed(ref.project, requestId, value ?? "");
+    if (!existing) throw new StoreUnavailableError(`operation of requestId ${requestId?.id ?? ""} expired`);
     return { operation: existing, created: false };
+  }
+
+  /** The operation a stored requestId value names, once `requestId`'s call is the one bound to it. */
+  private async replayed(
+    project: string,
+    requestId: CreateOptions["requestId"],
+    value: string,
+  ): Promise<Operation | undefined> {
+    const stored = parseRequestIdValue(value);
+    const operation = await this.get(parseMember(project, stored.member));
+    if (requestId && !sameCall(stored, operation, requestId.call))
+      throw new RequestIdConflictError(requestId.id);
+    return operation;
   }
 
   private async remove(ref: OperationRef, requestId?: string, request?: string): Promise<boolean> {
@@ -269,10 +293,17 @@ export class OperationStore {
     return raws.flatMap((raw) => (raw === null ? [] : [decode(raw)]));
   }
 
-  /** The operation a requestId created, while the requestId is remembered. */
-  async getByRequestId(project: string, requestId: string): Promise<Operation | undefined> {
+  /**
+   * The operation a requestId created, while the requestId is remembered, when `call` is the call it
+   * was first used for (RequestIdConflictError otherwise).
+   */
+  async getByRequestId(
+    project: string,
+    requestId: string,
+    call: RequestIdCall,
+  ): Promise<Operation | undefined> {
     const value = await this.call(() => this.redis.get(this.requestIdKey(project, requestId)));
-    return value === null ? undefined : this.get(parseMember(project, value));
+    return value === null ? undefined : this.replayed(project, { id: requestId, call }, value);
   }
 
   /** The operation whose numeric id is `id` (operation paths accept the id as well as the name). */
@@ -303,7 +334,7 @@ export class OperationStore {
       if (waiter) waiter(message);
       else queued.push(message);
     };
-    await this.listen(channel, listener);
+    await this.channels.listen(channel, listener);
     const deadline = this.now() + timeoutMs;
     const recheckMs = this.options.waitRecheckMs ?? 5000;
     const next = (): Promise<string | typeof RECHECK | undefined> =>
@@ -345,33 +376,8 @@ export class OperationStore {
       }
       return latest;
     } finally {
-      await this.unlisten(channel, listener);
+      await this.channels.unlisten(channel, listener);
     }
-  }
-
-  private async listen(channel: string, listener: (message: string) => void): Promise<void> {
-    let set = this.listeners.get(channel);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(channel, set);
-    }
-    set.add(listener);
-    try {
-      // Subscribing again to a channel already subscribed is harmless and confirms the subscription.
-      await this.call(() => this.subscriber.subscribe(channel));
-    } catch (err) {
-      await this.unlisten(channel, listener);
-      throw err;
-    }
-  }
-
-  private async unlisten(channel: string, listener: (message: string) => void): Promise<void> {
-    const set = this.listeners.get(channel);
-    set?.delete(listener);
-    if (set?.size !== 0) return;
-    this.listeners.delete(channel);
-    // Failing to unsubscribe (Redis down) only leaves a subscription the reconnect will drop or keep.
-    await this.subscriber.unsubscribe(channel).catch(() => undefined);
   }
 }
 

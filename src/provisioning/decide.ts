@@ -20,6 +20,7 @@ import type { EventDefinition } from "../events/catalog.js";
 import type { RequestInsight } from "../queue/insight.js";
 import { provisioningEvents as E } from "./events.js";
 import { failureOf, waitingMessage } from "./messages.js";
+import { acceptedMessage, foreignTemplate, groupOf, notMadeFor } from "./ownership.js";
 import { parseParameters } from "./parameters.js";
 import { place } from "./placement.js";
 import { resizeRequestFor } from "./resize-request.js";
@@ -30,8 +31,13 @@ export const REFRESH_MS = 10_000;
 export interface ProvisioningSnapshot {
   readonly request: ProvisioningRequest;
   readonly nowMs: number;
-  /** The request's ResizeRequest (found by the request's uid), if it exists. */
+  /** The request's ResizeRequest once it is accepted, if it exists: the one at the place recorded then. */
   readonly resizeRequest: ResizeRequest | undefined;
+  /**
+   * ResizeRequests of the name derived from the request in the groups' namespaces, read while it is not
+   * accepted: one the provisioner made before a crash kept it from recording the acceptance is adopted.
+   */
+  readonly namesakes: readonly ResizeRequest[];
   /** Every group the cache holds (placement reads them before the ResizeRequest exists). */
   readonly groups: readonly InstanceGroupManager[];
   /** Its pod sets' templates by name (read only before the ResizeRequest exists); undefined: missing. */
@@ -114,9 +120,11 @@ export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
 
   if (failed) {
     // Final for us. A ResizeRequest still in the queue goes too (nothing will consume it).
-    if (rr && !isFinalState(rr.status?.state) && !rr.spec.cancel) cancel = rr;
-  } else if (!rr && !provisioned && !isTrue(conditions, C.Accepted)) {
-    create = admit(s, d);
+    cancel = rr && cancellable(s, rr);
+  } else if (!provisioned && !isTrue(conditions, C.Accepted)) {
+    ({ create, requeueAfterMs } = admit(s, d));
+    // One made before a crash, for a request that fails now: nothing will consume it.
+    if (isTrue(d.conditions, C.Failed)) cancel = s.namesakes.find((x) => cancellable(s, x));
   } else if (!rr) {
     // Accepted before, and its ResizeRequest is gone: deleted under it (after Provisioned, retention may
     // have removed it once released — nothing is left to do then).
@@ -127,7 +135,9 @@ export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
         "The ResizeRequest serving this request was deleted before its capacity was provisioned.",
       );
   } else {
-    requeueAfterMs = follow(s, rr, d, provisioned);
+    const foreign = notMadeFor(rr, pr, groupOf(s.groups, rr));
+    if (foreign) fail(d, "ResizeRequestNotOwned", foreign);
+    else requeueAfterMs = follow(s, rr, d, provisioned);
   }
   if (cancel)
     d.events.push({
@@ -145,17 +155,33 @@ export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
   };
 }
 
-/** A new request: parameters, templates, placement; the ResizeRequest to create, or Failed. */
-function admit(s: ProvisioningSnapshot, d: Draft): ResizeRequest | undefined {
+/** A ResizeRequest the provisioner made for the request and that still holds or waits for capacity. */
+function cancellable(s: ProvisioningSnapshot, rr: ResizeRequest): ResizeRequest | undefined {
+  return !isFinalState(rr.status?.state) &&
+    !rr.spec.cancel &&
+    notMadeFor(rr, s.request, groupOf(s.groups, rr)) === undefined
+    ? rr
+    : undefined;
+}
+
+/**
+ * A new request: parameters, templates, placement, the group owner's consent; the ResizeRequest to
+ * create (or the one made before a crash, adopted), or Failed.
+ */
+function admit(
+  s: ProvisioningSnapshot,
+  d: Draft,
+): { create: ResizeRequest | undefined; requeueAfterMs: number | undefined } {
+  const none = { create: undefined, requeueAfterMs: undefined };
   const pr = s.request;
   const parameters = parseParameters(pr.spec.parameters);
   if (!parameters.ok) {
     fail(d, "InvalidParameters", parameters.message);
-    return undefined;
+    return none;
   }
   if (pr.spec.podSets.length === 0) {
     fail(d, "InvalidPodSets", "The request has no pod sets: there is nothing to provision.");
-    return undefined;
+    return none;
   }
   const podSets = [];
   for (const set of pr.spec.podSets) {
@@ -167,7 +193,12 @@ function admit(s: ProvisioningSnapshot, d: Draft): ResizeRequest | undefined {
         "PodTemplateNotFound",
         `PodTemplate ${pr.metadata.namespace ?? ""}/${name} of a pod set does not exist.`,
       );
-      return undefined;
+      return none;
+    }
+    const foreign = foreignTemplate(template, pr);
+    if (foreign) {
+      fail(d, "PodTemplateNotOwned", foreign);
+      return none;
     }
     podSets.push({ name, count: set.count, spec: template.template.spec });
   }
@@ -180,14 +211,27 @@ function admit(s: ProvisioningSnapshot, d: Draft): ResizeRequest | undefined {
   });
   if (!placement.ok) {
     fail(d, placement.reason, placement.message);
-    return undefined;
+    return none;
   }
   const rr = resizeRequestFor(pr, placement.group, placement.instances, parameters.value);
-  const where = `${rr.metadata.namespace ?? ""}/${rr.metadata.name ?? ""}`;
-  const accepted = `ResizeRequest ${where} asks InstanceGroupManager ${rr.metadata.namespace ?? ""}/${placement.group.metadata.name ?? ""} for ${placement.instances} instances (${placement.pods} pods).`;
+  const existing = s.namesakes.find((x) => x.metadata.namespace === rr.metadata.namespace);
+  const foreign = existing && notMadeFor(existing, pr, placement.group);
+  if (foreign) {
+    fail(d, "ResizeRequestNotOwned", foreign);
+    return none;
+  }
+  const group = `${rr.metadata.namespace ?? ""}/${placement.group.metadata.name ?? ""}`;
+  const accepted = acceptedMessage(rr, placement.instances, placement.pods);
+  // Where its ResizeRequest lives is recorded with the acceptance: later passes look there only.
+  d.details = {
+    ...d.details,
+    [ClassDetail.ResizeRequestName]: rr.metadata.name ?? "",
+    [ClassDetail.InstanceGroupManager]: group,
+  };
   d.set({ type: C.Accepted, status: "True", reason: "Accepted", message: accepted }, E.ProvisioningAccepted);
   d.set({ type: C.Provisioned, status: "False", reason: "Queued", message: `Queued: ${accepted}` });
-  return rr;
+  if (existing) return { create: undefined, requeueAfterMs: follow(s, existing, d, false) };
+  return { create: rr, requeueAfterMs: undefined };
 }
 
 /** The request follows its ResizeRequest; returns when to look again. */
@@ -282,9 +326,7 @@ export function bookingExpiresAt(
   const parameters = parseParameters(pr.spec.parameters);
   if (parameters.ok && parameters.value.bookingWindowMs !== undefined)
     return since + parameters.value.bookingWindowMs;
-  const g = groups.find(
-    (x) => x.metadata.namespace === rr.metadata.namespace && x.metadata.name === rr.spec.instanceGroupManager,
-  );
+  const g = groupOf(groups, rr);
   return (
     since +
     (parseKubeDuration(g?.spec.provisioningRequests?.bookingWindow ?? DEFAULT_BOOKING_WINDOW) ?? 600_000)

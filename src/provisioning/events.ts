@@ -26,7 +26,7 @@ export const provisioningEvents = defineEventCatalog({
     type: "Warning",
     reason: "Failed",
     action: "Provision",
-    when: "The ProvisioningRequest can never be served (invalid parameters, a missing pod template, no group, pods that fit no instance, QUOTA_EXCEEDED, a queue deadline, its group or ResizeRequest gone); Failed=True says why. Never after Provisioned.",
+    when: "The ProvisioningRequest can never be served (invalid parameters, a pod template missing or owned by something else, no group whose owner allows its namespace, pods that fit no instance, QUOTA_EXCEEDED, a queue deadline, its group or ResizeRequest gone, a ResizeRequest in its place that the provisioner did not make); Failed=True says why. Never after Provisioned.",
   },
   BookingExpired: {
     type: "Warning",

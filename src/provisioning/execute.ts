@@ -1,20 +1,31 @@
-// Carries out a provisioner plan: create the ResizeRequest (idempotent: an existing one made for the
-// same request uid counts as created), cancel one, write the request's status through its status
-// subresource guarded by its resourceVersion, and emit the events of the condition changes.
+// Carries out a provisioner plan: create the ResizeRequest (idempotent: an existing one the provisioner
+// made for the same request — its uid label and owner references — counts as created), cancel one,
+// write the request's status through its status subresource guarded by its resourceVersion, and emit
+// the events of the condition changes.
 import { PROVISIONING_REQUESTS, RESIZE_REQUESTS } from "../api/kinds.js";
-import { PROVISIONING_REQUEST_UID_LABEL, type ProvisioningRequest } from "../api/provisioning-request.js";
+import { INSTANCE_GROUP_MANAGER } from "../api/names.js";
+import type { ProvisioningRequest } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { isAlreadyExists, isConflict, isNotFound } from "../runtime/api-errors.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { ProvisioningPlan } from "./decide.js";
+import { notMadeFor, ownersOf } from "./ownership.js";
 
 export interface ProvisioningExecuteDeps {
   readonly client: KubeClient;
   readonly recorder: EventRecorder;
 }
 
-export async function createResizeRequest(client: KubeClient, rr: ResizeRequest): Promise<void> {
+/**
+ * Creates the ResizeRequest of `pr`; one of the same name the cache had not seen yet counts as created
+ * only when the provisioner made it for `pr` (the next pass, seeing it, fails the request otherwise).
+ */
+export async function createResizeRequest(
+  client: KubeClient,
+  pr: ProvisioningRequest,
+  rr: ResizeRequest,
+): Promise<void> {
   const resource = client.resource(RESIZE_REQUESTS);
   try {
     await resource.create(rr);
@@ -24,12 +35,16 @@ export async function createResizeRequest(client: KubeClient, rr: ResizeRequest)
       namespace: rr.metadata.namespace ?? "",
       name: rr.metadata.name ?? "",
     });
-    const uid = rr.metadata.labels?.[PROVISIONING_REQUEST_UID_LABEL];
-    if (existing.metadata.labels?.[PROVISIONING_REQUEST_UID_LABEL] !== uid)
-      throw new Error(
-        `ResizeRequest ${rr.metadata.namespace ?? ""}/${rr.metadata.name ?? ""} exists and serves another ProvisioningRequest`,
-        { cause: err },
-      );
+    const owners = ownersOf(rr.metadata);
+    const group = owners.find((o) => o.kind === INSTANCE_GROUP_MANAGER.kind);
+    const foreign = notMadeFor(
+      existing,
+      pr,
+      group && {
+        metadata: { namespace: rr.metadata.namespace ?? "", name: group.name, uid: group.uid },
+      },
+    );
+    if (foreign) throw new Error(foreign, { cause: err });
   }
 }
 
@@ -53,7 +68,7 @@ export async function executeProvisioningPlan(
   pr: ProvisioningRequest,
   plan: ProvisioningPlan,
 ): Promise<"done" | "conflict"> {
-  if (plan.create) await createResizeRequest(deps.client, plan.create);
+  if (plan.create) await createResizeRequest(deps.client, pr, plan.create);
   if (plan.cancel) await cancelResizeRequest(deps.client, plan.cancel);
   if (plan.status) {
     try {

@@ -1,7 +1,10 @@
-// What one pass of the provisioner reads for a ProvisioningRequest key: the request (cache), the
-// ResizeRequests serving it (cache index, and one live list where a cache miss would otherwise fail a
-// request whose ResizeRequest was created a moment ago), the groups (cache), and — only while they
-// matter — its pod templates, its namespace's labels and whether a pod consumes its capacity.
+// What one pass of the provisioner reads for a ProvisioningRequest key: the request (cache), its
+// ResizeRequest — only at the place recorded at acceptance, in the group's namespace (cache, and one
+// live read where a cache miss would otherwise fail a request whose ResizeRequest was created a moment
+// ago) — or, before acceptance, the namesakes in the groups' namespaces; the ResizeRequests a deleted
+// request left (cache index), the groups (cache), and — only while they matter — its pod templates,
+// its namespace's labels and whether a pod consumes its capacity. Labels only find candidates; which
+// one is the request's is decided by owner references (ownership.ts).
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { POD_TEMPLATES, RESIZE_REQUESTS } from "../api/kinds.js";
 import {
@@ -21,7 +24,9 @@ import { NAMESPACES, PODS } from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Lister } from "../runtime/store.js";
 import { bookingExpiresAt, type ProvisioningSnapshot } from "./decide.js";
+import { recordedNamespace } from "./ownership.js";
 import { needsNamespaceLabels } from "./placement.js";
+import { resizeRequestName } from "./resize-request.js";
 
 export interface ProvisioningObserveDeps {
   readonly provisioningRequests: Lister<ProvisioningRequest>;
@@ -55,12 +60,24 @@ export async function observeProvisioning(
     return { ours: false, orphans: pr ? [] : served };
   const uid = pr.metadata.uid ?? "";
   const orphans = served.filter((rr) => rr.metadata.labels?.[PROVISIONING_REQUEST_UID_LABEL] !== uid);
-  let resizeRequest = served.find((rr) => rr.metadata.labels?.[PROVISIONING_REQUEST_UID_LABEL] === uid);
   const accepted = isTrue(pr, C.Accepted);
   const failed = isTrue(pr, C.Failed);
-  if (!resizeRequest && accepted && !failed) resizeRequest = await liveResizeRequest(deps.client, uid);
-  const admitting = !resizeRequest && !accepted && !failed && !isTrue(pr, C.Provisioned);
+  const admitting = !accepted && !failed && !isTrue(pr, C.Provisioned);
   const groups = deps.groups.list();
+  const rrName = resizeRequestName(pr);
+  const recorded = recordedNamespace(pr);
+  // Before acceptance: the namesakes in the groups' namespaces (one made before a crash is adopted).
+  const namesakes = admitting
+    ? [...new Set(groups.map((g) => g.metadata.namespace ?? ""))].flatMap((ns) => {
+        const rr = deps.resizeRequests.get(`${ns}/${rrName}`);
+        return rr ? [rr] : [];
+      })
+    : [];
+  let resizeRequest: ResizeRequest | undefined;
+  if (recorded !== undefined) {
+    resizeRequest = deps.resizeRequests.get(`${recorded}/${rrName}`);
+    if (!resizeRequest && !failed) resizeRequest = await liveResizeRequest(deps.client, recorded, rrName);
+  }
   const nowMs = deps.now();
   const groupKey = resizeRequest && groupKeyOf(resizeRequest);
   const queue =
@@ -80,6 +97,7 @@ export async function observeProvisioning(
       request: pr,
       nowMs,
       resizeRequest,
+      namesakes,
       groups,
       templates: admitting ? await templatesOf(deps.client, pr) : new Map(),
       namespaceLabels:
@@ -91,11 +109,17 @@ export async function observeProvisioning(
   };
 }
 
-async function liveResizeRequest(client: KubeClient, uid: string): Promise<ResizeRequest | undefined> {
-  const list = await client
-    .resource(RESIZE_REQUESTS)
-    .list({ labelSelector: `${PROVISIONING_REQUEST_UID_LABEL}=${uid}` });
-  return list.items[0];
+async function liveResizeRequest(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<ResizeRequest | undefined> {
+  try {
+    return await client.resource(RESIZE_REQUESTS).get({ namespace, name });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }
 
 async function templatesOf(

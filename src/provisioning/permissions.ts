@@ -25,7 +25,7 @@ export const PROVISIONING_PERMISSIONS = [
     apiGroups: [""],
     resources: ["podtemplates"],
     verbs: ["get"],
-    why: "provisioner: reads the pod templates of a new ProvisioningRequest's pod sets to size its demand",
+    why: "provisioner: reads the pod templates a new ProvisioningRequest's pod sets reference, in its namespace, to size its demand",
   }),
   permission({
     apiGroups: [""],
@@ -36,8 +36,8 @@ export const PROVISIONING_PERMISSIONS = [
   permission({
     apiGroups: [GROUP],
     resources: [RESIZE_REQUEST.plural],
-    verbs: ["create", "list"],
-    why: "provisioner: creates the ResizeRequest serving a ProvisioningRequest (list: finds it by the request's uid when the cache has not seen it yet); cancels it with a patch (granted to the resize controller)",
+    verbs: ["create", "get"],
+    why: "provisioner: creates the ResizeRequest serving a ProvisioningRequest (get: reads it at its recorded place when the cache has not seen it yet); cancels it with a patch (granted to the resize controller)",
   }),
   permission({
     apiGroups: [GROUP],

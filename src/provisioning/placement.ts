@@ -51,14 +51,20 @@ export function selects(selector: LabelSelector, labels: Readonly<Record<string,
 
 const keyOf = (g: InstanceGroupManager): string => `${g.metadata.namespace ?? ""}/${g.metadata.name ?? ""}`;
 
-/** Whether the group's owner lets ProvisioningRequests of `namespace` draw on it. */
+/**
+ * Whether the group's owner lets ProvisioningRequests of `namespace` draw on it. Nobody may until the
+ * owner says so: the provisioner creates the ResizeRequest with its own `use` on every group, so this
+ * consent is the only check between a request's author and the group.
+ */
 export function allows(
   group: InstanceGroupManager,
   namespace: string,
   namespaceLabels: Readonly<Record<string, string>> | undefined,
 ): boolean {
   const policy = group.spec.provisioningRequests;
-  switch (policy?.namespaces ?? "Same") {
+  switch (policy?.namespaces ?? "None") {
+    case "None":
+      return false;
     case "Same":
       return group.metadata.namespace === namespace;
     case "All":
@@ -79,7 +85,9 @@ export function needsNamespaceLabels(groups: readonly InstanceGroupManager[]): b
 
 function policyText(group: InstanceGroupManager): string {
   const p = group.spec.provisioningRequests;
-  switch (p?.namespaces ?? "Same") {
+  switch (p?.namespaces ?? "None") {
+    case "None":
+      return "no namespace (None, the default: its owner has not allowed any)";
     case "Same":
       return `its own namespace ${group.metadata.namespace ?? ""} only`;
     case "All":
@@ -150,12 +158,17 @@ export function place(input: PlacementInput): Placement {
   );
   const first = fitting[0];
   if (first) return size(input, first);
-  if (candidates.length === 0)
+  if (candidates.length === 0) {
+    // Groups of the request's own namespace are the ones its author can see; others' stay unnamed.
+    const unconsented = input.groups
+      .filter((g) => g.metadata.namespace === namespace && g.spec.instanceShape !== undefined)
+      .map((g) => `${keyOf(g)} allows ${policyText(g)}`);
     return {
       ok: false,
       reason: "NoMatchingGroup",
-      message: `No InstanceGroupManager with a spec.instanceShape serves ProvisioningRequests of namespace ${namespace}; name one with the parameter instanceGroupManager or allow this namespace in a group's spec.provisioningRequests.`,
+      message: `No InstanceGroupManager with a spec.instanceShape serves ProvisioningRequests of namespace ${namespace}: a group serves them only once its owner allows the namespace in spec.provisioningRequests.namespaces (the default, None, allows none)${unconsented.length > 0 ? `; InstanceGroupManager ${unconsented.slice(0, 3).join("; ")}` : ""}.`,
     };
+  }
   const why = candidates.slice(0, 3).map((g) => {
     const set = input.podSets.find(
       (s) => g.spec.instanceShape && misfit(s.spec, g.spec.instanceShape) !== undefined,

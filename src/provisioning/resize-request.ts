@@ -4,15 +4,14 @@
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { API_VERSION, RESIZE_REQUEST } from "../api/names.js";
 import {
-  PROVISIONING_API_VERSION,
   PROVISIONING_CLASS,
-  PROVISIONING_REQUEST,
   PROVISIONING_REQUEST_ANNOTATION,
   PROVISIONING_REQUEST_UID_LABEL,
   WORKLOAD_ANNOTATION,
   type ProvisioningRequest,
 } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
+import { resizeRequestOwners } from "./ownership.js";
 import type { Parameters } from "./parameters.js";
 
 /** An RFC 1035 label (≤ 63): `pr-`, the request's name made a label (≤ 48), `-`, 10 hex digits of its uid. */
@@ -43,27 +42,6 @@ export function resizeRequestFor(
   const namespace = group.metadata.namespace ?? "";
   const prKey = `${pr.metadata.namespace ?? ""}/${pr.metadata.name ?? ""}`;
   const workload = workloadOf(pr);
-  // Owned by the request when both live in one namespace (owner references cannot cross namespaces)
-  // and by the group: the garbage collector deletes a dependent only once every owner is gone, so a
-  // provisioned request's ResizeRequest — and its due release — outlives the ProvisioningRequest.
-  const owners = [
-    ...(pr.metadata.namespace === namespace
-      ? [
-          {
-            apiVersion: PROVISIONING_API_VERSION,
-            kind: PROVISIONING_REQUEST.kind,
-            name: pr.metadata.name ?? "",
-            uid: pr.metadata.uid ?? "",
-          },
-        ]
-      : []),
-    {
-      apiVersion: API_VERSION,
-      kind: group.kind,
-      name: group.metadata.name ?? "",
-      uid: group.metadata.uid ?? "",
-    },
-  ];
   return {
     apiVersion: API_VERSION,
     kind: RESIZE_REQUEST.kind,
@@ -75,7 +53,7 @@ export function resizeRequestFor(
         [PROVISIONING_REQUEST_ANNOTATION]: prKey,
         ...(workload && { [WORKLOAD_ANNOTATION]: workload }),
       },
-      ownerReferences: owners,
+      ownerReferences: resizeRequestOwners(pr, group),
     },
     spec: {
       instanceGroupManager: group.metadata.name ?? "",

@@ -14,6 +14,7 @@ import {
   isTooManyRequests,
 } from "../runtime/api-errors.js";
 import { TimeoutError } from "../runtime/kube-http.js";
+import { RequestIdConflictError } from "../operations/scripts.js";
 import { StoreUnavailableError } from "../operations/store.js";
 
 export type LocationType = "parameter" | "header" | "body";
@@ -163,6 +164,10 @@ export function toGoogleError(err: unknown): { status: number; body: GoogleError
   // The dispatcher (as Express did) throws a URIError for a path value with a malformed escape (`%ff`).
   else if (err instanceof URIError) rest = new InvalidError(`The request URL is not valid: ${err.message}.`);
   else if (err instanceof ApiError) rest = fromKubernetes(err);
+  else if (err instanceof RequestIdConflictError)
+    rest = new InvalidError(err.message, [
+      { message: err.message, location: "requestId", locationType: "parameter" },
+    ]);
   else if (err instanceof StoreUnavailableError)
     rest = new BackendError("The operations store is unavailable; try again later.");
   else if (err instanceof TimeoutError) rest = new BackendError("The Kubernetes API did not answer in time.");

@@ -10,7 +10,6 @@ import { INSTANCE_GROUP_MANAGER, REST_KIND, USE_VERB } from "../api/names.js";
 import {
   locationPath,
   operationTypeOf,
-  operationVerb,
   type Location,
   type Operation,
   type OperationVerb,
@@ -23,6 +22,7 @@ import {
   newOperationName,
   type OperationRef,
 } from "../operations/model.js";
+import { requestTarget, type RequestIdCall } from "../operations/request-id.js";
 import {
   cancelRequest,
   createRequest,
@@ -52,11 +52,32 @@ interface Target {
   readonly id?: string;
 }
 
-/** Records a new operation on `target` (or finds the one of the same requestId). */
+/**
+ * The call a requestId is bound to: the user, the method, and the resize request as the call names it
+ * (the path's, or an insert's body's): only the same call again may replay it.
+ */
+function requestIdCall(
+  call: CallContext<OfGroup, unknown>,
+  verb: OperationVerb,
+  request: string,
+): RequestIdCall {
+  const location = locationOf(call.params);
+  return {
+    caller: call.user.username,
+    operationType: operationTypeOf(location.scope, verb),
+    target: requestTarget(location, call.params.instanceGroupManager, request),
+  };
+}
+
+/**
+ * Records a new operation on `target` (or finds the one of the same requestId, when `request` — the
+ * resize request as the call names it — and the rest of the call are the ones it was first used for).
+ */
 async function startOperation(
-  call: CallContext<Idempotent, unknown>,
+  call: CallContext<OfGroup & Idempotent, unknown>,
   verb: OperationVerb,
   target: Target,
+  request: string,
 ): Promise<{ operation: Operation; ref: OperationRef; created: boolean; requestId?: string }> {
   const { deps, params, user } = call;
   const now = deps.now();
@@ -84,7 +105,9 @@ async function startOperation(
     ...(requestId !== undefined && { requestId }),
   });
   const result = await deps.store.create(operation, ref, {
-    ...(requestId !== undefined && { requestId }),
+    ...(requestId !== undefined && {
+      requestId: { id: requestId, call: requestIdCall(call, verb, request) },
+    }),
     request: target.name,
   });
   const stored = result.operation;
@@ -157,15 +180,16 @@ export async function insert(call: CallContext<OfGroup & Idempotent, ResizeReque
     namespace: project,
     name: groupName,
   });
-  const started = await startOperation(call, "insert", {
-    project,
-    location,
-    group: groupName,
-    name: body.name,
-  });
-  // A replay returns the stored operation, unless it is still PENDING: then the first try may have
-  // been cut short (a Redis failover between recording the operation and creating the request), and
-  // the request is created now, so that an acknowledged requestId always has its request.
+  const started = await startOperation(
+    call,
+    "insert",
+    { project, location, group: groupName, name: body.name },
+    body.name,
+  );
+  // A replay (the same user's same insert: the store refuses any other) returns the stored operation,
+  // unless it is still PENDING: then the first try may have been cut short (a Redis failover between
+  // recording the operation and creating the request), and the request is created now, so that an
+  // acknowledged requestId always has its request.
   if (
     !started.created &&
     !(
@@ -224,16 +248,16 @@ export async function get(call: CallContext<OneRequest>): Promise<Reply> {
 
 /**
  * The operation of a repeated call: a cancel or delete replayed with its requestId answers with the
- * first call's operation even though the request is now final or gone.
+ * first call's operation even though the request is now final or gone. The requestId of another call
+ * (user, method, resize request) is refused.
  */
 async function replay(
-  call: CallContext<{ readonly project: string } & Idempotent, unknown>,
+  call: CallContext<OneRequest & Idempotent, unknown>,
   verb: OperationVerb,
 ): Promise<Operation | undefined> {
-  const { project, requestId } = call.params;
+  const { project, requestId, resizeRequest } = call.params;
   if (requestId === undefined) return undefined;
-  const op = await call.deps.store.getByRequestId(project, requestId);
-  return op && operationVerb(op.operationType) === verb ? op : undefined;
+  return call.deps.store.getByRequestId(project, requestId, requestIdCall(call, verb, resizeRequest));
 }
 
 export async function cancel(call: CallContext<OneRequest & Idempotent>): Promise<Reply> {
@@ -248,7 +272,7 @@ export async function cancel(call: CallContext<OneRequest & Idempotent>): Promis
     throw new InvalidResourceUsageError(
       `The resize request '${target.name}' is ${state ?? ""} and can no longer be cancelled: only an active request (CREATING or ACCEPTED) can be cancelled.`,
     );
-  const started = await startOperation(call, "cancel", target);
+  const started = await startOperation(call, "cancel", target, call.params.resizeRequest);
   if (!started.created) return { body: started.operation };
   await mutate(call, started.ref, started.requestId, () => cancelRequest(deps.kube, rr));
   return {
@@ -266,7 +290,7 @@ export async function remove(call: CallContext<OneRequest & Idempotent>): Promis
     throw new InvalidResourceUsageError(
       `The resize request '${target.name}' is ${state ?? "CREATING"} and cannot be deleted while active: cancel it first, then delete it once it is CANCELLED. (Deleting it with kubectl cancels it first.)`,
     );
-  const started = await startOperation(call, "delete", target);
+  const started = await startOperation(call, "delete", target, call.params.resizeRequest);
   if (!started.created) return { body: started.operation };
   const gone = await mutate(call, started.ref, started.requestId, () => deleteRequest(deps.kube, rr));
   const updated = await deps.store.update(

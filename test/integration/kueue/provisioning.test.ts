@@ -38,7 +38,7 @@ let operator: OperatorProcess | undefined;
 const cluster = new ClusterObjects();
 const name = (): string => ns?.name ?? "";
 
-/** A NodePool and a group over it whose instances carry `POOL_LABEL=<label>`. */
+/** A NodePool and a group over it whose instances carry `POOL_LABEL=<label>`, serving this namespace's requests. */
 async function poolAndGroup(pool: string, label: string, maxSize: number): Promise<void> {
   const labels = { [POOL_LABEL]: label };
   await custom.createNamespacedCustomObject({
@@ -58,6 +58,7 @@ async function poolAndGroup(pool: string, label: string, maxSize: number): Promi
     targetRef: { apiVersion: "testbed.resize-operator.dev/v1", kind: "NodePool", name: pool },
     maxSize,
     instanceShape: { ...SHAPE, labels },
+    provisioningRequests: { namespaces: "Same" },
   });
 }
 

@@ -6,6 +6,8 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { migrateLegacyKeys } from "../../../src/operations/migrate.js";
 import { newOperation, type OperationRef } from "../../../src/operations/model.js";
+import { requestTarget } from "../../../src/operations/request-id.js";
+import { RequestIdConflictError } from "../../../src/operations/scripts.js";
 import { OperationStore } from "../../../src/operations/store.js";
 
 const prefix = `migrate-${randomUUID()}:`;
@@ -28,7 +30,7 @@ function operation(ref: OperationRef, requestId: string, done: boolean) {
         ? "compute.instanceGroupManagerResizeRequests.insert"
         : "compute.regionInstanceGroupManagerResizeRequests.insert",
     locationUrl: "http://localhost/compute/v1/projects/p",
-    targetLink: "http://localhost/compute/v1/projects/p/rr",
+    targetLink: `http://localhost/compute/v1/projects/${ref.project}/${requestTarget(ref.location, "g", "rr")}`,
     user: "system",
     insertTime: new Date(Date.UTC(2026, 0, 1, 0, 0, ref.name.length)).toISOString(),
     requestId,
@@ -83,7 +85,20 @@ test("legacy keys are migrated once, nothing lost, and the store reads them", as
   expect(await store.list("team-b", region.location)).toEqual([ops[2]]);
   for (const [i, ref] of refs.entries()) {
     expect(await store.get(ref)).toEqual(ops[i]);
-    expect(await store.getByRequestId(ref.project, ids[i] ?? "")).toEqual(ops[i]);
+    // A requestId of a release before bindings answers the call its Operation records, and only it.
+    const call = {
+      caller: "system",
+      operationType: ops[i]?.operationType ?? "",
+      target: requestTarget(ref.location, "g", "rr"),
+    };
+    expect(await store.getByRequestId(ref.project, ids[i] ?? "", call)).toEqual(ops[i]);
+    for (const other of [
+      { ...call, caller: "mallory" },
+      { ...call, target: requestTarget(ref.location, "g", "other") },
+    ])
+      await expect(store.getByRequestId(ref.project, ids[i] ?? "", other)).rejects.toThrow(
+        RequestIdConflictError,
+      );
   }
   expect(await store.pending("team-a", "rr-1")).toEqual([refs[1]]);
   expect(await store.pending("team-b", "rr-2")).toEqual([refs[2]]);

@@ -45,6 +45,8 @@ export function group(
       clusterAutoscaler: "Detect",
       unschedulableGracePeriod: "60s",
       instanceShape: GPU_SHAPE,
+      // The owner's consent for the group's own namespace (the default is none).
+      provisioningRequests: { namespaces: "Same", bookingWindow: "10m" },
       ...spec,
     },
   };
@@ -85,7 +87,15 @@ export function pr(
       namespace: o.namespace ?? "team-a",
       uid: UID,
       generation: 1,
-      ownerReferences: [{ apiVersion: "kueue.x-k8s.io/v1beta2", kind: "Workload", name: "job-a", uid: "w1" }],
+      ownerReferences: [
+        {
+          apiVersion: "kueue.x-k8s.io/v1beta2",
+          kind: "Workload",
+          name: "job-a",
+          uid: "w1",
+          controller: true,
+        },
+      ],
     },
     spec: {
       provisioningClassName: o.className ?? PROVISIONING_CLASS,
@@ -127,6 +137,11 @@ export function rr(
       creationTimestamp: at(0),
       labels: { [PROVISIONING_REQUEST_UID_LABEL]: UID },
       annotations: { [PROVISIONING_REQUEST_ANNOTATION]: "team-a/job-a-prov-1" },
+      // As the provisioner makes it: owned by the request and by the group.
+      ownerReferences: [
+        { apiVersion: PROVISIONING_API_VERSION, kind: "ProvisioningRequest", name: "job-a-prov-1", uid: UID },
+        { apiVersion: API_VERSION, kind: "InstanceGroupManager", name: "gpu", uid: "uid-team-a-gpu" },
+      ],
     },
     spec: { instanceGroupManager: "gpu", resizeBy: o.size ?? 4, cancel: false },
     ...(status && { status }),
@@ -139,6 +154,7 @@ export function snapshot(o: Partial<ProvisioningSnapshot> = {}): ProvisioningSna
     request: pr(),
     nowMs: T0 + 60_000,
     resizeRequest: undefined,
+    namesakes: [],
     groups: [group()],
     templates: new Map([["ppt-job-a-prov-1-main", template("ppt-job-a-prov-1-main", gpuPod())]]),
     namespaceLabels: undefined,

@@ -22,7 +22,7 @@ const cpuGroup = (name: string, namespace = "team-a"): InstanceGroupManager =>
   group(name, namespace, {
     instanceShape: { allocatable: { cpu: "16", memory: "64Gi" }, labels: { pool: "cpu" } },
   });
-const shared = (namespaces: "Same" | "All" | "Selector", selector?: object): InstanceGroupManager =>
+const shared = (namespaces: "None" | "Same" | "All" | "Selector", selector?: object): InstanceGroupManager =>
   group("shared", "infra", {
     provisioningRequests: {
       namespaces,
@@ -54,8 +54,16 @@ test.each<[string, object, Record<string, string>, boolean]>([
 });
 
 test.each<[string, InstanceGroupManager, string, Record<string, string> | undefined, boolean]>([
-  ["Same (the default): its own namespace", group("g", "team-a"), "team-a", undefined, true],
+  [
+    "no policy (the default, None): not even its own namespace",
+    group("g", "team-a", { provisioningRequests: undefined }),
+    "team-a",
+    undefined,
+    false,
+  ],
+  ["Same: its own namespace", group("g", "team-a"), "team-a", undefined, true],
   ["Same: not another", group("g", "infra"), "team-a", undefined, false],
+  ["None", shared("None"), "infra", undefined, false],
   ["All", shared("All"), "team-a", undefined, true],
   [
     "Selector, matching labels",

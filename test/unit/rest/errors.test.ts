@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ResizeRequestInsert } from "../../../src/api/index.js";
+import { RequestIdConflictError } from "../../../src/operations/scripts.js";
 import { StoreUnavailableError } from "../../../src/operations/store.js";
 import { ForbiddenError, toGoogleError, validationError } from "../../../src/rest/errors.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
@@ -20,6 +21,16 @@ test.each([
   expect(mapped.status).toBe(status);
   expect(mapped.body.error.code).toBe(status);
   expect(mapped.body.error.errors[0]).toMatchObject({ domain: "global", reason });
+});
+
+test("a requestId bound to another call is 400 invalid, located at the parameter and naming it", () => {
+  const id = "6f1c0a3e-8d2b-4c5e-9f7a-1b2c3d4e5f60";
+  const mapped = toGoogleError(new RequestIdConflictError(id));
+  expect(mapped.status).toBe(400);
+  expect(mapped.body.error.message).toContain(`The requestId '${id}' was already used for another call`);
+  expect(mapped.body.error.errors).toEqual([
+    expect.objectContaining({ reason: "invalid", location: "requestId", locationType: "parameter" }),
+  ]);
 });
 
 test("zod issues become located items; unknown keys each get their own", () => {

@@ -1,0 +1,154 @@
+// requestIds are bound to the call that first used them, against the real operator, API server
+// (TokenReview tokens of two ServiceAccounts of one project) and Redis: the same user's same call
+// replayed gets the same Operation; the requestId replayed by another user, with another method or on
+// another resize request is 400 `invalid` at the parameter, and nothing changes — in particular another
+// user can no longer complete, and so re-target, a first call's PENDING Operation.
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+import { kubectl, installApi } from "../api/install.js";
+import type { Operation } from "../../../src/api/operation.js";
+import { OperationKeys, member } from "../../../src/operations/keys.js";
+import {
+  newOperation,
+  newOperationId,
+  newOperationName,
+  type OperationRef,
+} from "../../../src/operations/model.js";
+import { createTestNamespace } from "../../support/kube.js";
+import { stopAll } from "../../support/operator.js";
+import { createGroup, createWorkers, getRequest } from "../../support/resize.js";
+import * as rest from "../../support/rest.js";
+
+const ZONE = "local-a";
+const redis = new Redis(process.env.REDIS_URL ?? "");
+let ns: Awaited<ReturnType<typeof createTestNamespace>>;
+let operator: rest.RestOperator;
+const tokens: Record<"alice" | "bob", string> = { alice: "", bob: "" };
+
+beforeAll(async () => {
+  await installApi();
+  ns = await createTestNamespace("rest-request-id");
+  // Pods that fit no node, and no autoscaler saying it will not add one: requests stay active (cancellable).
+  await createWorkers(ns.name, "workers", 100);
+  await createGroup(ns.name, "workers", { maxSize: 50, provisioningTimeout: "1h" });
+  tokens.alice = await rest.serviceAccountToken(ns.name, "alice", rest.fullAccess());
+  tokens.bob = await rest.serviceAccountToken(ns.name, "bob", rest.fullAccess());
+  operator = await rest.startRestOperator(ns.name, process.env.REDIS_URL ?? "");
+});
+
+afterAll(async () => {
+  await stopAll([operator.process]);
+  await ns.remove();
+  redis.disconnect();
+});
+
+const requests = () =>
+  `${operator.baseUrl}/compute/v1/projects/${ns.name}/zones/${ZONE}/instanceGroupManagers/workers/resizeRequests`;
+const insert = (who: "alice" | "bob", requestId: string, name: string) =>
+  rest.call("POST", `${requests()}?requestId=${requestId}`, {
+    token: tokens[who],
+    body: { name, resizeBy: 1 },
+  });
+const cancel = (who: "alice" | "bob", requestId: string, name: string) =>
+  rest.call("POST", `${requests()}/${name}/cancel?requestId=${requestId}`, { token: tokens[who] });
+const operation = async (name: string): Promise<Operation> => {
+  const reply = await rest.call(
+    "GET",
+    `${operator.baseUrl}/compute/v1/projects/${ns.name}/zones/${ZONE}/operations/${name}`,
+    { token: tokens.alice },
+  );
+  expect(reply.status).toBe(200);
+  return reply.body as Operation;
+};
+const exists = async (name: string): Promise<boolean> =>
+  (await kubectl("get", "rr", "-n", ns.name, "-o", "name")).split("\n").some((n) => n.endsWith(`/${name}`));
+
+function expectRefused(reply: rest.RawReply, requestId: string): void {
+  expect(reply.status).toBe(400);
+  const error = rest.googleError(reply);
+  expect(error.message).toContain(`The requestId '${requestId}' was already used for another call`);
+  expect(error.errors[0]).toMatchObject({
+    domain: "global",
+    reason: "invalid",
+    location: "requestId",
+    locationType: "parameter",
+  });
+}
+
+test("the same user's same call replayed gets the same Operation", async () => {
+  const [first, again] = [randomUUID(), randomUUID()];
+  const a = await insert("alice", first, "same-1");
+  const b = await insert("alice", first, "same-1");
+  expect(a.status).toBe(200);
+  expect((b.body as Operation).name).toBe((a.body as Operation).name);
+  const c = await cancel("alice", again, "same-1");
+  const d = await cancel("alice", again, "same-1");
+  expect(c.status).toBe(200);
+  expect((d.body as Operation).name).toBe((c.body as Operation).name);
+});
+
+test("another user replaying a requestId is refused, gets nothing of the first call, and changes nothing", async () => {
+  const requestId = randomUUID();
+  const first = (await insert("alice", requestId, "alice-1")).body as Operation;
+  const before = await operation(first.name);
+  expectRefused(await insert("bob", requestId, "bob-1"), requestId);
+  // The very same body, by another user, is no replay either.
+  expectRefused(await insert("bob", requestId, "alice-1"), requestId);
+  expect(await exists("bob-1")).toBe(false);
+  const after = await operation(first.name);
+  expect(after).toMatchObject({
+    user: before.user,
+    targetLink: before.targetLink,
+    targetId: before.targetId,
+  });
+  // A cancel's requestId likewise (the replay of a cancel is answered before the request is read).
+  const cancelId = randomUUID();
+  expect((await cancel("alice", cancelId, "alice-1")).status).toBe(200);
+  expectRefused(await cancel("bob", cancelId, "alice-1"), cancelId);
+});
+
+test("the requestId of one method or resize request is refused for another, which is not carried out", async () => {
+  const requestId = randomUUID();
+  expect((await insert("alice", requestId, "method-1")).status).toBe(200);
+  expectRefused(await cancel("alice", requestId, "method-1"), requestId);
+  expect((await getRequest(ns.name, "method-1")).spec.cancel).toBe(false);
+  expectRefused(await insert("alice", requestId, "method-2"), requestId);
+  expect(await exists("method-2")).toBe(false);
+});
+
+test("another user cannot complete, and so re-target, a first call's PENDING Operation", async () => {
+  // Alice's insert was recorded and then cut short before its request was created (a failover), as an
+  // earlier release stored it: the requestId names the Operation only.
+  const requestId = randomUUID();
+  const ref: OperationRef = {
+    project: ns.name,
+    location: { scope: "zones", name: ZONE },
+    name: newOperationName(Date.now()),
+  };
+  const location = `${operator.baseUrl}/compute/v1/projects/${ns.name}/zones/${ZONE}`;
+  const pending = newOperation({
+    ref,
+    id: newOperationId(),
+    operationType: "compute.instanceGroupManagerResizeRequests.insert",
+    locationUrl: location,
+    targetLink: `${location}/instanceGroupManagers/workers/resizeRequests/pending-1`,
+    user: `system:serviceaccount:${ns.name}:alice`,
+    insertTime: new Date().toISOString(),
+    requestId,
+  });
+  const keys = new OperationKeys();
+  await redis.set(keys.op(ref), JSON.stringify(pending));
+  await redis.zadd(keys.index(ns.name, ref.location), Date.parse(pending.insertTime), ref.name);
+  await redis.set(keys.requestId(ns.name, requestId), member(ref), "PX", 3_600_000);
+
+  expectRefused(await insert("bob", requestId, "bob-pending"), requestId);
+  expect(await exists("bob-pending")).toBe(false);
+  expect(await operation(ref.name)).toMatchObject({ status: "PENDING", targetLink: pending.targetLink });
+  expect((await operation(ref.name)).targetId).toBeUndefined();
+
+  // Alice's own replay completes her call: her request is created, her Operation runs.
+  const replay = await insert("alice", requestId, "pending-1");
+  expect(replay.status).toBe(200);
+  expect((replay.body as Operation).name).toBe(ref.name);
+  expect(await exists("pending-1")).toBe(true);
+});

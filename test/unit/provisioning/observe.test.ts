@@ -1,0 +1,121 @@
+// What a pass of the provisioner reads as the request's ResizeRequest, on the real caches (Store with the
+// controller's indexes) and the in-memory API server: only the one at the place recorded at acceptance
+// (a live read when the cache has not seen it yet), or before acceptance the namesakes in the groups'
+// namespaces; a ResizeRequest elsewhere that carries the request's uid label and annotation is never it.
+import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
+import { RESIZE_REQUESTS } from "../../../src/api/kinds.js";
+import type { ProvisioningRequest } from "../../../src/api/provisioning-request.js";
+import type { ResizeRequest } from "../../../src/api/resize-request.js";
+import { REQUEST_INDEXERS } from "../../../src/controller/setup.js";
+import { decideProvisioning } from "../../../src/provisioning/decide.js";
+import { createResizeRequest } from "../../../src/provisioning/execute.js";
+import { observeProvisioning } from "../../../src/provisioning/observe.js";
+import { Store } from "../../../src/runtime/store.js";
+import { FakeKube } from "../../support/fake-kube.js";
+import { T0, cond, group, pr, rr } from "./fixtures.js";
+
+const NAME = "pr-job-a-prov-1-0f1e2d3c4b";
+const accepted = [cond("Accepted", "True", "Accepted"), cond("Provisioned", "False", "Queued")];
+const recorded = { ResizeRequestName: NAME, InstanceGroupManager: "team-a/gpu" };
+
+/** The request's uid label and annotation, in `namespace`, owned by that namespace's own group. */
+function forgedIn(namespace: string): ResizeRequest {
+  const base = rr({ state: "SUCCEEDED" });
+  return {
+    ...base,
+    metadata: {
+      ...base.metadata,
+      namespace,
+      ownerReferences: [
+        {
+          apiVersion: "compute.resize-operator.dev/v1",
+          kind: "InstanceGroupManager",
+          name: "gpu",
+          uid: `uid-${namespace}-gpu`,
+        },
+      ],
+    },
+  };
+}
+
+function world(o: {
+  request: ProvisioningRequest;
+  cached?: readonly ResizeRequest[];
+  stored?: readonly ResizeRequest[];
+  groups?: readonly InstanceGroupManager[];
+}) {
+  const requests = new Store<ProvisioningRequest>();
+  requests.set(o.request);
+  const resizeRequests = new Store<ResizeRequest>(REQUEST_INDEXERS);
+  for (const x of o.cached ?? []) resizeRequests.set(x);
+  const groups = new Store<InstanceGroupManager>();
+  for (const g of o.groups ?? [group(), group("gpu", "mallory")]) groups.set(g);
+  const client = new FakeKube();
+  for (const x of o.stored ?? []) client.seed(RESIZE_REQUESTS, x);
+  const deps = { provisioningRequests: requests, resizeRequests, groups, client, now: () => T0 };
+  return { client, observe: () => observeProvisioning(deps, "team-a", "job-a-prov-1") };
+}
+
+async function snapshotOf(w: ReturnType<typeof world>) {
+  const obs = await w.observe();
+  if (!obs.ours) throw new Error("not ours");
+  return obs.snapshot;
+}
+
+test("a new request: a namesake in another group's namespace is no candidate; the request gets its own", async () => {
+  const w = world({ request: pr(), cached: [forgedIn("mallory")] });
+  const s = await snapshotOf(w);
+  expect(s.resizeRequest).toBeUndefined();
+  const plan = decideProvisioning({ ...s, templates: new Map([...s.templates]) });
+  // The template is missing from the in-memory API server: the decision fails on it, never follows the forgery.
+  expect(plan.create).toBeUndefined();
+  expect(plan.status?.conditions.find((c) => c.type === "Failed")?.reason).toBe("PodTemplateNotFound");
+  expect(s.namesakes.map((x) => x.metadata.namespace)).toEqual(["mallory"]);
+});
+
+test("accepted: only the recorded place is read — the cache, else one live get; a forgery elsewhere is ignored", async () => {
+  const request = pr({ conditions: accepted, details: recorded });
+  const mine = rr({ state: "ACCEPTED" });
+  const cached = await snapshotOf(world({ request, cached: [forgedIn("mallory"), mine] }));
+  expect(cached.resizeRequest?.metadata.namespace).toBe("team-a");
+
+  const live = world({ request, cached: [forgedIn("mallory")], stored: [mine] });
+  expect((await snapshotOf(live)).resizeRequest?.metadata.namespace).toBe("team-a");
+  expect(live.client.calls).toEqual([
+    { verb: "get", resource: "resizerequests", namespace: "team-a", name: NAME },
+  ]);
+
+  // Its own gone, a forged one elsewhere (cache and API server): the request's ResizeRequest was deleted.
+  const gone = world({ request, cached: [forgedIn("mallory")], stored: [forgedIn("mallory")] });
+  const s = await snapshotOf(gone);
+  expect(s.resizeRequest).toBeUndefined();
+  expect(decideProvisioning(s).status?.conditions.find((c) => c.type === "Failed")?.reason).toBe(
+    "ResizeRequestDeleted",
+  );
+});
+
+test("accepted by a release that did not record the place: its Accepted message names it", async () => {
+  const message = `ResizeRequest team-a/${NAME} asks InstanceGroupManager team-a/gpu for 4 instances (4 pods).`;
+  const request = pr({
+    conditions: [
+      { ...cond("Accepted", "True", "Accepted"), message },
+      cond("Provisioned", "False", "Queued"),
+    ],
+  });
+  const s = await snapshotOf(world({ request, cached: [forgedIn("mallory"), rr({ state: "ACCEPTED" })] }));
+  expect(s.resizeRequest?.metadata.namespace).toBe("team-a");
+  const forgedOnly = await snapshotOf(world({ request, cached: [forgedIn("mallory")] }));
+  expect(forgedOnly.resizeRequest).toBeUndefined();
+});
+
+test("creating: an existing one of the same name counts as created only if made for the request", async () => {
+  const mine = rr(undefined);
+  const client = new FakeKube();
+  client.seed(RESIZE_REQUESTS, mine);
+  await expect(createResizeRequest(client, pr(), mine)).resolves.toBeUndefined();
+  const squatted = new FakeKube();
+  squatted.seed(RESIZE_REQUESTS, { ...mine, metadata: { ...mine.metadata, ownerReferences: [] } });
+  await expect(createResizeRequest(squatted, pr(), mine)).rejects.toThrow(
+    /is not the one the provisioner created/,
+  );
+});
