@@ -10,6 +10,8 @@ import { boundedMap, rule } from "./meta.js";
 import { QUANTITY_PATTERN } from "./quantity.js";
 
 export const DEFAULT_BOOKING_WINDOW = "10m";
+/** GKE's default for a queued-provisioning request without maxRunDurationSeconds: 7 days. */
+export const DEFAULT_MAX_RUN_DURATION = "168h";
 
 /** Label keys and resource names: an optional DNS prefix, then a name (Kubernetes qualified names). */
 const QualifiedName = z
@@ -130,6 +132,19 @@ export const ProvisioningRequestPolicy = rule(
             "How long provisioned capacity stays booked for the request's pods: if no pod consumes it by then, the ProvisioningRequest gets BookingExpired=True (Kueue then retries it if the workload was not admitted). A request's bookingWindow parameter wins.",
         })
         .default(DEFAULT_BOOKING_WINDOW),
+      defaultMaxRunDuration: kubeDuration({ min: "0s", max: "87600h" })
+        .meta({
+          description:
+            "The run duration of a request without the maxRunDurationSeconds parameter: its capacity is released (CapacityRevoked=True) that long after it was provisioned. 168h (7 days) by default, as GKE; 0s keeps the capacity until the request is deleted.",
+        })
+        .default(DEFAULT_MAX_RUN_DURATION),
+      strictParameters: z
+        .boolean()
+        .meta({
+          description:
+            "A request parameter the provisioner does not know fails the request (Failed=True, reason InvalidParameters). By default (false) it is ignored, as GKE and cluster-autoscaler do, and named in a Warning Event and in the Accepted condition's message.",
+        })
+        .default(false),
     })
     .meta({
       description: `Whether and how the group serves ProvisioningRequests (autoscaling.x-k8s.io/v1, class ${PROVISIONING_CLASS}), for example from Kueue. A group without it (or with namespaces: None) serves none.`,

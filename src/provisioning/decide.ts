@@ -21,7 +21,7 @@ import type { RequestInsight } from "../queue/insight.js";
 import { provisioningEvents as E } from "./events.js";
 import { failureOf, waitingMessage } from "./messages.js";
 import { acceptedMessage, foreignTemplate, groupOf, notMadeFor } from "./ownership.js";
-import { parseParameters } from "./parameters.js";
+import { parseParameters, unknownParametersMessage } from "./parameters.js";
 import { place } from "./placement.js";
 import { resizeRequestFor } from "./resize-request.js";
 
@@ -117,10 +117,20 @@ export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
   let create: ResizeRequest | undefined;
   let cancel: ResizeRequest | undefined;
   let requeueAfterMs: number | undefined;
+  // GKE's ValidUntilSeconds holds in every state before Provisioned=True (a ResizeRequest that reached a
+  // final state is reported as such instead).
+  const deadline = failed || provisioned || isFinalState(rr?.status?.state) ? undefined : waitDeadline(pr);
 
   if (failed) {
     // Final for us. A ResizeRequest still in the queue goes too (nothing will consume it).
     cancel = rr && cancellable(s, rr);
+  } else if (deadline !== undefined && s.nowMs >= deadline) {
+    fail(
+      d,
+      "WaitTimeExceeded",
+      `Not provisioned by ${new Date(deadline).toISOString()}: the ValidUntilSeconds parameter (${pr.spec.parameters?.ValidUntilSeconds ?? ""}) counts from the request's creation.`,
+    );
+    cancel = rr ? cancellable(s, rr) : s.namesakes.find((x) => cancellable(s, x));
   } else if (!provisioned && !isTrue(conditions, C.Accepted)) {
     ({ create, requeueAfterMs } = admit(s, d));
     // One made before a crash, for a request that fails now: nothing will consume it.
@@ -142,8 +152,11 @@ export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
   if (cancel)
     d.events.push({
       definition: E.ResizeRequestCancelled,
-      note: `Cancelled ResizeRequest ${rr?.metadata.namespace ?? ""}/${rr?.metadata.name ?? ""}: the request failed before it was provisioned.`,
+      note: `Cancelled ResizeRequest ${cancel.metadata.namespace ?? ""}/${cancel.metadata.name ?? ""}: the request failed before it was provisioned.`,
     });
+  // Looked at again at the deadline, through the same requeue as every other wait (no polling).
+  if (deadline !== undefined && s.nowMs < deadline && !isTrue(d.conditions, C.Failed))
+    requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, deadline - s.nowMs);
   return {
     ...(create && { create }),
     ...(cancel && { cancel }),
@@ -153,6 +166,15 @@ export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
     events: d.events,
     ...(requeueAfterMs !== undefined && { requeueAfterMs }),
   };
+}
+
+/** When a request with GKE's ValidUntilSeconds fails unless provisioned: that long after its creation. */
+function waitDeadline(pr: ProvisioningRequest): number | undefined {
+  const parameters = parseParameters(pr.spec.parameters);
+  const created = Date.parse(pr.metadata.creationTimestamp ?? "");
+  if (!parameters.ok || parameters.value.validUntilSeconds === undefined || Number.isNaN(created))
+    return undefined;
+  return created + parameters.value.validUntilSeconds * 1000;
 }
 
 /** A ResizeRequest the provisioner made for the request and that still holds or waits for capacity. */
@@ -213,6 +235,16 @@ function admit(
     fail(d, placement.reason, placement.message);
     return none;
   }
+  const unknown = parameters.unknown;
+  const groupKey = `${placement.group.metadata.namespace ?? ""}/${placement.group.metadata.name ?? ""}`;
+  if (unknown.length > 0 && placement.group.spec.provisioningRequests?.strictParameters) {
+    fail(
+      d,
+      "InvalidParameters",
+      `Invalid parameters: ${unknownParametersMessage(unknown)}; InstanceGroupManager ${groupKey} sets provisioningRequests.strictParameters.`,
+    );
+    return none;
+  }
   const rr = resizeRequestFor(pr, placement.group, placement.instances, parameters.value);
   const existing = s.namesakes.find((x) => x.metadata.namespace === rr.metadata.namespace);
   const foreign = existing && notMadeFor(existing, pr, placement.group);
@@ -220,15 +252,25 @@ function admit(
     fail(d, "ResizeRequestNotOwned", foreign);
     return none;
   }
-  const group = `${rr.metadata.namespace ?? ""}/${placement.group.metadata.name ?? ""}`;
   const accepted = acceptedMessage(rr, placement.instances, placement.pods);
+  const ignored = unknown.length > 0 ? `Ignored ${unknownParametersMessage(unknown)}.` : undefined;
   // Where its ResizeRequest lives is recorded with the acceptance: later passes look there only.
   d.details = {
     ...d.details,
     [ClassDetail.ResizeRequestName]: rr.metadata.name ?? "",
-    [ClassDetail.InstanceGroupManager]: group,
+    [ClassDetail.InstanceGroupManager]: groupKey,
   };
-  d.set({ type: C.Accepted, status: "True", reason: "Accepted", message: accepted }, E.ProvisioningAccepted);
+  d.set(
+    {
+      type: C.Accepted,
+      status: "True",
+      reason: "Accepted",
+      message: ignored ? `${accepted} ${ignored}` : accepted,
+    },
+    E.ProvisioningAccepted,
+  );
+  // Once: admission runs only until Accepted=True is written.
+  if (ignored) d.events.push({ definition: E.UnknownParameters, note: ignored });
   d.set({ type: C.Provisioned, status: "False", reason: "Queued", message: `Queued: ${accepted}` });
   if (existing) return { create: undefined, requeueAfterMs: follow(s, existing, d, false) };
   return { create: rr, requeueAfterMs: undefined };

@@ -10,6 +10,12 @@ export const provisioningEvents = defineEventCatalog({
     action: "CreateResizeRequest",
     when: `A ProvisioningRequest of class ${PROVISIONING_CLASS} was sized and placed: its ResizeRequest was created (Accepted=True, Provisioned=False with the queue position and ETA).`,
   },
+  UnknownParameters: {
+    type: "Warning",
+    reason: "UnknownParameters",
+    action: "CreateResizeRequest",
+    when: "A ProvisioningRequest was accepted with parameter keys the provisioner does not know: they are ignored (named here and in the Accepted condition's message), unless its group sets provisioningRequests.strictParameters, which fails the request instead.",
+  },
   ProvisioningStarted: {
     type: "Normal",
     reason: "Provisioning",
@@ -26,7 +32,7 @@ export const provisioningEvents = defineEventCatalog({
     type: "Warning",
     reason: "Failed",
     action: "Provision",
-    when: "The ProvisioningRequest can never be served (invalid parameters, a pod template missing or owned by something else, no group whose owner allows its namespace, pods that fit no instance, QUOTA_EXCEEDED, a queue deadline, its group or ResizeRequest gone, a ResizeRequest in its place that the provisioner did not make); Failed=True says why. Never after Provisioned.",
+    when: "The ProvisioningRequest can never be served (invalid parameters, ValidUntilSeconds elapsed before provisioning, a pod template missing or owned by something else, no group whose owner allows its namespace, pods that fit no instance, QUOTA_EXCEEDED, a queue deadline, its group or ResizeRequest gone, a ResizeRequest in its place that the provisioner did not make); Failed=True says why. Never after Provisioned.",
   },
   BookingExpired: {
     type: "Warning",
@@ -38,7 +44,7 @@ export const provisioningEvents = defineEventCatalog({
     type: "Normal",
     reason: "CapacityRevoked",
     action: "Release",
-    when: "The run duration (maxRunDurationSeconds) elapsed and the instances were released (CapacityRevoked=True); Kueue deactivates a workload still running.",
+    when: "The run duration (maxRunDurationSeconds, else the group's defaultMaxRunDuration) elapsed and the instances were released (CapacityRevoked=True); Kueue deactivates a workload still running.",
   },
   ResizeRequestCancelled: {
     type: "Normal",

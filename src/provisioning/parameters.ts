@@ -1,7 +1,10 @@
 // The parameters of a ProvisioningRequest of our class (spec.parameters: Kueue copies the
 // ProvisioningRequestConfig's parameters and every Job annotation provreq.kueue.x-k8s.io/<key> there),
-// parsed once (pure). An unknown key is an error rather than ignored: a misspelt parameter would
-// otherwise silently provision the wrong thing.
+// parsed once (pure). An unknown key is not an error: GKE and cluster-autoscaler look up the keys they
+// know and ignore the rest, and Kueue copies every provreq.kueue.x-k8s.io/<key> annotation of a Job, so
+// failing on one would fail (and Kueue retry, and fail again) a request either of them serves. Unknown
+// keys are returned for the caller to warn about, or to refuse when the group asks for strictness. A
+// known key with an invalid value is always an error.
 import { parseKubeDuration } from "../api/duration.js";
 import { RFC1035_LABEL } from "../api/primitives.js";
 
@@ -14,6 +17,8 @@ export interface Parameters {
   readonly maxQueueDuration?: string;
   /** How long provisioned capacity stays booked, ms, instead of the group's. */
   readonly bookingWindowMs?: number;
+  /** GKE's ValidUntilSeconds: the request fails if not provisioned this long after its creation. */
+  readonly validUntilSeconds?: number;
 }
 
 export const PARAMETER_NAMES = [
@@ -21,16 +26,36 @@ export const PARAMETER_NAMES = [
   "maxRunDurationSeconds",
   "maxQueueDuration",
   "bookingWindow",
+  "ValidUntilSeconds",
+  "noRetry",
+  "processorInstance",
+  "capacitySearchStrategy",
 ] as const;
 
 export type ParsedParameters =
-  { readonly ok: true; readonly value: Parameters } | { readonly ok: false; readonly message: string };
+  | { readonly ok: true; readonly value: Parameters; readonly unknown: readonly string[] }
+  | { readonly ok: false; readonly message: string };
+
+/** Go's strconv.ParseBool, which cluster-autoscaler reads noRetry with. */
+const GO_BOOL = /^(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$/;
+/** cluster-autoscaler's strategies; OBTAINABILITY is accepted and served as the default (see docs/kueue.md). */
+const SEARCH_STRATEGIES: readonly string[] = ["", "OBTAINABILITY"];
 
 const NAME = new RegExp(RFC1035_LABEL);
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const MAX_RUN_SECONDS = 315_576_000_000;
 const MAX_QUEUE = "87600h";
 const MAX_BOOKING = "168h";
+
+/** A whole number of seconds from 1 to MAX_RUN_SECONDS; undefined (and a problem noted) otherwise. */
+function seconds(key: string, text: string, problems: string[]): number | undefined {
+  const n = /^[0-9]{1,12}$/.test(text) ? Number(text) : NaN;
+  if (n >= 1 && n <= MAX_RUN_SECONDS) return n;
+  problems.push(
+    `${key} ${JSON.stringify(text)} must be a whole number of seconds from 1 to ${MAX_RUN_SECONDS}`,
+  );
+  return undefined;
+}
 
 /** A duration parameter from 1s to `max`, in ms; undefined (and a problem noted) otherwise. */
 function duration(
@@ -48,6 +73,7 @@ function duration(
 
 export function parseParameters(raw: Readonly<Record<string, string>> | undefined): ParsedParameters {
   const problems: string[] = [];
+  const unknown: string[] = [];
   let value: Parameters = {};
   for (const [key, text] of Object.entries(raw ?? {})) {
     switch (key) {
@@ -66,12 +92,25 @@ export function parseParameters(raw: Readonly<Record<string, string>> | undefine
         break;
       }
       case "maxRunDurationSeconds": {
-        const n = /^[0-9]{1,12}$/.test(text) ? Number(text) : NaN;
-        if (!(n >= 1 && n <= MAX_RUN_SECONDS))
-          problems.push(
-            `maxRunDurationSeconds ${JSON.stringify(text)} must be a whole number of seconds from 1 to ${MAX_RUN_SECONDS}`,
-          );
-        else value = { ...value, maxRunDurationSeconds: n };
+        const n = seconds(key, text, problems);
+        if (n !== undefined) value = { ...value, maxRunDurationSeconds: n };
+        break;
+      }
+      case "ValidUntilSeconds": {
+        const n = seconds(key, text, problems);
+        if (n !== undefined) value = { ...value, validUntilSeconds: n };
+        break;
+      }
+      case "noRetry":
+        // We never retry a failed request ourselves (Kueue makes a new one), so either value is served.
+        if (!GO_BOOL.test(text)) problems.push(`noRetry ${JSON.stringify(text)} must be true or false`);
+        break;
+      case "processorInstance":
+        // Which cluster-autoscaler instance processes the request: the only processor of our class is us.
+        break;
+      case "capacitySearchStrategy": {
+        if (!SEARCH_STRATEGIES.includes(text))
+          problems.push(`capacitySearchStrategy ${JSON.stringify(text)} must be "" or "OBTAINABILITY"`);
         break;
       }
       case "maxQueueDuration": {
@@ -85,10 +124,15 @@ export function parseParameters(raw: Readonly<Record<string, string>> | undefine
         break;
       }
       default:
-        problems.push(`unknown parameter ${JSON.stringify(key)} (known: ${PARAMETER_NAMES.join(", ")})`);
+        unknown.push(key);
     }
   }
   return problems.length > 0
     ? { ok: false, message: `Invalid parameters: ${problems.join("; ")}.` }
-    : { ok: true, value };
+    : { ok: true, value, unknown };
+}
+
+/** The words naming unknown parameter keys, for a message or an event. */
+export function unknownParametersMessage(unknown: readonly string[]): string {
+  return `unknown parameter${unknown.length === 1 ? "" : "s"} ${unknown.map((k) => JSON.stringify(k)).join(", ")} (known: ${PARAMETER_NAMES.join(", ")})`;
 }

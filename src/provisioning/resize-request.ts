@@ -2,6 +2,8 @@
 // name and uid: Kueue may delete a request and create another of the same name (a retry), and the new
 // one must get a ResizeRequest of its own, never adopt the old one's.
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { parseKubeDuration } from "../api/duration.js";
+import { DEFAULT_MAX_RUN_DURATION } from "../api/instance-shape.js";
 import { API_VERSION, RESIZE_REQUEST } from "../api/names.js";
 import {
   PROVISIONING_CLASS,
@@ -33,6 +35,19 @@ function workloadOf(pr: ProvisioningRequest): string | undefined {
   return owner ? `${pr.metadata.namespace ?? ""}/${owner.name}` : undefined;
 }
 
+/**
+ * The run duration in seconds: the request's maxRunDurationSeconds, else its group's
+ * defaultMaxRunDuration (7 days, as GKE); undefined (0s) keeps the capacity until released.
+ */
+export function runDurationSeconds(group: InstanceGroupManager, parameters: Parameters): number | undefined {
+  if (parameters.maxRunDurationSeconds !== undefined) return parameters.maxRunDurationSeconds;
+  const ms = parseKubeDuration(
+    group.spec.provisioningRequests?.defaultMaxRunDuration ?? DEFAULT_MAX_RUN_DURATION,
+  );
+  const seconds = Math.ceil((ms ?? 0) / 1000);
+  return seconds > 0 ? seconds : undefined;
+}
+
 export function resizeRequestFor(
   pr: ProvisioningRequest,
   group: InstanceGroupManager,
@@ -42,6 +57,7 @@ export function resizeRequestFor(
   const namespace = group.metadata.namespace ?? "";
   const prKey = `${pr.metadata.namespace ?? ""}/${pr.metadata.name ?? ""}`;
   const workload = workloadOf(pr);
+  const runSeconds = runDurationSeconds(group, parameters);
   return {
     apiVersion: API_VERSION,
     kind: RESIZE_REQUEST.kind,
@@ -64,9 +80,7 @@ export function resizeRequestFor(
           0,
           2048,
         ),
-      ...(parameters.maxRunDurationSeconds !== undefined && {
-        requestedRunDuration: { seconds: String(parameters.maxRunDurationSeconds) },
-      }),
+      ...(runSeconds !== undefined && { requestedRunDuration: { seconds: String(runSeconds) } }),
       ...(parameters.maxQueueDuration !== undefined && { maxQueueDuration: parameters.maxQueueDuration }),
     },
   };

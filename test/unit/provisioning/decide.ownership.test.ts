@@ -4,7 +4,7 @@
 // it for this request (its owner references); a PodTemplate owned by something else sizes nothing.
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { decideProvisioning, REFRESH_MS, type ProvisioningPlan } from "../../../src/provisioning/decide.js";
-import { UID, cond, gpuPod, group, pr, rr, snapshot, template } from "./fixtures.js";
+import { UID, cond, gpuPod, group, pr, rr, snapshot, template, POLICY_DEFAULTS } from "./fixtures.js";
 
 const condition = (plan: ProvisioningPlan, type: string) =>
   plan.status?.conditions.find((c) => c.type === type);
@@ -44,7 +44,7 @@ describe("the group owner's consent", () => {
       "namespaces: None said explicitly",
       {
         groups: [
-          group("gpu", "team-a", { provisioningRequests: { namespaces: "None", bookingWindow: "10m" } }),
+          group("gpu", "team-a", { provisioningRequests: { namespaces: "None", ...POLICY_DEFAULTS } }),
         ],
       },
       "NoMatchingGroup",

@@ -5,7 +5,7 @@ import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { decideProvisioning, REFRESH_MS, type ProvisioningPlan } from "../../../src/provisioning/decide.js";
 import { resizeRequestName } from "../../../src/provisioning/resize-request.js";
 import type { RequestInsight } from "../../../src/queue/insight.js";
-import { T0, UID, at, cond, group, pr, rr, snapshot, template, gpuPod } from "./fixtures.js";
+import { T0, UID, at, cond, group, pr, rr, snapshot, template, gpuPod, POLICY_DEFAULTS } from "./fixtures.js";
 
 const condition = (plan: ProvisioningPlan, type: string) =>
   plan.status?.conditions.find((c) => c.type === type);
@@ -67,7 +67,7 @@ describe("a new request", () => {
 
   test("of another namespace draws on a group that allows it; its ResizeRequest lives beside the group, owned by the group only", () => {
     const shared = group("shared", "infra", {
-      provisioningRequests: { namespaces: "All", bookingWindow: "10m" },
+      provisioningRequests: { namespaces: "All", ...POLICY_DEFAULTS },
     });
     const plan = decideProvisioning(snapshot({ groups: [shared] }));
     expect(plan.create?.metadata.namespace).toBe("infra");
@@ -88,9 +88,9 @@ describe("a new request", () => {
   test.each<[string, Parameters<typeof snapshot>[0], string, RegExp]>([
     [
       "invalid parameters",
-      { request: pr({ parameters: { colour: "blue" } }) },
+      { request: pr({ parameters: { maxRunDurationSeconds: "0" } }) },
       "InvalidParameters",
-      /unknown parameter "colour"/,
+      /maxRunDurationSeconds "0" must be a whole number/,
     ],
     ["no pod sets", { request: pr({ podSets: [] }) }, "InvalidPodSets", /no pod sets/],
     [

@@ -26,6 +26,13 @@ export const GPU_SHAPE: InstanceShape = {
   taints: [{ key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" }],
 };
 
+/** A group's ProvisioningRequest policy fields other than the consent, as the API server defaults them. */
+export const POLICY_DEFAULTS = {
+  bookingWindow: "10m",
+  defaultMaxRunDuration: "168h",
+  strictParameters: false,
+};
+
 export function group(
   name = "gpu",
   namespace = "team-a",
@@ -46,7 +53,7 @@ export function group(
       unschedulableGracePeriod: "60s",
       instanceShape: GPU_SHAPE,
       // The owner's consent for the group's own namespace (the default is none).
-      provisioningRequests: { namespaces: "Same", bookingWindow: "10m" },
+      provisioningRequests: { namespaces: "Same", ...POLICY_DEFAULTS },
       ...spec,
     },
   };

@@ -63,7 +63,7 @@ test("a request without a Workload owner, in another namespace than its group, w
   expect(made.spec.description).toBe(
     `Capacity for ProvisioningRequest team-b/--Ünïcode-- (class ${PROVISIONING_CLASS}).`,
   );
-  expect(made.spec.requestedRunDuration).toBeUndefined();
+  expect(made.spec.requestedRunDuration).toEqual({ seconds: "604800" });
   expect(resizeRequestName(request)).toMatch(/^pr-n-c-de-[0-9a-f]{10}$|^pr-[a-z0-9-]*[0-9a-f]{10}$/);
   const nameless = { ...request, metadata: { ...request.metadata, name: "" } };
   expect(resizeRequestName(nameless)).toBe("pr-0f1e2d3c4b");

@@ -1,4 +1,5 @@
-// The parameters of a ProvisioningRequest of our class: each known one parsed, every mistake named.
+// The parameters of a ProvisioningRequest of our class: each known one parsed, every mistake in a known
+// one named, unknown keys returned (not refused), and the run duration a group gives by default.
 import { GROUP } from "../../../src/api/names.js";
 import {
   PROVISIONING_REQUEST_ANNOTATION,
@@ -6,6 +7,8 @@ import {
   servedBy,
 } from "../../../src/api/served-by.js";
 import { parseParameters } from "../../../src/provisioning/parameters.js";
+import { runDurationSeconds } from "../../../src/provisioning/resize-request.js";
+import { POLICY_DEFAULTS, group } from "./fixtures.js";
 
 test.each<[Record<string, string> | undefined, object]>([
   [undefined, {}],
@@ -14,8 +17,14 @@ test.each<[Record<string, string> | undefined, object]>([
   [{ maxRunDurationSeconds: "3600" }, { maxRunDurationSeconds: 3600 }],
   [{ maxQueueDuration: "30m" }, { maxQueueDuration: "30m" }],
   [{ bookingWindow: "2m" }, { bookingWindowMs: 120_000 }],
+  [{ ValidUntilSeconds: "2" }, { validUntilSeconds: 2 }],
+  [{ noRetry: "true" }, {}],
+  [{ noRetry: "False" }, {}],
+  [{ processorInstance: "ca-1" }, {}],
+  [{ capacitySearchStrategy: "" }, {}],
+  [{ capacitySearchStrategy: "OBTAINABILITY" }, {}],
 ])("%j parses", (raw, value) => {
-  expect(parseParameters(raw)).toEqual({ ok: true, value });
+  expect(parseParameters(raw)).toEqual({ ok: true, value, unknown: [] });
 });
 
 test.each<[Record<string, string>, string]>([
@@ -25,24 +34,48 @@ test.each<[Record<string, string>, string]>([
   [{ maxRunDurationSeconds: "1h" }, "must be a whole number of seconds"],
   [{ maxQueueDuration: "forever" }, 'maxQueueDuration "forever" must be a duration from 1s to 87600h'],
   [{ bookingWindow: "200h" }, 'bookingWindow "200h" must be a duration from 1s to 168h'],
-  [
-    { maxRunDuration: "60" },
-    'unknown parameter "maxRunDuration" (known: instanceGroupManager, maxRunDurationSeconds, maxQueueDuration, bookingWindow)',
-  ],
+  [{ ValidUntilSeconds: "0" }, 'ValidUntilSeconds "0" must be a whole number of seconds from 1'],
+  [{ ValidUntilSeconds: "-5" }, 'ValidUntilSeconds "-5" must be a whole number of seconds'],
+  [{ noRetry: "yes" }, 'noRetry "yes" must be true or false'],
+  [{ capacitySearchStrategy: "CHEAPEST" }, 'capacitySearchStrategy "CHEAPEST" must be "" or "OBTAINABILITY"'],
 ])("%j is refused: %s", (raw, message) => {
   const parsed = parseParameters(raw);
   expect(parsed.ok).toBe(false);
   if (!parsed.ok) expect(parsed.message).toContain(message);
 });
 
-test("every problem is named at once", () => {
-  const parsed = parseParameters({ maxRunDurationSeconds: "x", colour: "blue" });
+test("an unknown key is returned, not refused, beside the known ones", () => {
+  expect(parseParameters({ maxRunDurationSeconds: "60", colour: "blue", maxRunDuration: "60" })).toEqual({
+    ok: true,
+    value: { maxRunDurationSeconds: 60 },
+    unknown: ["colour", "maxRunDuration"],
+  });
+});
+
+test("every problem with a known key is named at once", () => {
+  const parsed = parseParameters({ maxRunDurationSeconds: "x", noRetry: "maybe", colour: "blue" });
   expect(parsed).toEqual({
     ok: false,
-    message: expect.stringMatching(
-      /^Invalid parameters: maxRunDurationSeconds .*; unknown parameter "colour" .*\.$/,
-    ) as string,
+    message: expect.stringMatching(/^Invalid parameters: maxRunDurationSeconds .*; noRetry .*\.$/) as string,
   });
+});
+
+test.each<[string | undefined, Record<string, string>, number | undefined]>([
+  [undefined, {}, 604_800],
+  ["168h", {}, 604_800],
+  ["1h30m", {}, 5400],
+  ["1500ms", {}, 2],
+  ["0s", {}, undefined],
+  ["0s", { maxRunDurationSeconds: "60" }, 60],
+  ["168h", { maxRunDurationSeconds: "60" }, 60],
+])("defaultMaxRunDuration %s with %j: run for %s seconds", (fallback, raw, seconds) => {
+  const policy = { namespaces: "Same" as const, ...POLICY_DEFAULTS };
+  const g = group("gpu", "team-a", {
+    provisioningRequests: fallback === undefined ? undefined : { ...policy, defaultMaxRunDuration: fallback },
+  });
+  const parsed = parseParameters(raw);
+  if (!parsed.ok) throw new Error(parsed.message);
+  expect(runDurationSeconds(g, parsed.value)).toBe(seconds);
 });
 
 test("the annotations naming what a ResizeRequest serves are in the API group", () => {

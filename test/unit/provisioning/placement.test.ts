@@ -8,7 +8,7 @@ import {
   selects,
   type PlacementInput,
 } from "../../../src/provisioning/placement.js";
-import { gpuPod, group } from "./fixtures.js";
+import { gpuPod, group, POLICY_DEFAULTS } from "./fixtures.js";
 
 const input = (o: Partial<PlacementInput> = {}): PlacementInput => ({
   namespace: "team-a",
@@ -26,7 +26,7 @@ const shared = (namespaces: "None" | "Same" | "All" | "Selector", selector?: obj
   group("shared", "infra", {
     provisioningRequests: {
       namespaces,
-      bookingWindow: "10m",
+      ...POLICY_DEFAULTS,
       ...(selector && { namespaceSelector: selector }),
     },
   });
