@@ -3,7 +3,9 @@
 // needed: the test writes ProvisioningRequests and PodTemplates as Kueue does. A group serves none until
 // its owner names the namespaces; with consent a request is served; a ResizeRequest that only carries a
 // request's uid label (in another namespace, or at its place without the owner references) is never
-// adopted; a PodTemplate owned by something else sizes nothing.
+// adopted; a PodTemplate owned by something else sizes nothing. Parameters as Kueue and GKE write them:
+// an unknown key is accepted with a Warning Event, and ValidUntilSeconds fails a request not
+// provisioned in time (WaitTimeExceeded) and cancels its ResizeRequest.
 import { readFileSync } from "node:fs";
 import { installProvisioningRequestCrd } from "../../../testbed/kueue.js";
 import { ensureTools } from "../../../testbed/tools.js";
@@ -248,5 +250,41 @@ test("a PodTemplate owned by something else than the request sizes nothing", asy
   expect(condition(failed, "Failed")).toMatchObject({ reason: "PodTemplateNotOwned" });
   expect(condition(failed, "Failed")?.message).toContain(
     `PodTemplate ${ns.name}/theirs of a pod set is owned by ConfigMap someone`,
+  );
+});
+
+test("an unknown parameter key is accepted, named in Accepted=True and in one Warning Event", async () => {
+  await provisioningRequest("stray", "plain", { "team-colour": "blue", maxRunDurationSeconds: "3600" });
+  const accepted = await until("stray", "Accepted");
+  expect(condition(accepted, "Accepted")?.message).toContain('Ignored unknown parameter "team-colour"');
+  const events = await eventually("the UnknownParameters event of stray", async () => {
+    const text = await kubectl("events", "-n", ns.name, "--for", "provisioningrequest/stray");
+    return /Warning\s+UnknownParameters\s.*"team-colour"/.test(text) ? text : undefined;
+  });
+  expect(events).not.toMatch(/Warning\s+Failed\s/);
+  await until("stray", "Provisioned");
+});
+
+test("ValidUntilSeconds fails a request its group cannot provision in time: WaitTimeExceeded, ResizeRequest cancelled", async () => {
+  // Its workers ask for 9 GPUs, more than any node has (8): they never become ready.
+  await createWorkers(ns.name, "gpus", 9);
+  await createGroup(ns.name, "gpus", {
+    maxSize: 8,
+    instanceShape: SHAPE,
+    provisioningRequests: { namespaces: "Same" },
+  });
+  const pr = await provisioningRequest("hurried", "plain", {
+    instanceGroupManager: "gpus",
+    ValidUntilSeconds: "2",
+  });
+  const failed = await until("hurried", "Failed");
+  expect(condition(failed, "Failed")).toMatchObject({ reason: "WaitTimeExceeded" });
+  expect(isTrue(failed, "Provisioned")).toBe(false);
+  const created = Date.parse(pr.metadata.creationTimestamp ?? "");
+  expect(Date.parse(condition(failed, "Failed")?.lastTransitionTime ?? "")).toBeGreaterThanOrEqual(
+    created + 2000,
+  );
+  await eventually("its ResizeRequest to be cancelled", async () =>
+    (await getRequest(ns.name, resizeRequestName(pr))).spec.cancel ? true : undefined,
   );
 });
