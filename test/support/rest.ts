@@ -76,12 +76,24 @@ export async function serviceAccountToken(
       },
     });
   }
+  // For the operator's documented default audience (--token-audiences), as docs/rest.md tells clients
+  // to make theirs.
+  return tokenFor(namespace, name, ["resize-operator"]);
+}
+
+/**
+ * A fresh token of ServiceAccount `name` for `audiences`; none means the API server's own audience,
+ * what a kubeconfig (kubectl, the plugin) needs.
+ */
+export async function tokenFor(
+  namespace: string,
+  name: string,
+  audiences: readonly string[] = [],
+): Promise<string> {
   const reply = await core.createNamespacedServiceAccountToken({
     namespace,
     name,
-    // For the operator's documented default audience (--token-audiences), as docs/rest.md tells
-    // clients to make theirs.
-    body: { spec: { audiences: ["resize-operator"], expirationSeconds: 3600 } },
+    body: { spec: { ...(audiences.length > 0 && { audiences: [...audiences] }), expirationSeconds: 3600 } },
   });
   const token = reply.status?.token;
   if (!token) throw new Error("TokenRequest returned no token");

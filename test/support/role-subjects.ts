@@ -14,7 +14,7 @@ import { writeUsersFile, type TestUser } from "../integration/dashboard/support.
 import { CHART, helm, kubectl, tokenKubeconfig } from "../integration/packaging/helm.js";
 import { CanI, type Identity } from "./can-i.js";
 import { eventually, kubeConfig } from "./kube.js";
-import { serviceAccountToken } from "./rest.js";
+import { serviceAccountToken, tokenFor } from "./rest.js";
 
 const kc = kubeConfig();
 const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
@@ -45,7 +45,7 @@ export const ROLES: readonly RoleSpec[] = [
 
 export interface RoleSubject {
   readonly role: string;
-  /** The ServiceAccount's user: REST bearer token and the plugin's kubeconfig. */
+  /** The ServiceAccount's user: REST bearer token (for the operator's audience) and the plugin's kubeconfig (the API server's). */
   readonly serviceAccount: Identity;
   readonly token: string;
   readonly kubeconfig: string;
@@ -139,7 +139,7 @@ export async function setUpRoleSubjects(options: SubjectOptions): Promise<RoleSu
         role: spec.name,
         serviceAccount: { user: `system:serviceaccount:${bound}:${sa}`, groups: [] },
         token,
-        kubeconfig: tokenKubeconfig(path.join(dir, `kubeconfig-${spec.name}`), token),
+        kubeconfig: tokenKubeconfig(path.join(dir, `kubeconfig-${spec.name}`), await tokenFor(bound, sa)),
         login,
         dashboard: { user: `dashboard:${login.email}`, groups: [`dashboard:${DASHBOARD_GROUP}`] },
       };
