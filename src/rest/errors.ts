@@ -49,23 +49,21 @@ export class RestError extends Error {
     readonly reason: string,
     message: string,
     details?: readonly Detail[],
-    /** What it was made from (`{ cause }`): logged with the error, never sent to the client. */
-    options?: ErrorOptions,
   ) {
-    super(message, options);
+    super(message);
     this.name = new.target.name;
     this.details = details && details.length > 0 ? details : [{ message }];
   }
 }
 
 export class InvalidError extends RestError {
-  constructor(message: string, details?: readonly Detail[], options?: ErrorOptions) {
-    super(400, "invalid", message, details, options);
+  constructor(message: string, details?: readonly Detail[]) {
+    super(400, "invalid", message, details);
   }
 }
 export class ParseError extends RestError {
-  constructor(message: string, options?: ErrorOptions) {
-    super(400, "parseError", message, undefined, options);
+  constructor(message: string) {
+    super(400, "parseError", message);
   }
 }
 export class UnauthenticatedError extends RestError {
@@ -74,18 +72,18 @@ export class UnauthenticatedError extends RestError {
   }
 }
 export class ForbiddenError extends RestError {
-  constructor(message: string, reason = "forbidden", options?: ErrorOptions) {
-    super(403, reason, message, undefined, options);
+  constructor(message: string, reason = "forbidden") {
+    super(403, reason, message);
   }
 }
 export class NotFoundError extends RestError {
-  constructor(message: string, options?: ErrorOptions) {
-    super(404, "notFound", message, undefined, options);
+  constructor(message: string) {
+    super(404, "notFound", message);
   }
 }
 export class AlreadyExistsError extends RestError {
-  constructor(message: string, options?: ErrorOptions) {
-    super(409, "alreadyExists", message, undefined, options);
+  constructor(message: string) {
+    super(409, "alreadyExists", message);
   }
 }
 /** The resource exists but its state does not allow the method (GCE's 400 for a wrong-state call). */
@@ -95,8 +93,8 @@ export class InvalidResourceUsageError extends RestError {
   }
 }
 export class BackendError extends RestError {
-  constructor(message: string, options?: ErrorOptions) {
-    super(503, "backendError", message, undefined, options);
+  constructor(message: string) {
+    super(503, "backendError", message);
   }
 }
 
@@ -126,15 +124,14 @@ export function validationError(
 
 /** The Kubernetes API server's answer, in Google's terms. */
 function fromKubernetes(err: ApiError): RestError {
-  const cause = { cause: err };
-  if (isInvalid(err)) return new InvalidError(err.message, undefined, cause);
+  if (isInvalid(err)) return new InvalidError(err.message);
   // The operator's own identity was refused (or an admission policy denied the user's request).
-  if (isForbidden(err)) return new ForbiddenError(err.message, undefined, cause);
-  if (isNotFound(err)) return new NotFoundError(err.message, cause);
-  if (isAlreadyExists(err)) return new AlreadyExistsError(err.message, cause);
-  if (isConflict(err)) return new RestError(409, "conflict", err.message, undefined, cause);
-  if (isTooManyRequests(err)) return new RestError(429, "rateLimitExceeded", err.message, undefined, cause);
-  return new BackendError(`Kubernetes API error: ${err.message}`, cause);
+  if (isForbidden(err)) return new ForbiddenError(err.message);
+  if (isNotFound(err)) return new NotFoundError(err.message);
+  if (isAlreadyExists(err)) return new AlreadyExistsError(err.message);
+  if (isConflict(err)) return new RestError(409, "conflict", err.message);
+  if (isTooManyRequests(err)) return new RestError(429, "rateLimitExceeded", err.message);
+  return new BackendError(`Kubernetes API error: ${err.message}`);
 }
 
 /** The errors Express's body parser raises (they carry `type` and `status`). */
@@ -142,17 +139,16 @@ function fromBodyParser(err: unknown): RestError | undefined {
   if (typeof err !== "object" || err === null || !("type" in err) || typeof err.type !== "string")
     return undefined;
   const message = err instanceof Error ? err.message : err.type;
-  const cause = { cause: err };
   switch (err.type) {
     case "entity.parse.failed":
-      return new ParseError(`Parse error: the request body is not valid JSON (${message}).`, cause);
+      return new ParseError(`Parse error: the request body is not valid JSON (${message}).`);
     case "entity.too.large":
-      return new RestError(413, "invalid", "The request body is too large.", undefined, cause);
+      return new RestError(413, "invalid", "The request body is too large.");
     case "encoding.unsupported":
     case "charset.unsupported":
     case "request.aborted":
     case "request.size.invalid":
-      return new InvalidError(message, undefined, cause);
+      return new InvalidError(message);
     default:
       return undefined;
   }
@@ -162,25 +158,19 @@ function fromBodyParser(err: unknown): RestError | undefined {
 export function toGoogleError(err: unknown): { status: number; body: GoogleErrorBody; internal: boolean } {
   let rest: RestError;
   let internal = false;
-  // The answer made from `err` keeps it as its cause, so whoever logs the answer logs what caused it.
-  const cause = { cause: err };
   const parserError = fromBodyParser(err);
   if (err instanceof RestError) rest = err;
   else if (parserError) rest = parserError;
   // The dispatcher (as Express did) throws a URIError for a path value with a malformed escape (`%ff`).
-  else if (err instanceof URIError)
-    rest = new InvalidError(`The request URL is not valid: ${err.message}.`, undefined, cause);
+  else if (err instanceof URIError) rest = new InvalidError(`The request URL is not valid: ${err.message}.`);
   else if (err instanceof ApiError) rest = fromKubernetes(err);
   else if (err instanceof RequestIdConflictError)
-    rest = new InvalidError(
-      err.message,
-      [{ message: err.message, location: "requestId", locationType: "parameter" }],
-      cause,
-    );
+    rest = new InvalidError(err.message, [
+      { message: err.message, location: "requestId", locationType: "parameter" },
+    ]);
   else if (err instanceof StoreUnavailableError)
-    rest = new BackendError("The operations store is unavailable; try again later.", cause);
-  else if (err instanceof TimeoutError)
-    rest = new BackendError("The Kubernetes API did not answer in time.", cause);
+    rest = new BackendError("The operations store is unavailable; try again later.");
+  else if (err instanceof TimeoutError) rest = new BackendError("The Kubernetes API did not answer in time.");
   else {
     internal = true;
     rest = new RestError(500, "internalError", "Internal error.");
