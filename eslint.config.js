@@ -24,6 +24,21 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-class-instance-assignment": "off",
     },
   },
+  {
+    // A caught error is logged as `{ err }`: pino's err serializer keeps its stack and cause, which a
+    // bare `err.message` drops (CONTRIBUTING.md, "Errors").
+    files: ["src/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector:
+            "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(trace|debug|info|warn|error|fatal)$/] MemberExpression[property.name='message'][object.type='Identifier'][object.name=/^(e|err|error|cause)$|Err(or)?$/]",
+          message: "Log the error itself as `{ err }` (pino keeps its stack and cause), not its `.message`.",
+        },
+      ],
+    },
+  },
   { files: ["**/*.js"], extends: [tseslint.configs.disableTypeChecked] },
   prettier,
 );

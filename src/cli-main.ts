@@ -52,6 +52,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 0;
     } catch (err) {
       if (err instanceof ConfigError) {
+        // A user's mistake in flags or settings: the message is the whole story (its cause is the
+        // parser's own error); a stack would bury it.
         process.stderr.write(`resize-operator run: ${err.message}\n`);
         return 2;
       }

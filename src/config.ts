@@ -310,7 +310,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   try {
     values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
   } catch (err) {
-    throw new ConfigError(err instanceof Error ? err.message : String(err));
+    throw new ConfigError(err instanceof Error ? err.message : String(err), { cause: err });
   }
   const problems: string[] = [];
   const config: Record<string, unknown> = {};

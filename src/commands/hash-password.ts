@@ -77,6 +77,7 @@ export async function hashPasswordCommand(argv: readonly string[], io: CommandIo
     password = await readPassword(io.stdin, io.stderr);
   } catch (err) {
     if (!(err instanceof PasswordInputError)) throw err;
+    // The user's input was refused: a sentence for the terminal, not a log line with a stack.
     io.stderr.write(`resize-operator hash-password: ${err.message}\n`);
     return 2;
   }

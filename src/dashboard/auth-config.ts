@@ -101,6 +101,8 @@ export function buildAuthConfig(settings: AuthSettings, deps: AuthDeps, host?: s
       error: (error: Error) => {
         // A refused password is an expected outcome (audited), not a server error.
         const expected = error instanceof CredentialsSignin || error.name === "AccessDenied";
+        // Not `{ err }`: Auth.js errors and their causes carry the provider's answers (tokens, codes),
+        // so only names, messages and the cause's non-sensitive fields go through `scrub`.
         log[expected ? "info" : "error"](
           {
             authjs: scrub({

@@ -80,10 +80,7 @@ export function providers(settings: AuthSettings, deps: ProviderDeps, host: stri
           try {
             user = await verifyCredentials(await users(), username, password);
           } catch (err) {
-            deps.log.error(
-              { err: err instanceof Error ? err.message : String(err) },
-              "credentials users file unreadable",
-            );
+            deps.log.error({ err }, "credentials users file unreadable");
             throw new Refused();
           }
           if (!user) {

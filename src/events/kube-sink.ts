@@ -12,8 +12,10 @@ export interface KubeSinkOptions {
 }
 
 function toSinkError(err: unknown): SinkError {
-  if (err instanceof ApiError) return new SinkError(err.message, err.status, err.reason);
-  return new SinkError(err instanceof Error ? err.message : String(err), undefined);
+  if (err instanceof ApiError) return new SinkError(err.message, err.status, err.reason, { cause: err });
+  return new SinkError(err instanceof Error ? err.message : String(err), undefined, undefined, {
+    cause: err,
+  });
 }
 
 export function kubeEventSink(client: KubeClient, options: KubeSinkOptions = {}): EventSink {

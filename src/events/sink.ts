@@ -23,8 +23,9 @@ export class SinkError extends Error {
     message: string,
     readonly status: number | undefined,
     readonly reason?: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = "SinkError";
   }
 }

@@ -24,7 +24,7 @@ export function metricsServer(metrics: PromMetrics, port: number, log: Logger): 
             res.end(req.method === "HEAD" ? undefined : text);
           },
           (err: unknown) => {
-            log.error({ err: err instanceof Error ? err.message : String(err) }, "collecting metrics failed");
+            log.error({ err }, "collecting metrics failed");
             res.writeHead(500, { "content-type": "text/plain" }).end("collecting metrics failed\n");
           },
         );

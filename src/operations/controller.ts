@@ -111,7 +111,7 @@ export function operationsReconciler(
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) throw err;
       // Not a failure of this request: retry at a steady pace until Redis is back.
-      ctx.log.debug({ err: err.message }, "operations store unavailable; retrying");
+      ctx.log.debug({ err }, "operations store unavailable; retrying");
       return { requeueAfterMs: options.retryMs ?? 2000 };
     }
     return undefined;

@@ -153,7 +153,7 @@ export function redisClient(
   client.on("error", (err: Error) => {
     errors.inc();
     // ioredis reports every failed reconnect; one line per outage is enough.
-    if (!down) log.warn({ redis: role, err: err.message }, "redis unavailable");
+    if (!down) log.warn({ redis: role, err }, "redis unavailable");
     down = true;
   });
   client.on("ready", () => {

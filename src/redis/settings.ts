@@ -5,8 +5,8 @@ import { readFileSync } from "node:fs";
 
 /** A Redis setting that contradicts another or the servers; start-up stops with its message. */
 export class RedisConfigError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = "RedisConfigError";
   }
 }
@@ -38,7 +38,7 @@ export type RedisTopology =
 export interface RedisSettings {
   readonly topology: RedisTopology;
   readonly username?: string;
-  /** Never logged: createLogger redacts `password`, and nothing else prints these settings. */
+  /** Never logged: createLogger (observability/logger.ts) redacts `password`, and nothing else prints these settings. */
   readonly password?: string;
   /** TLS on; `ca` replaces the system's CAs when given. */
   readonly tls?: { readonly ca?: string };
@@ -108,6 +108,7 @@ export function redisSettings(config: RedisFlags, sources: SettingsSources): Red
     } catch (err) {
       throw new RedisConfigError(
         `--redis-password-file: cannot read ${passwordFile}: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
       );
     }
   }
@@ -119,6 +120,7 @@ export function redisSettings(config: RedisFlags, sources: SettingsSources): Red
     } catch (err) {
       throw new RedisConfigError(
         `--redis-tls-ca-file: cannot read ${caFile}: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
       );
     }
   }

@@ -1,6 +1,6 @@
 // How a failed call is answered, whichever way it was served (the compute dispatcher, or Express's
-// error handler for discovery, batch and unknown paths): `toGoogleError` maps it, an internal error is
-// logged with its stack and a 5xx with its message, and the Google error body is sent unmasked.
+// error handler for discovery, batch and unknown paths): `toGoogleError` maps it, an internal error or
+// a 5xx is logged as `{ err }` (its stack and cause), and the Google error body is sent unmasked.
 import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { toGoogleError } from "./errors.js";
@@ -15,7 +15,6 @@ export function answerError(res: ServerResponse, err: unknown, log: Logger): voi
   }
   const { status, body, internal } = toGoogleError(err);
   if (internal) log.error({ err }, "internal error");
-  else if (status >= 500)
-    log.warn({ err: err instanceof Error ? err.message : String(err) }, "request failed");
+  else if (status >= 500) log.warn({ err }, "request failed");
   sendJson(res, status, body, false);
 }

@@ -236,10 +236,7 @@ export class Controller {
       } catch (err) {
         outcome = "error";
         errors.inc();
-        log.error(
-          { err: err instanceof Error ? err.message : String(err), retries: queue.numRequeues(key) },
-          "reconcile failed",
-        );
+        log.error({ err, retries: queue.numRequeues(key) }, "reconcile failed");
         queue.addRateLimited(key);
       } finally {
         active.dec();

@@ -209,10 +209,7 @@ export class Informer<T extends KubeObject> {
     try {
       return this.decode(raw);
     } catch (err) {
-      this.logger.error(
-        { err: err instanceof Error ? err.message : String(err), object: raw.metadata?.name },
-        "cannot decode object; ignoring it",
-      );
+      this.logger.error({ err, object: raw.metadata?.name }, "cannot decode object; ignoring it");
       return undefined;
     }
   }
@@ -270,10 +267,7 @@ export class Informer<T extends KubeObject> {
     try {
       fn();
     } catch (err) {
-      this.logger.error(
-        { err: err instanceof Error ? err.message : String(err), handler: kind },
-        "event handler failed",
-      );
+      this.logger.error({ err, handler: kind }, "event handler failed");
     }
   }
 }

@@ -114,7 +114,7 @@ export class LeaderElector {
       this.setLeading(true);
       this.log.info("became leader");
       const done = work(term.signal).catch((err: unknown) => {
-        this.log.error({ err: err instanceof Error ? err.message : String(err) }, "leader work failed");
+        this.log.error({ err }, "leader work failed");
       });
       const outcome = await this.renewLoop(signal);
       this.setLeading(false);
@@ -182,7 +182,7 @@ export class LeaderElector {
       });
       return await Promise.race([this.tryAcquireOrRenew(ctl.signal), aborted]);
     } catch (err) {
-      this.log.warn({ err: err instanceof Error ? err.message : String(err) }, "lease request failed");
+      this.log.warn({ err }, "lease request failed");
       return false;
     } finally {
       timer.cancel();
@@ -268,7 +268,7 @@ export class LeaderElector {
         this.log.info("lease changed meanwhile; nothing to release");
       }
     } catch (err) {
-      this.log.warn({ err: err instanceof Error ? err.message : String(err) }, "could not release the lease");
+      this.log.warn({ err }, "could not release the lease");
     } finally {
       timer.cancel();
     }

@@ -216,10 +216,7 @@ export class Manager {
           try {
             await r.run(s);
           } catch (err) {
-            this.log.error(
-              { runnable: r.name, err: err instanceof Error ? err.message : String(err) },
-              "runnable failed",
-            );
+            this.log.error({ runnable: r.name, err }, "runnable failed");
           }
         }),
       ).then(() => undefined);

@@ -117,7 +117,7 @@ export class Reflector<P> {
         } else {
           this.restarts.inc();
           logger.warn(
-            { err: err instanceof Error ? err.message : String(err), resourceVersion: this.resourceVersion },
+            { err, resourceVersion: this.resourceVersion },
             needList ? "list failed; retrying" : "watch failed; watching again from the last resourceVersion",
           );
         }

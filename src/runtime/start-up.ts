@@ -31,7 +31,7 @@ export async function retryAtStartUp<T>(call: () => Promise<T>, options: StartUp
       const delayMs = backoff.next(clock.now());
       if (!isTransient(err) || clock.now() + delayMs > until || options.signal?.aborted) throw err;
       options.log.warn(
-        { err: err instanceof Error ? err.message : String(err), retryInMs: Math.round(delayMs) },
+        { err, retryInMs: Math.round(delayMs) },
         `the API server did not answer ${options.what}; trying again`,
       );
       await sleep(clock, delayMs, options.signal);

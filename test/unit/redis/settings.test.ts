@@ -1,5 +1,5 @@
 // The Redis topology from flags: exactly one, complete, with credentials from env or a Secret file.
-import { loadConfig } from "../../../src/config.js";
+import { ConfigError, loadConfig } from "../../../src/config.js";
 import { parseHostPorts, RedisConfigError, redisSettings } from "../../../src/redis/settings.js";
 
 function settings(argv: string[], env: NodeJS.ProcessEnv = {}, files: Record<string, string> = {}) {
@@ -85,6 +85,23 @@ test("password from env or a Secret file (trailing newline dropped), never both"
   expect(() => settings(["--redis-url=redis://r", "--redis-password-file=/missing"])).toThrow(
     /--redis-password-file: cannot read \/missing/,
   );
+});
+
+test("an error made from another keeps it as its cause", () => {
+  const thrownBy = (fn: () => unknown): unknown => {
+    try {
+      fn();
+    } catch (err) {
+      return err;
+    }
+    throw new Error("expected a throw");
+  };
+  const unreadable = thrownBy(() => settings(["--redis-url=redis://r", "--redis-password-file=/missing"]));
+  expect(unreadable).toBeInstanceOf(RedisConfigError);
+  expect((unreadable as Error).cause).toMatchObject({ message: "ENOENT" });
+  const unknownFlag = thrownBy(() => loadConfig(["--no-such-flag=1"]));
+  expect(unknownFlag).toBeInstanceOf(ConfigError);
+  expect((unknownFlag as Error).cause).toMatchObject({ code: "ERR_PARSE_ARGS_UNKNOWN_OPTION" });
 });
 
 test("TLS from rediss://, --redis-tls, or a CA file", () => {

@@ -4,6 +4,7 @@ import { LeaderElector, validateTimings } from "../../../src/runtime/leader-elec
 import type { LeaseClient, LeaseRecord, StoredLease } from "../../../src/runtime/lease-client.js";
 import { METRIC } from "../../../src/runtime/metrics.js";
 import { InMemoryMetrics } from "../../support/in-memory-metrics.js";
+import { captureLog, loggedError } from "../../support/log-capture.js";
 
 /** One Lease object shared by all candidates, with resourceVersion checks like the API server's. */
 class FakeLeaseStore {
@@ -245,5 +246,33 @@ describe("LeaderElector", () => {
     expect(() => {
       validateTimings({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 0 });
     }).toThrow();
+  });
+
+  test("failed lease requests and failed leader work are logged with their stack and cause", async () => {
+    const store = new FakeLeaseStore();
+    const clock = new FakeClock(1_700_000_000_000);
+    const { log, lines } = captureLog();
+    const elector = new LeaderElector({
+      name: "ns/lock",
+      identity: "a",
+      lease: store.client("a"),
+      logger: log,
+      clock,
+    });
+    const ctl = new AbortController();
+    const crash = new Error("reconciler crashed", { cause: new TypeError("spec is undefined") });
+    const run = elector.run(ctl.signal, () => Promise.reject(crash));
+    await clock.advance(1_000);
+    const work = loggedError(lines, "leader work failed");
+    expect(work.stack).toContain("Error: reconciler crashed\n    at ");
+    expect(work.stack).toContain("caused by: TypeError: spec is undefined\n    at ");
+    store.broken.add("a");
+    await clock.advance(5_000);
+    expect(loggedError(lines, "lease request failed").stack).toContain("Error: connection refused\n    at ");
+    ctl.abort();
+    await run;
+    expect(loggedError(lines, "could not release the lease").stack).toContain(
+      "Error: connection refused\n    at ",
+    );
   });
 });
