@@ -74,6 +74,12 @@ export const resizeEvents = defineEventCatalog({
     action: "Release",
     when: "The requested run duration elapsed after success; the request's instances were removed (never below minSize). The state stays SUCCEEDED.",
   },
+  NodeReadinessForbidden: {
+    type: "Warning",
+    reason: "NodeReadinessForbidden",
+    action: "CountReady",
+    when: "Regarding a group: it counts its ready instances from Nodes (spec.readiness.nodeSelector) but the operator may not list and watch Nodes (chart value rbac.nodeReadiness). Its Ready condition is False with the same reason, and its queue is held until the permission is granted. Emitted when the condition turns so.",
+  },
   RetentionExpired: {
     type: "Normal",
     reason: "RetentionExpired",

@@ -49,6 +49,13 @@ function recordsScale(status: ResizeRequestStatus | undefined, replicas: number)
 export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Plan): Promise<ExecuteOutcome> {
   const requests = deps.client.resource(RESIZE_REQUESTS);
   const namespace = obs.snapshot.namespace;
+  const groupRef = obs.group && {
+    apiVersion: API_VERSION,
+    kind: INSTANCE_GROUP_MANAGER.kind,
+    namespace,
+    name: obs.snapshot.groupName,
+    uid: obs.group.metadata.uid ?? "",
+  };
   const latest = new Map(obs.requests);
   const written = new Set<string>();
 
@@ -108,6 +115,10 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
         .map((change) => setFinalizers(change.name, false)),
       ...(group ? [deps.client.resource(INSTANCE_GROUP_MANAGERS).updateStatus(group)] : []),
     ]);
+    // About the group's new status: only once it is written.
+    if (group && groupRef)
+      for (const e of plan.groupEvents ?? [])
+        deps.recorder.emit({ ...e.event, note: e.note, regarding: groupRef });
   } catch (err) {
     if (isOutdated(err)) return "conflict";
     throw err;
@@ -126,15 +137,7 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
           name: e.request,
           uid: rr.metadata.uid ?? "",
         },
-        ...(obs.group && {
-          related: {
-            apiVersion: API_VERSION,
-            kind: INSTANCE_GROUP_MANAGER.kind,
-            namespace,
-            name: obs.snapshot.groupName,
-            uid: obs.group.metadata.uid ?? "",
-          },
-        }),
+        ...(groupRef && { related: groupRef }),
       });
       deps.onPlanEvent?.({
         namespace,

@@ -29,7 +29,7 @@ export function resizeReconciler(
       for (const e of decided.events) log.info({ request: e.request, reason: e.event.reason }, e.note);
       // The group's summary waits for its interval; the pass after it writes the summary of that time.
       const wait = decided.groupStatus ? groupStatusWrites.waitMs(key, obs.snapshot.nowMs) : 0;
-      const plan = wait > 0 ? { ...decided, groupStatus: undefined } : decided;
+      const plan = wait > 0 ? { ...decided, groupStatus: undefined, groupEvents: [] } : decided;
       const outcome = await executePlan(deps, obs, plan);
       if (outcome === "conflict") {
         log.debug("state moved under us; reconciling again with fresh state");

@@ -2,7 +2,13 @@
 // with API discovery (cached per apiVersion), so Deployments, StatefulSets, Cluster API
 // MachineDeployments and custom resources are all handled the same way.
 import { isConflict, isNotFound } from "../runtime/api-errors.js";
-import { scaleOf, unstructuredOf, type ApiResource, type Scale } from "../runtime/builtin-kinds.js";
+import {
+  scaleOf,
+  unstructuredOf,
+  type ApiResource,
+  type Scale,
+  type Unstructured,
+} from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { ResourceLocation } from "../runtime/resource-kind.js";
 
@@ -22,6 +28,8 @@ export type TargetRead =
       readonly selector: string | undefined;
       /** The Scale read, so that a change can be written under its resourceVersion without reading again. */
       readonly scale: Scale;
+      /** The target object as read (e.g. a Karpenter NodePool's limits). */
+      readonly object: Unstructured;
     }
   | { readonly found: false; readonly reason: "NotFound" | "NotScalable"; readonly message: string };
 
@@ -106,6 +114,7 @@ export class ScaleClient {
         settled: settledOf(object, scale),
         selector: scale.status?.selector,
         scale,
+        object,
       };
     } catch (err) {
       if (isNotFound(err)) return { found: false, reason: "NotFound", message: `${label} does not exist` };

@@ -4,8 +4,11 @@ import { ResizeRequestCondition as RC, InstanceGroupManagerCondition as GC } fro
 import { numericId } from "../../api/identity.js";
 import type { InstanceGroupManagerStatus } from "../../api/instance-group-manager.js";
 import { setCondition, type ConditionInput } from "../conditions.js";
+import { resizeEvents as E } from "../events.js";
+import { NODE_READINESS_FORBIDDEN } from "../node-readiness.js";
 import { sameData, type RequestDraft } from "./draft.js";
 import { isFinal, type Pass } from "./pass.js";
+import type { PlannedGroupEvent } from "./plan.js";
 
 export function groupStatus(
   pass: Pass,
@@ -18,19 +21,22 @@ export function groupStatus(
   const active = drafts.filter((d) => !isFinal(d.status));
   const provisioning = drafts.find((d) => d.status.provisioning !== undefined);
   const target = s.target;
-  const condition: ConditionInput = target?.found
-    ? {
-        type: GC.Ready,
-        status: "True",
-        reason: "TargetScalable",
-        message: `${group.targetKind}/${group.targetName} can be scaled through /scale.`,
-      }
-    : {
-        type: GC.Ready,
-        status: "False",
-        reason: target?.reason ?? "TargetNotFound",
-        message: target?.message ?? "",
-      };
+  const unavailable = target?.found ? target.readinessUnavailable : undefined;
+  const condition: ConditionInput = unavailable
+    ? { type: GC.Ready, status: "False", reason: unavailable.reason, message: unavailable.message }
+    : target?.found
+      ? {
+          type: GC.Ready,
+          status: "True",
+          reason: "TargetScalable",
+          message: `${group.targetKind}/${group.targetName} can be scaled through /scale.`,
+        }
+      : {
+          type: GC.Ready,
+          status: "False",
+          reason: target?.reason ?? "TargetNotFound",
+          message: target?.message ?? "",
+        };
   const next: InstanceGroupManagerStatus = {
     id: previous?.id ?? numericId(group.uid),
     ...(target?.found && { targetSize: target.replicas, readyInstances: target.readyReplicas }),
@@ -43,4 +49,17 @@ export function groupStatus(
     observedGeneration: group.generation,
   };
   return sameData(next, previous ?? {}) ? undefined : next;
+}
+
+/** The events a new group status calls for: a Warning when its Ready condition turns NodeReadinessForbidden. */
+export function groupEvents(
+  previous: InstanceGroupManagerStatus | undefined,
+  next: InstanceGroupManagerStatus | undefined,
+): PlannedGroupEvent[] {
+  const readyOf = (s: InstanceGroupManagerStatus | undefined) =>
+    s?.conditions?.find((c) => c.type === GC.Ready);
+  const now = readyOf(next);
+  if (now?.reason !== NODE_READINESS_FORBIDDEN || readyOf(previous)?.reason === NODE_READINESS_FORBIDDEN)
+    return [];
+  return [{ event: E.NodeReadinessForbidden, note: now.message }];
 }

@@ -10,13 +10,13 @@ import { fifo } from "../../api/lifecycle.js";
 import type { DecideConfig, GroupSnapshot } from "../snapshot.js";
 import { stepAttempt } from "./attempt.js";
 import { RequestDraft, stampIdentity } from "./draft.js";
-import { groupStatus } from "./group-status.js";
+import { groupEvents, groupStatus } from "./group-status.js";
 import { FIRST_TURN, iso, isFinal, wake, type Pass } from "./pass.js";
 import type { Plan, RequestChange } from "./plan.js";
 import { walkQueue } from "./queue.js";
 import { stepFinal, stepRelease } from "./release.js";
 
-export type { Plan, PlannedEvent, RequestChange, ScaleChange } from "./plan.js";
+export type { Plan, PlannedEvent, PlannedGroupEvent, RequestChange, ScaleChange } from "./plan.js";
 export { backoffMs } from "./attempt.js";
 export { sameData } from "./draft.js";
 
@@ -67,10 +67,12 @@ export function decide(
     .map((d) => d.change())
     .filter((c): c is RequestChange => c !== undefined)
     .sort((a, b) => last(a) - last(b));
+  const nextGroupStatus = groupStatus(pass, drafts, previousGroupStatus);
   return {
     requests,
     scale: turn.scale,
-    groupStatus: groupStatus(pass, drafts, previousGroupStatus),
+    groupStatus: nextGroupStatus,
+    groupEvents: groupEvents(previousGroupStatus, nextGroupStatus),
     events: drafts.flatMap((d) => d.events),
     requeueAfterMs: turn.wakeAfterMs,
   };

@@ -27,11 +27,19 @@ export interface PlannedEvent {
   readonly note: string;
 }
 
+/** An event regarding the group itself, emitted once its new status (which it explains) is written. */
+export interface PlannedGroupEvent {
+  readonly event: EventDefinition;
+  readonly note: string;
+}
+
 export interface Plan {
   readonly requests: readonly RequestChange[];
   readonly scale: ScaleChange | undefined;
   /** The group's new status when it differs from the observed one. */
   readonly groupStatus: InstanceGroupManagerStatus | undefined;
+  /** Events regarding the group, about its new status (none when the status is not written). */
+  readonly groupEvents?: readonly PlannedGroupEvent[];
   readonly events: readonly PlannedEvent[];
   readonly requeueAfterMs: number | undefined;
 }
