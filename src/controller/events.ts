@@ -36,7 +36,7 @@ export const resizeEvents = defineEventCatalog({
     type: "Warning",
     reason: "AttemptFailed",
     action: "Provision",
-    when: "An attempt did not get all instances ready within provisioningTimeout, or its new pods stayed Unschedulable for unschedulableGracePeriod while nothing would add capacity (ZONE_RESOURCE_POOL_EXHAUSTED); the increase is rolled back and the request returns to the queue with backoff.",
+    when: "An attempt did not get all instances ready within provisioningTimeout, or its new pods stayed Unschedulable (for a Karpenter NodePool: its launches failed, or limits.nodes stops it) for unschedulableGracePeriod while nothing would add capacity (ZONE_RESOURCE_POOL_EXHAUSTED); the increase is rolled back and the request returns to the queue with backoff.",
   },
   AttemptAbandoned: {
     type: "Warning",

@@ -206,7 +206,7 @@ function awaitInstances(a: Held, turn: Turn): Turn {
   const t = target.replicas;
   const timeoutMs = s.group?.provisioningTimeoutMs ?? 0;
   const unreadable = s.karpenter?.unreadable;
-  const waiting = `Waiting for ${t} instances to be ready (${target.readyReplicas} are).${unreadable === undefined ? "" : ` Karpenter's failed launches cannot be seen, so only provisioningTimeout ends the attempt early: ${unreadable}.`}`;
+  const waiting = `Waiting for ${t} instances to be ready (${target.readyReplicas} are).${unreadable === undefined ? "" : ` Karpenter's failed launches cannot be seen (${unreadable}), so the attempt waits for its provisioningTimeout.`}`;
   if (p.phase === "Applying") {
     // The attempt's time starts when the increase is seen applied, not when it was recorded.
     d.patch({
