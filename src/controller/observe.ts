@@ -176,16 +176,17 @@ export async function observeGroup(
     targetView = await targetViewOf(deps, group, target);
     // Only an Applied attempt that is not all ready uses what the pods say (its timeout, its fast rollback).
     const waiting = requests.some((r) => r.status?.provisioning?.phase === "Applied");
-    const lacking = waiting && target.found && targetView.found && targetView.readyReplicas < target.replicas;
-    if (lacking && target.found && target.selector)
-      stuck = await unschedulable(
-        deps.client,
-        namespace,
-        target.selector,
-        group.spec.clusterAutoscaler === "Detect",
-      );
-    if (lacking && target.found && isKarpenterNodePool(ref))
-      karpenter = await readKarpenter(deps.client, ref.name, target.object);
+    if (waiting && target.found && targetView.found && targetView.readyReplicas < target.replicas) {
+      if (target.selector)
+        stuck = await unschedulable(
+          deps.client,
+          namespace,
+          target.selector,
+          group.spec.clusterAutoscaler === "Detect",
+        );
+      // A Karpenter NodePool's instances are Nodes: Karpenter's own objects say why they are missing.
+      if (isKarpenterNodePool(ref)) karpenter = await readKarpenter(deps.client, ref.name, target.object);
+    }
   }
   const snapshot: GroupSnapshot = {
     nowMs,

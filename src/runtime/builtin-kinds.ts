@@ -167,22 +167,20 @@ export const EVENTS: ResourceKind<KubeEvent> = {
   schema: KubeEvent,
 };
 
-export const PODS: ResourceKind<Pod> = {
-  apiVersion: "v1",
-  kind: "Pod",
-  resource: "pods",
-  namespaced: true,
-  schema: Pod,
-};
+/** A kind of the core API group (`v1`). */
+function coreKind<T>(
+  kind: string,
+  resource: string,
+  namespaced: boolean,
+  schema: z.ZodType<T>,
+): ResourceKind<T> {
+  return { apiVersion: "v1", kind, resource, namespaced, schema };
+}
+
+export const PODS: ResourceKind<Pod> = coreKind("Pod", "pods", true, Pod);
 
 /** core/v1 events: read only (the operator writes its own events through events.k8s.io/v1, EVENTS). */
-export const CORE_EVENTS: ResourceKind<CoreEvent> = {
-  apiVersion: "v1",
-  kind: "Event",
-  resource: "events",
-  namespaced: true,
-  schema: CoreEvent,
-};
+export const CORE_EVENTS: ResourceKind<CoreEvent> = coreKind("Event", "events", true, CoreEvent);
 
 export const TOKEN_REVIEWS: ResourceKind<TokenReview> = {
   apiVersion: "authentication.k8s.io/v1",
@@ -216,25 +214,13 @@ export const Node = z.looseObject({
 });
 export type Node = z.infer<typeof Node>;
 
-export const NODES: ResourceKind<Node> = {
-  apiVersion: "v1",
-  kind: "Node",
-  resource: "nodes",
-  namespaced: false,
-  schema: Node,
-};
+export const NODES: ResourceKind<Node> = coreKind("Node", "nodes", false, Node);
 
 /** core/v1 Namespace: its labels (a group's namespaceSelector). */
 export const Namespace = z.looseObject({ ...typeMeta, metadata: ObjectMeta });
 export type Namespace = z.infer<typeof Namespace>;
 
-export const NAMESPACES: ResourceKind<Namespace> = {
-  apiVersion: "v1",
-  kind: "Namespace",
-  resource: "namespaces",
-  namespaced: false,
-  schema: Namespace,
-};
+export const NAMESPACES: ResourceKind<Namespace> = coreKind("Namespace", "namespaces", false, Namespace);
 
 /** The /scale subresource of a resource found by discovery (Deployment, MachineDeployment, any CR). */
 export function scaleOf(where: ResourceLocation): ResourceKind<Scale> {

@@ -17,16 +17,7 @@ import { ruleOf } from "../../../src/rbac/permissions.js";
 import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { serviceAccountToken } from "../../support/rest.js";
-import {
-  core,
-  createGroup,
-  createRequest,
-  createWorkers,
-  getGroup,
-  getRequest,
-  replicasOf,
-  untilState,
-} from "../../support/resize.js";
+import * as resize from "../../support/resize.js";
 import { installApi } from "../api/install.js";
 import { listEvents } from "../events/support.js";
 import { tokenKubeconfig } from "../packaging/helm.js";
@@ -50,7 +41,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await stopAll(operators);
-  for (const name of nodes) await core.deleteNode({ name }).catch(() => undefined);
+  for (const name of nodes) await resize.core.deleteNode({ name }).catch(() => undefined);
   for (const name of clusterRoles) {
     await rbac.deleteClusterRoleBinding({ name }).catch(() => undefined);
     await rbac.deleteClusterRole({ name }).catch(() => undefined);
@@ -62,7 +53,7 @@ afterAll(async () => {
 /** A Node kwok makes Ready, labelled into `pool`. */
 async function createNode(name: string, pool: string, taints: readonly k8s.V1Taint[] = []): Promise<void> {
   nodes.push(name);
-  await core.createNode({
+  await resize.core.createNode({
     body: {
       metadata: {
         name,
@@ -80,13 +71,13 @@ const isReadyCondition = (n: k8s.V1Node): boolean =>
 
 async function untilNodesReady(names: readonly string[]): Promise<void> {
   await eventually(`nodes ${names.join(", ")} Ready`, async () => {
-    const all = await Promise.all(names.map((name) => core.readNode({ name })));
+    const all = await Promise.all(names.map((name) => resize.core.readNode({ name })));
     return all.every(isReadyCondition) ? true : undefined;
   });
 }
 
 async function readyInstances(group: string): Promise<number | undefined> {
-  return (await getGroup(ns.name, group)).status?.readyInstances;
+  return (await resize.getGroup(ns.name, group)).status?.readyInstances;
 }
 
 test("a request succeeds only once its group's Nodes are Ready and untainted, whatever the target says", async () => {
@@ -102,22 +93,22 @@ test("a request succeeds only once its group's Nodes are Ready and untainted, wh
 }, 180_000);
 
 async function requestSucceedsOnReadyNodes(pool: string): Promise<void> {
-  await createWorkers(ns.name, "workers", 0);
-  await createGroup(ns.name, "workers", {
+  await resize.createWorkers(ns.name, "workers", 0);
+  await resize.createGroup(ns.name, "workers", {
     maxSize: 4,
     provisioningTimeout: "5m",
     readiness: { nodeSelector: { [POOL_LABEL]: pool } },
   });
-  await createRequest(ns.name, "two", { instanceGroupManager: "workers", resizeBy: 2 });
+  await resize.createRequest(ns.name, "two", { instanceGroupManager: "workers", resizeBy: 2 });
 
   // The StatefulSet reports both pods ready (they run on the testbed's kwok nodes): its own count would
   // have said SUCCEEDED by now. No Node of the pool exists, so the request waits.
   await eventually("the target at 2 replicas, both ready", async () => {
-    const r = await replicasOf(ns.name, "workers");
+    const r = await resize.replicasOf(ns.name, "workers");
     return r.replicas === 2 && r.ready === 2 ? true : undefined;
   });
   await sleep(2_000);
-  expect(await getRequest(ns.name, "two")).toMatchObject({
+  expect(await resize.getRequest(ns.name, "two")).toMatchObject({
     status: { state: "ACCEPTED", reason: "WaitingForInstances" },
   });
   expect(await readyInstances("workers")).toBe(0);
@@ -130,11 +121,11 @@ async function requestSucceedsOnReadyNodes(pool: string): Promise<void> {
   await eventually("the group counts 1 ready instance", async () =>
     (await readyInstances("workers")) === 1 ? true : undefined,
   );
-  expect((await getRequest(ns.name, "two")).status?.state).toBe("ACCEPTED");
+  expect((await resize.getRequest(ns.name, "two")).status?.state).toBe("ACCEPTED");
 
   // The taint goes: both Nodes count, and the request succeeds.
-  await core.patchNode({ name: `${pool}-2`, body: { spec: { taints: [] } } }, strategic);
-  const done = await untilState(ns.name, "two", ["SUCCEEDED", "FAILED"]);
+  await resize.core.patchNode({ name: `${pool}-2`, body: { spec: { taints: [] } } }, strategic);
+  const done = await resize.untilState(ns.name, "two", ["SUCCEEDED", "FAILED"]);
   expect(done.status?.state).toBe("SUCCEEDED");
   expect(done.status?.conditions?.find((c) => c.type === "Succeeded")?.message).toBe(
     "All 2 instances are ready (target at 2 replicas, 2 ready).",
@@ -145,7 +136,7 @@ async function requestSucceedsOnReadyNodes(pool: string): Promise<void> {
 
   // A cordoned Node no longer counts, and the group's status follows the Node (a Node event, not a poll
   // of the target, brings the pass).
-  await core.patchNode({ name: `${pool}-1`, body: { spec: { unschedulable: true } } }, strategic);
+  await resize.core.patchNode({ name: `${pool}-1`, body: { spec: { unschedulable: true } } }, strategic);
   await eventually("the group counts 1 ready instance again", async () =>
     (await readyInstances("workers")) === 1 ? true : undefined,
   );
@@ -187,15 +178,17 @@ test("without permission on Nodes the group says so and holds its queue; granted
     startOperator({ namespace: ns.name, name: "node-readiness-sa", args: [`--kubeconfig=${kubeconfig}`] }),
   );
   await createNode(`${pool}-1`, pool);
-  await createWorkers(ns.name, "gpus", 0);
-  await createGroup(ns.name, "gpus", {
+  await resize.createWorkers(ns.name, "gpus", 0);
+  await resize.createGroup(ns.name, "gpus", {
     maxSize: 4,
     readiness: { nodeSelector: { [POOL_LABEL]: pool } },
   });
-  await createRequest(ns.name, "one", { instanceGroupManager: "gpus", resizeBy: 1 });
+  await resize.createRequest(ns.name, "one", { instanceGroupManager: "gpus", resizeBy: 1 });
 
   const held = await eventually("the group's Ready condition says why", async () => {
-    const ready = (await getGroup(ns.name, "gpus")).status?.conditions?.find((c) => c.type === GC.Ready);
+    const ready = (await resize.getGroup(ns.name, "gpus")).status?.conditions?.find(
+      (c) => c.type === GC.Ready,
+    );
     return ready?.reason === "NodeReadinessForbidden" ? ready : undefined;
   });
   expect(held.status).toBe("False");
@@ -208,11 +201,11 @@ test("without permission on Nodes the group says so and holds its queue; granted
   expect(event).toMatchObject({ type: "Warning", regarding: { name: "gpus" } });
   expect(event.note).toContain("may not list and watch Nodes");
   const waiting = await eventually("the request held at the head of the queue", async () => {
-    const rr = await getRequest(ns.name, "one");
+    const rr = await resize.getRequest(ns.name, "one");
     return rr.status?.reason === "NodeReadinessForbidden" ? rr : undefined;
   });
   expect(waiting.status?.state).toBe("ACCEPTED");
-  expect((await replicasOf(ns.name, "gpus")).replicas).toBe(0);
+  expect((await resize.replicasOf(ns.name, "gpus")).replicas).toBe(0);
 
   // The chart's rbac.nodeReadiness rules: the check is repeated, the group counts, the request succeeds.
   await bindClusterRole(
@@ -220,8 +213,8 @@ test("without permission on Nodes the group says so and holds its queue; granted
     sa,
     rulesOf((p) => p.optIn === "nodeReadiness"),
   );
-  const done = await untilState(ns.name, "one", ["SUCCEEDED", "FAILED"], 90_000);
+  const done = await resize.untilState(ns.name, "one", ["SUCCEEDED", "FAILED"], 90_000);
   expect(done.status?.state).toBe("SUCCEEDED");
-  const ready = (await getGroup(ns.name, "gpus")).status?.conditions?.find((c) => c.type === GC.Ready);
+  const ready = (await resize.getGroup(ns.name, "gpus")).status?.conditions?.find((c) => c.type === GC.Ready);
   expect(ready).toMatchObject({ status: "True", reason: "TargetScalable" });
 }, 180_000);

@@ -13,18 +13,18 @@ import { NODE_READINESS_FORBIDDEN } from "../../../src/controller/node-readiness
 import type { TargetView } from "../../../src/controller/snapshot.js";
 import { conflictError } from "../../support/fake-kube.js";
 import {
-  CFG,
-  MIN,
-  SEC,
-  T0,
   accepted,
+  appliedRequest,
+  CFG,
   cond,
   iso,
-  provisioningStatus,
+  MIN,
   reasons,
   req,
+  SEC,
   snap,
   statusOf,
+  T0,
 } from "./builders.js";
 import { execute } from "./cluster.js";
 
@@ -36,17 +36,7 @@ const unavailable = (replicas: number, readyReplicas = 0): TargetView => ({
 });
 
 const applied = (appliedMs: number, deadlineMs: number) =>
-  req("a", {
-    resizeBy: 3,
-    hasFinalizer: true,
-    status: provisioningStatus("a", {
-      phase: "Applied",
-      baseReplicas: 2,
-      targetReplicas: 5,
-      appliedTime: iso(appliedMs),
-      deadline: iso(deadlineMs),
-    }),
-  });
+  appliedRequest("a", { appliedTime: iso(appliedMs), deadline: iso(deadlineMs) });
 
 describe("the operator may not read the Nodes a group counts", () => {
   test("the head of the queue is held, saying why; nothing is scaled", () => {

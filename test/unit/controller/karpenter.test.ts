@@ -2,7 +2,6 @@
 // Karpenter's NodeClaims, its insufficient-capacity Events and the pool's limits.nodes say, and when an
 // Applied attempt rolls back because of it.
 import { ErrorCode } from "../../../src/api/errors.js";
-import type { Provisioning } from "../../../src/api/resize-request.js";
 import { fastRollback } from "../../../src/controller/capacity.js";
 import { decide } from "../../../src/controller/decide/index.js";
 import {
@@ -13,10 +12,21 @@ import {
   type NodeClaim,
 } from "../../../src/controller/karpenter.js";
 import type { CoreEvent } from "../../../src/runtime/builtin-kinds.js";
-import { CFG, SEC, T0, group, iso, provisioningStatus, reasons, req, snap, statusOf } from "./builders.js";
+import {
+  APPLIED,
+  CFG,
+  SEC,
+  T0,
+  appliedAttempt,
+  appliedRequest,
+  group,
+  iso,
+  reasons,
+  snap,
+  statusOf,
+} from "./builders.js";
 
 const at = (offsetSec: number): number => T0 + offsetSec * SEC;
-const APPLIED = at(-30);
 const POOL = "gpu";
 
 function claim(
@@ -190,15 +200,7 @@ describe("karpenterBlock(): whether Karpenter will not add what the attempt lack
 describe("fastRollback() with Karpenter's word", () => {
   const GRACE = 60 * SEC;
   const g = group({ unschedulableGracePeriodMs: GRACE });
-  const attempt: Provisioning = {
-    attempt: 1,
-    phase: "Applied",
-    baseReplicas: 2,
-    targetReplicas: 5,
-    startedTime: iso(at(-40)),
-    appliedTime: iso(APPLIED),
-    deadline: iso(at(9 * 60)),
-  };
+  const attempt = appliedAttempt();
 
   test("the grace runs from the failure, or from appliedTime if later", () => {
     const failedAt = view({ events: [ice("gpu-x2b4c", at(-10))] });
@@ -219,17 +221,7 @@ describe("fastRollback() with Karpenter's word", () => {
 
 describe("decide(): an Applied attempt on a Karpenter NodePool", () => {
   const GRACE = 60 * SEC;
-  const a = req("a", {
-    resizeBy: 3,
-    hasFinalizer: true,
-    status: provisioningStatus("a", {
-      phase: "Applied",
-      baseReplicas: 2,
-      targetReplicas: 5,
-      appliedTime: iso(APPLIED),
-      deadline: iso(at(9 * 60)),
-    }),
-  });
+  const a = appliedRequest("a");
   const karpenterSnap = (now: number, karpenter: KarpenterView) => ({
     ...snap({
       now,
