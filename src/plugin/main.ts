@@ -63,7 +63,10 @@ function connect(inv: Invocation): Session {
  * The target's counts through /scale; the group's status when the user may not read the target, and
  * for a group counting ready Nodes (the operator counts them: a user needs no access to Nodes).
  */
-async function targetOf(s: Session, group: InstanceGroupManager): Promise<TargetCounts | undefined> {
+export async function targetOf(
+  s: Pick<Session, "client" | "namespace">,
+  group: InstanceGroupManager,
+): Promise<TargetCounts | undefined> {
   const source = readinessSource(group.spec);
   if (source.kind === "nodes") return statusTarget(group);
   try {
