@@ -177,7 +177,8 @@ export const InstanceGroupManagerStatus = z
         "Name of the resize request with a provisioning attempt in progress; a group runs one at a time.",
     }).optional(),
     conditions: Conditions.meta({
-      description: "Observations of the group's state; Ready tells whether the target can be scaled.",
+      description:
+        "Observations of the group's state; Ready tells whether the target can be scaled and its ready instances counted.",
     }).optional(),
     observedGeneration: Generation.meta({
       description: "The metadata.generation this status was computed from.",
