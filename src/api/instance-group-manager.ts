@@ -181,7 +181,7 @@ export const InstanceGroupManagerStatus = z
     }).optional(),
     conditions: Conditions.meta({
       description:
-        "Observations of the group's state; Ready tells whether the target can be scaled. When it is False its reason says why: NotFound, NotScalable (no /scale), TargetForbidden (the operator may not read or scale the target; requests wait), ClusterScopedTargetNotAllowed (a cluster-scoped kind not listed as a target; requests wait) or TargetResourceMismatch (the kind's resource is not the one admission checked; requests fail).",
+        "Observations of the group's state; Ready tells whether the target can be scaled and its ready instances counted. When it is False its reason says why: NotFound, NotScalable (no /scale), TargetForbidden (the operator may not read or scale the target; requests wait), ClusterScopedTargetNotAllowed (a cluster-scoped kind not listed as a target; requests wait), TargetResourceMismatch (the kind's resource is not the one admission checked; requests fail) or NodeReadinessForbidden (the operator may not list and watch Nodes; the queue waits).",
     }).optional(),
     observedGeneration: Generation.meta({
       description: "The metadata.generation this status was computed from.",
