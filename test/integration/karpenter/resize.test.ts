@@ -2,7 +2,9 @@
 // a group over a static NodePool (karpenter.sh/v1, cluster-scoped) that counts its ready instances from
 // the pool's Nodes. A ResizeRequest for 4 gets 4 NodeClaims and 4 Ready Nodes, then SUCCEEDED; when its
 // run duration ends the pool shrinks back by 4 and Karpenter removes 4 of its 6 Nodes, a pod running on
-// one of the new ones (recorded: which Nodes went, whether the busy one stayed, what became of the pod). Creation → SUCCEEDED is
+// one of the new ones (recorded: which Nodes went, whether the busy one stayed, what became of the pod).
+// A second pool whose limits.nodes lets only 2 of 4 grow: the attempt rolls back early on Karpenter's
+// word, nothing is left behind, the error is in status.lastAttempt; once the limit is raised, SUCCEEDED. Creation → SUCCEEDED is
 // timed and reported.
 import * as k8s from "@kubernetes/client-node";
 import { removeKarpenterCrds, startKarpenter, type Karpenter } from "../../../testbed/karpenter.js";
