@@ -164,10 +164,11 @@ test("resizeBy 4: 4 more Ready Karpenter Nodes, SUCCEEDED; the run duration ends
     podAfter: pod ? (pod.status?.phase ?? "?") : "deleted",
   });
   expect(removed).toHaveLength(4);
-  // Karpenter takes empty Nodes first: the busy one stays, its pod undisturbed, and older empty ones go.
+  // Karpenter takes empty Nodes first: the busy one stays, its pod undisturbed; which 4 of the 5 empty
+  // ones go (older or new) varies from run to run.
   expect(keptBusy).toBe(true);
   expect(pod?.status?.phase).toBe("Running");
-  expect(removed).toEqual(expect.arrayContaining(oldNames));
+  expect(removed).not.toContain(busy);
   expect(await poolReplicas()).toBe(BASE);
   await eventually(`${BASE} NodeClaims left`, async () =>
     (await nodeClaims()).length === BASE ? true : undefined,
