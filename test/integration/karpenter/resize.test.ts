@@ -11,6 +11,7 @@ import { removeKarpenterCrds, startKarpenter, type Karpenter } from "../../../te
 import { KARPENTER, NODEPOOL_LABEL, staticNodePool } from "../../../testbed/karpenter-manifests.js";
 import { ensureTools, type Toolchain } from "../../../testbed/tools.js";
 import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.js";
+import { isReadyNode, nodeClaimsOf, testbedEnv } from "../../support/karpenter.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { report } from "../../support/reliability.js";
 import * as resize from "../../support/resize.js";
@@ -28,25 +29,8 @@ let karpenter: Karpenter | undefined;
 let ns: Awaited<ReturnType<typeof createTestNamespace>>;
 const operators: OperatorProcess[] = [];
 
-function env(name: "TESTBED_DIR" | "KUBECONFIG"): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is set by the jest global setup`);
-  return value;
-}
-
-const isReady = (n: k8s.V1Node): boolean =>
-  n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 const poolNodes = async (): Promise<k8s.V1Node[]> => (await core.listNode({ labelSelector: SELECTOR })).items;
-const nodeClaims = async (): Promise<unknown[]> =>
-  (
-    (await custom.listClusterCustomObject({
-      ...KARPENTER,
-      plural: "nodeclaims",
-      labelSelector: SELECTOR,
-    })) as {
-      items: unknown[];
-    }
-  ).items;
+const nodeClaims = (): Promise<unknown[]> => nodeClaimsOf(SELECTOR);
 const poolReplicas = async (): Promise<number | undefined> =>
   (
     (await custom.getClusterCustomObject({ ...KARPENTER, plural: "nodepools", name: POOL })) as {
@@ -58,8 +42,8 @@ beforeAll(async () => {
   tools = await ensureTools();
   await installApi();
   karpenter = await startKarpenter({
-    dir: env("TESTBED_DIR"),
-    kubeconfig: env("KUBECONFIG"),
+    dir: testbedEnv("TESTBED_DIR"),
+    kubeconfig: testbedEnv("KUBECONFIG"),
     tools,
     log: (m) => process.stderr.write(`[karpenter] ${m}\n`),
   });
@@ -76,13 +60,13 @@ afterAll(async () => {
   await ns.remove();
   // Deletes the NodePools and waits for Karpenter to remove their nodes before it stops.
   await karpenter?.stop();
-  await removeKarpenterCrds(env("KUBECONFIG"), tools);
+  await removeKarpenterCrds(testbedEnv("KUBECONFIG"), tools);
 }, 240_000);
 
 test("resizeBy 4: 4 more Ready Karpenter Nodes, SUCCEEDED; the run duration ends and Karpenter removes 4", async () => {
   const before = await eventually(`the pool's ${BASE} Nodes Ready`, async () => {
     const nodes = await poolNodes();
-    return nodes.length === BASE && nodes.every(isReady) ? nodes : undefined;
+    return nodes.length === BASE && nodes.every(isReadyNode) ? nodes : undefined;
   });
   await resize.createGroup(ns.name, "pool", {
     targetRef: { apiVersion: `${KARPENTER.group}/${KARPENTER.version}`, kind: "NodePool", name: POOL },
@@ -110,7 +94,7 @@ test("resizeBy 4: 4 more Ready Karpenter Nodes, SUCCEEDED; the run duration ends
   expect(done.status?.state).toBe("SUCCEEDED");
   const nodes = await poolNodes();
   expect(nodes).toHaveLength(BASE + 4);
-  expect(nodes.every(isReady)).toBe(true);
+  expect(nodes.every(isReadyNode)).toBe(true);
   expect(await nodeClaims()).toHaveLength(BASE + 4);
   expect(await poolReplicas()).toBe(BASE + 4);
   await eventually("the group counts 6 ready instances", async () => {
