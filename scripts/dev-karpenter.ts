@@ -1,10 +1,10 @@
 // `npm run dev -- --karpenter`: beside the local operator, the real Karpenter (its kwok provider,
 // testbed/karpenter.ts, started by dev.ts) and the static NodePool `static-gpu` of
-// manifests/samples/karpenter/, whose nodes appear when it is scaled through /scale. docs/karpenter.md
-// describes it.
+// manifests/samples/karpenter/ with its group (instancegroupmanager.yaml: a ResizeRequest naming it scales
+// the pool). docs/karpenter.md describes it.
 export const KARPENTER_FLAG = "--karpenter";
-/** The sample NodePool; its group (instancegroupmanager.yaml beside it) is not applied by dev. */
-export const KARPENTER_SAMPLES = "manifests/samples/karpenter/static-gpu.yaml";
+/** The sample NodePool and its group (`kubectl apply -f` of the folder). */
+export const KARPENTER_SAMPLES = "manifests/samples/karpenter/";
 
 /** What to try, printed with the rest of `npm run dev`'s summary. */
 export const KARPENTER_TRY = [
@@ -12,4 +12,5 @@ export const KARPENTER_TRY = [
   "  npm run kubectl -- scale nodepool.karpenter.sh/static-gpu --replicas=2",
   "  npm run kubectl -- get nodepools.karpenter.sh,nodeclaims",
   "  npm run kubectl -- get nodes -l karpenter.sh/nodepool=static-gpu",
+  "  its group static-gpu (namespace default) takes ResizeRequests: kubectl resize / REST / the dashboard",
 ];

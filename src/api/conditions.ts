@@ -67,6 +67,6 @@ export const ResizeRequestCondition = {
 
 /** Condition types of an InstanceGroupManager. */
 export const InstanceGroupManagerCondition = {
-  /** True when the target workload exists and can be scaled through /scale. */
+  /** True when the target workload exists, can be scaled through /scale, and its ready instances can be counted. */
   Ready: "Ready",
 } as const;

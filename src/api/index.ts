@@ -17,6 +17,7 @@ export * from "./errors.js";
 export * from "./conditions.js";
 export * from "./custom-resource.js";
 export * from "./instance-group-manager.js";
+export * from "./readiness.js";
 export { ResizeRequestState } from "./resize-request-fields.js";
 export * from "./resize-request.js";
 export * from "./resize-request-rest.js";

@@ -7,9 +7,9 @@ import { InstanceShape, ProvisioningRequestPolicy } from "./instance-shape.js";
 import { rule } from "./meta.js";
 import { INSTANCE_GROUP_MANAGER } from "./names.js";
 import { Count, Generation, ObjectName, Rfc1035Label, Uint64String } from "./primitives.js";
+import { DEFAULT_READY_REPLICAS_FIELD, isKarpenterNodePool, KARPENTER, Readiness } from "./readiness.js";
 
 export const DEFAULT_PROVISIONING_TIMEOUT = "10m";
-export const DEFAULT_READY_REPLICAS_FIELD = "status.readyReplicas";
 export const DEFAULT_UNSCHEDULABLE_GRACE_PERIOD = "60s";
 
 export const TargetRef = z
@@ -69,10 +69,10 @@ const SpecWithoutLocationRules = rule(
             message: "must be a dotted field path such as status.readyReplicas",
           })
           .meta({
-            description:
-              "Dotted path of the field in the target object that counts its ready instances, for workloads that report readiness elsewhere (for example status.availableReplicas).",
+            description: `Dotted path of the field in the target object that counts its ready instances, for workloads that report readiness elsewhere (for example status.availableReplicas). ${DEFAULT_READY_REPLICAS_FIELD} when omitted. Exclusive with readiness.nodeSelector, except that the value ${DEFAULT_READY_REPLICAS_FIELD} (which groups created by earlier versions carry as a default) is accepted beside it and ignored.`,
           })
-          .default(DEFAULT_READY_REPLICAS_FIELD),
+          .optional(),
+        readiness: Readiness.optional(),
         finishedRequestRetention: kubeDuration({ min: "0s", max: "87600h" })
           .meta({
             description:
@@ -122,6 +122,26 @@ const SpecWithoutLocationRules = rule(
   },
 );
 
+/** One readiness source per group (readiness.ts); a Karpenter NodePool has no ready count to read. */
+const SpecWithReadinessRules = rule(
+  rule(SpecWithoutLocationRules, {
+    cel: `!has(self.readiness) || !has(self.readyReplicasField) || self.readyReplicasField == '${DEFAULT_READY_REPLICAS_FIELD}'`,
+    message:
+      "readyReplicasField and readiness.nodeSelector are mutually exclusive: a group counts its ready instances either from a field of its target or from Nodes; remove readyReplicasField",
+    fieldPath: ".readyReplicasField",
+    test: (s) =>
+      s.readiness === undefined ||
+      s.readyReplicasField === undefined ||
+      s.readyReplicasField === DEFAULT_READY_REPLICAS_FIELD,
+  }),
+  {
+    cel: `!(self.targetRef.apiVersion.startsWith('${KARPENTER.group}/') && self.targetRef.kind == '${KARPENTER.nodePool}') || has(self.readiness)`,
+    message: `a Karpenter NodePool reports no ready count: set readiness.nodeSelector, for example {${KARPENTER.nodePoolLabel}: <the NodePool's name>}`,
+    fieldPath: ".readiness",
+    test: (s) => !isKarpenterNodePool(s.targetRef) || s.readiness !== undefined,
+  },
+);
+
 /**
  * A group does not move: zone and region keep their value and their presence (transition rules on
  * spec, since the API server skips a field's own transition rules when the field is added or removed).
@@ -133,7 +153,7 @@ export const InstanceGroupManagerSpec = (["zone", "region"] as const).reduce(
       message: `${field} is immutable: a group cannot move to another zone or region`,
       fieldPath: `.${field}`,
     }),
-  SpecWithoutLocationRules,
+  SpecWithReadinessRules,
 );
 
 export const InstanceGroupManagerStatus = z
@@ -146,7 +166,8 @@ export const InstanceGroupManagerStatus = z
       description: "The target's current desired replicas, read through /scale.",
     }).optional(),
     readyInstances: Count.meta({
-      description: "Ready instances of the target, read from spec.readyReplicasField.",
+      description:
+        "Ready instances of the target: read from spec.readyReplicasField, or counted from the Nodes spec.readiness.nodeSelector selects.",
     }).optional(),
     queuedRequests: Count.meta({
       description: "Resize requests of this group waiting in its queue.",
@@ -160,7 +181,7 @@ export const InstanceGroupManagerStatus = z
     }).optional(),
     conditions: Conditions.meta({
       description:
-        "Observations of the group's state; Ready tells whether the target can be scaled. When it is False its reason says why: NotFound, NotScalable (no /scale), TargetForbidden (the operator may not read or scale the target; requests wait), ClusterScopedTargetNotAllowed (a cluster-scoped kind not listed as a target; requests wait) or TargetResourceMismatch (the kind's resource is not the one admission checked; requests fail).",
+        "Observations of the group's state; Ready tells whether the target can be scaled and its ready instances counted. When it is False its reason says why: NotFound, NotScalable (no /scale), TargetForbidden (the operator may not read or scale the target; requests wait), ClusterScopedTargetNotAllowed (a cluster-scoped kind not listed as a target; requests wait), TargetResourceMismatch (the kind's resource is not the one admission checked; requests fail) or NodeReadinessForbidden (the operator may not list and watch Nodes; the queue waits).",
     }).optional(),
     observedGeneration: Generation.meta({
       description: "The metadata.generation this status was computed from.",

@@ -14,17 +14,13 @@ export const DEFAULT_BOOKING_WINDOW = "10m";
 export const DEFAULT_MAX_RUN_DURATION = "168h";
 
 /** Label keys and resource names: an optional DNS prefix, then a name (Kubernetes qualified names). */
-const QualifiedName = z
-  .string()
-  .min(1)
-  .max(316)
-  .regex(
-    /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/,
-    {
-      message: "must be a qualified name such as cpu, nvidia.com/gpu or topology.kubernetes.io/zone",
-    },
-  );
-const LabelValue = z
+export const QUALIFIED_NAME =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+export const QUALIFIED_NAME_MAX = 316;
+export const QualifiedName = z.string().min(1).max(QUALIFIED_NAME_MAX).regex(QUALIFIED_NAME, {
+  message: "must be a qualified name such as cpu, nvidia.com/gpu or topology.kubernetes.io/zone",
+});
+export const LabelValue = z
   .string()
   .max(63)
   .regex(/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/, { message: "must be a label value" });

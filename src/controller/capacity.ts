@@ -3,7 +3,9 @@
 // of at its provisioningTimeout, once nothing will add capacity for them: the group says so
 // (clusterAutoscaler: None), or a cluster autoscaler posted NotTriggerScaleUp on one of them and no
 // TriggeredScaleUp since (a scale-up on its way keeps the attempt waiting up to provisioningTimeout).
+// For a Karpenter NodePool target, Karpenter's own objects say it (karpenter.ts).
 import type { Provisioning } from "../api/resize-request.js";
+import { karpenterBlock, type KarpenterView } from "./karpenter.js";
 import type { AutoscalerEvent, GroupView, UnschedulablePod } from "./snapshot.js";
 
 export interface FastRollback {
@@ -11,6 +13,8 @@ export interface FastRollback {
   readonly atMs: number;
   /** Why nothing will add capacity, for the attempt's error. */
   readonly why: string;
+  /** What the instances lack, when no pod says it (Karpenter's word), for the attempt's error. */
+  readonly summary?: string;
 }
 
 /**
@@ -30,14 +34,12 @@ export function latestVerdict(events: readonly AutoscalerEvent[]): AutoscalerEve
   return latest;
 }
 
-/** When (and why) the attempt `p` is to be rolled back early; undefined when it waits for its timeout. */
-export function fastRollback(
-  group: GroupView | undefined,
-  p: Provisioning,
+/** Why nothing will add capacity for the Unschedulable `pods`, and since when; undefined if something may. */
+function podsBlock(
+  group: GroupView,
   pods: readonly UnschedulablePod[] | undefined,
-): FastRollback | undefined {
-  if (!group || p.phase !== "Applied" || p.appliedTime === undefined || !pods || pods.length === 0)
-    return undefined;
+): { sinceMs: number; why: string } | undefined {
+  if (!pods || pods.length === 0) return undefined;
   let blocked: readonly UnschedulablePod[];
   let why: string;
   if (group.clusterAutoscaler === "None") {
@@ -53,9 +55,27 @@ export function fastRollback(
     blocked = refused.map((r) => r.pod);
     why = `the cluster autoscaler will not add capacity (NotTriggerScaleUp on pod ${first.pod.name}: ${first.verdict.message})`;
   }
-  const since = Math.min(...blocked.map((pod) => pod.sinceMs));
+  return { sinceMs: Math.min(...blocked.map((pod) => pod.sinceMs)), why };
+}
+
+/**
+ * When (and why) the attempt `p` is to be rolled back early; undefined when it waits for its timeout.
+ * `karpenter` is what Karpenter says of a NodePool target wanting `replicas`.
+ */
+export function fastRollback(
+  group: GroupView | undefined,
+  p: Provisioning,
+  pods: readonly UnschedulablePod[] | undefined,
+  karpenter?: { readonly view: KarpenterView | undefined; readonly replicas: number },
+): FastRollback | undefined {
+  if (!group || p.phase !== "Applied" || p.appliedTime === undefined) return undefined;
+  const appliedMs = Date.parse(p.appliedTime);
+  const block =
+    podsBlock(group, pods) ?? (karpenter && karpenterBlock(karpenter.view, karpenter.replicas, appliedMs));
+  if (!block) return undefined;
   return {
-    atMs: Math.max(since, Date.parse(p.appliedTime)) + group.unschedulableGracePeriodMs,
-    why,
+    atMs: Math.max(block.sinceMs, appliedMs) + group.unschedulableGracePeriodMs,
+    why: block.why,
+    ...("summary" in block && { summary: block.summary }),
   };
 }

@@ -116,6 +116,8 @@ export function attemptTimedOut(args: {
   /** How long the attempt waited: the provisioningTimeout, or less when rolled back early. */
   timeout: string;
   unschedulable: string | undefined;
+  /** What went wrong with the new instances (default: they could not be scheduled). */
+  cause?: string;
   /** Why nothing will add capacity, when the attempt is rolled back before its timeout (capacity.ts). */
   noCapacity?: string;
 }): Errors {
@@ -126,7 +128,7 @@ export function attemptTimedOut(args: {
   const why = args.noCapacity === undefined ? "" : ` and ${args.noCapacity}`;
   return single(
     AttemptErrorCode.ZONE_RESOURCE_POOL_EXHAUSTED,
-    `${base}: new instances could not be scheduled${why}: ${args.unschedulable}`,
+    `${base}: ${args.cause ?? "new instances could not be scheduled"}${why}: ${args.unschedulable}`,
     "ZONE_RESOURCE_POOL_EXHAUSTED",
     { ...counts, ...(args.noCapacity !== undefined && { rolledBackEarly: "true" }) },
   );

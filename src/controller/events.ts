@@ -37,7 +37,7 @@ export const resizeEvents = defineEventCatalog({
     type: "Warning",
     reason: "AttemptFailed",
     action: "Provision",
-    when: "An attempt did not get all instances ready within provisioningTimeout, or its new pods stayed Unschedulable for unschedulableGracePeriod while nothing would add capacity (ZONE_RESOURCE_POOL_EXHAUSTED); the increase is rolled back and the request returns to the queue with backoff.",
+    when: "An attempt did not get all instances ready within provisioningTimeout, or its new pods stayed Unschedulable (for a Karpenter NodePool: its launches failed, or limits.nodes stops it) for unschedulableGracePeriod while nothing would add capacity (ZONE_RESOURCE_POOL_EXHAUSTED); the increase is rolled back and the request returns to the queue with backoff.",
   },
   AttemptAbandoned: {
     type: "Warning",
@@ -92,6 +92,12 @@ export const resizeEvents = defineEventCatalog({
     reason: "TargetResourceMismatch",
     action: "CheckTarget",
     when: "On the group: the API server serves the target's kind under another resource name than the one guessed from the kind, which is the one the admission policy checked; the operator never scales it and the group's requests fail (UNSUPPORTED_OPERATION). Ready is False with this reason.",
+  },
+  NodeReadinessForbidden: {
+    type: "Warning",
+    reason: "NodeReadinessForbidden",
+    action: "CountReady",
+    when: "Regarding a group: it counts its ready instances from Nodes (spec.readiness.nodeSelector) but the operator may not list and watch Nodes (chart value rbac.nodeReadiness). Its Ready condition is False with the same reason, and its queue is held until the permission is granted. Emitted when the condition turns so.",
   },
   RetentionExpired: {
     type: "Normal",

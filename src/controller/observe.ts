@@ -1,15 +1,21 @@
 // Gathers a group's snapshot for the decision: the group and its requests from the informer caches,
 // the target fresh from the API server (its replicas decide crash recovery, so a cache will not do),
-// and, only while an attempt is Applied and not all ready, which pods the scheduler cannot place and
-// what a cluster autoscaler said about them.
+// its ready count from the target or from the Nodes cache (node-informers.ts), and, only while an
+// attempt is Applied and not all ready, which pods the scheduler cannot place and what a cluster
+// autoscaler (or, for a Karpenter NodePool, Karpenter) said about them.
 import { groupDurations, type InstanceGroupManager } from "../api/instance-group-manager.js";
 import { groupLocation } from "../api/location.js";
 import { FINALIZER } from "../api/names.js";
+import { DEFAULT_READY_REPLICAS_FIELD, isKarpenterNodePool, readinessSource } from "../api/readiness.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { CORE_EVENTS, PODS, type CoreEvent, type Pod } from "../runtime/builtin-kinds.js";
+import { CORE_EVENTS, lastPosted, PODS, type CoreEvent, type Pod } from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Lister } from "../runtime/store.js";
 import { IN_PLAY_BY_GROUP } from "./in-play.js";
+import type { KarpenterView } from "./karpenter.js";
+import { readKarpenter } from "./karpenter-read.js";
+import type { NodeCounter } from "./node-informers.js";
+import { NODE_READINESS_FORBIDDEN } from "./node-readiness.js";
 import type {
   AutoscalerEvent,
   GroupSnapshot,
@@ -27,7 +33,36 @@ export interface ObserveDeps {
   readonly requests: Lister<ResizeRequest>;
   readonly scale: ScaleClient;
   readonly client: KubeClient;
+  /** Counts ready Nodes for groups with spec.readiness.nodeSelector. */
+  readonly nodes: NodeCounter;
   readonly now: () => number;
+}
+
+/** The target as the decision sees it: its ready count from the target itself or from Nodes. */
+async function targetViewOf(
+  deps: ObserveDeps,
+  group: InstanceGroupManager,
+  read: TargetRead,
+): Promise<TargetView> {
+  if (!read.found) return read;
+  const view = {
+    found: true as const,
+    replicas: read.replicas,
+    readyReplicas: read.readyReplicas,
+    settled: read.settled,
+  };
+  const source = readinessSource(group.spec);
+  if (source.kind === "field") return view;
+  const counted = await deps.nodes.count({
+    nodeSelector: source.nodeSelector,
+    declaredTaints: group.spec.instanceShape?.taints ?? [],
+  });
+  if ("ready" in counted) return { ...view, readyReplicas: counted.ready };
+  return {
+    ...view,
+    readyReplicas: 0,
+    readinessUnavailable: { reason: NODE_READINESS_FORBIDDEN, message: counted.forbidden },
+  };
 }
 
 export interface Observation {
@@ -59,14 +94,6 @@ export const CLUSTER_AUTOSCALER = "cluster-autoscaler";
 
 const isVerdict = (reason: string | undefined): reason is AutoscalerEvent["reason"] =>
   reason === "NotTriggerScaleUp" || reason === "TriggeredScaleUp";
-
-/** When an event was last posted: the newest of the times either events API may have set. */
-function lastPosted(e: CoreEvent): number {
-  const times = [e.lastTimestamp, e.eventTime, e.series?.lastObservedTime, e.firstTimestamp]
-    .map((t) => (t ? Date.parse(t) : Number.NaN))
-    .filter(Number.isFinite);
-  return times.length > 0 ? Math.max(...times) : 0;
-}
 
 export interface Stuck {
   /** The scheduler's message, summarised for attempt errors; undefined when no pod is stuck. */
@@ -135,37 +162,33 @@ export async function observeGroup(
   const requests = deps.requests.byIndex(IN_PLAY_BY_GROUP, `${namespace}/${groupName}`);
   const nowMs = deps.now();
   let target: TargetRead | undefined;
+  let targetView: TargetView | undefined;
   let stuck: Stuck | undefined;
+  let karpenter: KarpenterView | undefined;
   if (group) {
-    target = await deps.scale.read(namespace, group.spec.targetRef, group.spec.readyReplicasField);
+    const ref = group.spec.targetRef;
+    const source = readinessSource(group.spec);
+    target = await deps.scale.read(
+      namespace,
+      ref,
+      source.kind === "field" ? source.path : DEFAULT_READY_REPLICAS_FIELD,
+    );
+    targetView = await targetViewOf(deps, group, target);
     // Only an Applied attempt that is not all ready uses what the pods say (its timeout, its fast rollback);
     // a cluster-scoped target's selector names no pods of the group's namespace.
     const waiting = requests.some((r) => r.status?.provisioning?.phase === "Applied");
-    if (
-      waiting &&
-      target.found &&
-      target.served.namespaced &&
-      target.selector &&
-      target.readyReplicas < target.replicas
-    )
-      stuck = await unschedulable(
-        deps.client,
-        namespace,
-        target.selector,
-        group.spec.clusterAutoscaler === "Detect",
-      );
+    if (waiting && target.found && targetView.found && targetView.readyReplicas < target.replicas) {
+      if (target.served.namespaced && target.selector)
+        stuck = await unschedulable(
+          deps.client,
+          namespace,
+          target.selector,
+          group.spec.clusterAutoscaler === "Detect",
+        );
+      // A Karpenter NodePool's instances are Nodes: Karpenter's own objects say why they are missing.
+      if (isKarpenterNodePool(ref)) karpenter = await readKarpenter(deps.client, ref.name, target.object);
+    }
   }
-  const targetView: TargetView | undefined =
-    target === undefined
-      ? undefined
-      : target.found
-        ? {
-            found: true,
-            replicas: target.replicas,
-            readyReplicas: target.readyReplicas,
-            settled: target.settled,
-          }
-        : target;
   const snapshot: GroupSnapshot = {
     nowMs,
     namespace,
@@ -185,6 +208,7 @@ export async function observeGroup(
     target: targetView,
     unschedulable: stuck?.summary,
     ...(stuck && { unschedulablePods: stuck.pods }),
+    ...(karpenter && { karpenter }),
     requests: requests.map(requestView),
   };
   return {

@@ -1,6 +1,9 @@
 // What the resize controller calls on the API server (informers in setup.ts, writes in execute.ts,
-// targets in target.ts, pods and autoscaler events in observe.ts). The chart's RBAC is generated from this list.
+// targets in target.ts, pods and autoscaler events in observe.ts, Nodes in node-informers.ts, Karpenter's
+// objects in karpenter-read.ts). The chart's RBAC is generated from this list; the Node and Karpenter
+// rules only with their chart values (optIn).
 import { GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
+import { KARPENTER } from "../api/readiness.js";
 import { permission } from "../rbac/permissions.js";
 
 export const CONTROLLER_PERMISSIONS = [
@@ -57,6 +60,27 @@ export const CONTROLLER_PERMISSIONS = [
     resources: ["events"],
     verbs: ["list"],
     why: "resize controller: for groups with clusterAutoscaler Detect, lists the cluster autoscaler's NotTriggerScaleUp / TriggeredScaleUp events on Unschedulable pods of an attempt (fast rollback)",
+  }),
+  permission({
+    apiGroups: [""],
+    resources: ["nodes"],
+    verbs: ["list", "watch"],
+    why: "resize controller: counts the ready instances of groups with spec.readiness.nodeSelector from their Nodes (one informer per selector, label-selected); only with rbac.nodeReadiness or rbac.karpenter",
+    optIn: "nodeReadiness",
+  }),
+  permission({
+    apiGroups: [KARPENTER.group],
+    resources: ["nodepools"],
+    verbs: ["get"],
+    why: "resize controller: reads a Karpenter NodePool target (its generation and spec.limits.nodes; its replicas go through /scale); only with rbac.karpenter",
+    optIn: "karpenter",
+  }),
+  permission({
+    apiGroups: [KARPENTER.group],
+    resources: ["nodeclaims"],
+    verbs: ["list"],
+    why: "resize controller: while an attempt on a Karpenter NodePool waits, lists the pool's NodeClaims by label to see failed launches (fast rollback); only with rbac.karpenter",
+    optIn: "karpenter",
   }),
   permission({
     nonResourceURLs: ["/api", "/api/*", "/apis", "/apis/*"],

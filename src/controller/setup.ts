@@ -1,5 +1,6 @@
 // Wires the resize controller into a manager: cluster-wide informers for both kinds (decoded and
-// validated with the model), a controller keyed by group, and the reconciler.
+// validated with the model), a controller keyed by group, the reconciler, and the Node informers of
+// groups that count ready Nodes (created when such a group is first reconciled, node-informers.ts).
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { groupKeyOf } from "../api/identity.js";
@@ -7,18 +8,21 @@ import { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
 import { PROVISIONING_REQUEST_ANNOTATION } from "../api/provisioning-request.js";
+import { readinessSource } from "../api/readiness.js";
 import { ResizeRequest } from "../api/resize-request.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { Controller } from "../runtime/controller.js";
 import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
 import type { MetricsSink } from "../runtime/metrics.js";
-import type { IndexFunc } from "../runtime/store.js";
+import { objectKey, type IndexFunc } from "../runtime/store.js";
 import { resourcePath } from "../runtime/resource-kind.js";
 import { stripUnreadMetadata } from "../runtime/transform.js";
 import { internStrings, perObjectKeys, StringTable } from "../runtime/intern.js";
 import type { ExecuteDeps } from "./execute.js";
 import { IN_PLAY_BY_GROUP, inPlay } from "./in-play.js";
+import { NodeInformers } from "./node-informers.js";
+import { selectorString } from "./node-readiness.js";
 import { BY_GROUP, requestView } from "./observe.js";
 import { resizeReconciler } from "./reconciler.js";
 import { TARGET_RECHECK_POLLS, type DecideConfig } from "./snapshot.js";
@@ -51,6 +55,17 @@ export const REQUEST_INDEXERS: Readonly<Record<string, IndexFunc<ResizeRequest>>
   [BY_PROVISIONING_REQUEST]: (rr) => {
     const key = rr.metadata.annotations?.[PROVISIONING_REQUEST_ANNOTATION];
     return key ? [key] : [];
+  },
+};
+
+/** Index of the group cache: the node selector (selectorString) of each group counting ready Nodes. */
+export const BY_NODE_SELECTOR = "byNodeSelector";
+
+/** The group cache's indexes: a Node change reaches exactly the groups whose selector it falls under. */
+export const GROUP_INDEXERS: Readonly<Record<string, IndexFunc<InstanceGroupManager>>> = {
+  [BY_NODE_SELECTOR]: (group) => {
+    const source = readinessSource(group.spec);
+    return source.kind === "nodes" ? [selectorString(source.nodeSelector)] : [];
   },
 };
 
@@ -90,12 +105,22 @@ export function resizeInformers(
     path: resourcePath(INSTANCE_GROUP_MANAGERS, scope),
     decode: (raw: KubernetesObject) => InstanceGroupManager.parse(raw),
     transform: stripUnreadMetadata,
+    indexers: GROUP_INDEXERS,
   });
   return { requests, groups };
 }
 
 export function addResizeController(mgr: Manager, options: ResizeControllerOptions): Controller {
   const { requests, groups } = resizeInformers(mgr, options.namespace);
+  // A Node change that can change a count reaches the groups counting under its selector.
+  const nodes = new NodeInformers({
+    informer: (spec) => mgr.informer(spec),
+    client: mgr.client,
+    onChange: (selector) => {
+      for (const group of groups.lister.byIndex(BY_NODE_SELECTOR, selector))
+        controller.enqueue(objectKey(group));
+    },
+  });
   const controller = new Controller({
     name: "resizerequest",
     concurrency: options.concurrency,
@@ -111,6 +136,7 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
           clusterScopedTargets: new Set(options.clusterScopedTargets),
         }),
         client: mgr.client,
+        nodes,
         recorder: options.recorder,
         now: options.now ?? Date.now,
         ...(options.onPlanEvent && { onPlanEvent: options.onPlanEvent }),

@@ -2,6 +2,7 @@
 // the informer caches and the target's /scale subresource. No I/O happens past this point.
 import type { Location } from "../api/location.js";
 import type { ResizeRequestSpec, ResizeRequestStatus } from "../api/resize-request.js";
+import type { KarpenterView } from "./karpenter.js";
 
 export interface GroupView {
   readonly name: string;
@@ -46,6 +47,11 @@ export type TargetView =
       readonly readyReplicas: number;
       /** False while the workload has not caught up with its last change: its ready count is not trusted. */
       readonly settled?: boolean;
+      /**
+       * Set when the ready count cannot be known: the operator may not read what it is counted from
+       * (Nodes, for spec.readiness.nodeSelector). No attempt starts, and none succeeds, while it is set.
+       */
+      readonly readinessUnavailable?: { readonly reason: string; readonly message: string };
     }
   | TargetUnavailable;
 
@@ -91,6 +97,11 @@ export interface GroupSnapshot {
    * fast rollback, capacity.ts); undefined when not read.
    */
   readonly unschedulablePods?: readonly UnschedulablePod[];
+  /**
+   * What Karpenter says of a NodePool target, read only while an attempt is Applied and not all ready
+   * (for the fast rollback, karpenter.ts); undefined when not read.
+   */
+  readonly karpenter?: KarpenterView;
   /** The ResizeRequests naming this group that are in play (in-play.ts), in any order. */
   readonly requests: readonly RequestView[];
 }

@@ -5,7 +5,13 @@
 // error but a refusal the group shows (errors.ts, targetAccessRefusal).
 import { apiGroupOf, targetLabel } from "../api/target-kinds.js";
 import { isConflict, isNotFound } from "../runtime/api-errors.js";
-import { scaleOf, unstructuredOf, type ApiResource, type Scale } from "../runtime/builtin-kinds.js";
+import {
+  scaleOf,
+  unstructuredOf,
+  type ApiResource,
+  type Scale,
+  type Unstructured,
+} from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { ObjectKey, ResourceLocation } from "../runtime/resource-kind.js";
 import { targetAccessRefusal, type TargetAccess } from "./errors.js";
@@ -30,6 +36,8 @@ export type TargetRead =
       readonly scale: Scale;
       /** What discovery serves for the kind: its resource and whether it is namespaced. */
       readonly served: ServedKind;
+      /** The target object as read (e.g. a Karpenter NodePool's limits). */
+      readonly object: Unstructured;
     }
   | TargetUnavailable;
 
@@ -198,6 +206,7 @@ export class ScaleClient {
       selector: scale.value.status?.selector,
       scale: scale.value,
       served,
+      object: object.value,
     };
   }
 

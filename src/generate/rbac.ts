@@ -6,12 +6,18 @@
 import { stringify } from "yaml";
 import type { GeneratedFile } from "./file.js";
 import { ALL_PERMISSIONS } from "../rbac/index.js";
-import { ruleOf, type Permission, type PermissionScope } from "../rbac/permissions.js";
+import { OPT_INS, ruleOf, type OptIn, type Permission, type PermissionScope } from "../rbac/permissions.js";
 import { USER_ROLES, type UserRole } from "../rbac/user-roles.js";
 
 export const RULES_FILES: Record<PermissionScope, string> = {
   cluster: "charts/resize-operator/files/rbac/cluster-rules.yaml",
   "operator-namespace": "charts/resize-operator/files/rbac/namespace-rules.yaml",
+};
+
+/** The ClusterRole rules granted only with a chart value (templates/rbac.yaml includes each under its `if`). */
+export const OPT_IN_RULES_FILES: Record<OptIn, string> = {
+  nodeReadiness: "charts/resize-operator/files/rbac/cluster-rules-node-readiness.yaml",
+  karpenter: "charts/resize-operator/files/rbac/cluster-rules-karpenter.yaml",
 };
 
 const HEADER =
@@ -27,10 +33,17 @@ export function rulesYaml(permissions: readonly Permission[], header = HEADER): 
 }
 
 export function rbacFiles(permissions: readonly Permission[] = ALL_PERMISSIONS): GeneratedFile[] {
-  return (Object.entries(RULES_FILES) as [PermissionScope, string][]).map(([scope, path]) => ({
-    path,
-    content: rulesYaml(permissions.filter((p) => p.scope === scope)),
-  }));
+  const always = permissions.filter((p) => p.optIn === undefined);
+  return [
+    ...(Object.entries(RULES_FILES) as [PermissionScope, string][]).map(([scope, path]) => ({
+      path,
+      content: rulesYaml(always.filter((p) => p.scope === scope)),
+    })),
+    ...OPT_INS.map((optIn) => ({
+      path: OPT_IN_RULES_FILES[optIn],
+      content: rulesYaml(permissions.filter((p) => p.optIn === optIn)),
+    })),
+  ];
 }
 
 const USER_HEADER =

@@ -6,7 +6,9 @@ import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { isFinalState } from "../api/lifecycle.js";
 import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, GROUP } from "../api/names.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { readinessSource } from "../api/readiness.js";
 import type { ResizeRequest } from "../api/resize-request.js";
+import { statusTarget } from "../controller/queue-view.js";
 import { ScaleClient } from "../controller/target.js";
 import { eventSummary, KubeEventView, type EventSummary } from "../events/view.js";
 import { queueInsight, type QueueInsight, type TargetCounts } from "../queue/insight.js";
@@ -57,18 +59,19 @@ function connect(inv: Invocation): Session {
   return { client: httpKubeClient(http), http, namespace };
 }
 
-/** The target's counts through /scale; the group's status when the user may not read the target. */
-async function targetOf(s: Session, group: InstanceGroupManager): Promise<TargetCounts | undefined> {
-  const read = await new ScaleClient(s.client).read(
-    s.namespace,
-    group.spec.targetRef,
-    group.spec.readyReplicasField,
-  );
+/**
+ * The target's counts through /scale; the group's status when the user may not read the target, and
+ * for a group counting ready Nodes (the operator counts them: a user needs no access to Nodes).
+ */
+export async function targetOf(
+  s: Pick<Session, "client" | "namespace">,
+  group: InstanceGroupManager,
+): Promise<TargetCounts | undefined> {
+  const source = readinessSource(group.spec);
+  if (source.kind === "nodes") return statusTarget(group);
+  const read = await new ScaleClient(s.client).read(s.namespace, group.spec.targetRef, source.path);
   if (read.found) return { replicas: read.replicas, readyReplicas: read.readyReplicas };
-  const st = group.status;
-  return read.reason !== "TargetForbidden" || st?.targetSize === undefined
-    ? undefined
-    : { replicas: st.targetSize, readyReplicas: st.readyInstances ?? 0 };
+  return read.reason === "TargetForbidden" ? statusTarget(group) : undefined;
 }
 
 async function groupQueue(

@@ -10,11 +10,21 @@
  */
 export type PermissionScope = "cluster" | "operator-namespace";
 
+/**
+ * A chart value under `rbac.` that grants a permission only when set (least privilege for features a
+ * cluster may not use): `nodeReadiness` (groups counting ready Nodes) and `karpenter` (Karpenter
+ * NodePool targets; implies nodeReadiness, which every such group needs).
+ */
+export type OptIn = "nodeReadiness" | "karpenter";
+export const OPT_INS: readonly OptIn[] = ["nodeReadiness", "karpenter"];
+
 interface Common {
   readonly verbs: readonly string[];
   /** Why the operator needs it: rendered as a comment above the rule in the chart. */
   readonly why: string;
   readonly scope: PermissionScope;
+  /** Granted only when the chart value rbac.<optIn> is true; always when undefined. */
+  readonly optIn?: OptIn;
 }
 
 export interface ResourcePermission extends Common {

@@ -59,25 +59,22 @@ export const Scale = z.looseObject({
 });
 export type Scale = z.infer<typeof Scale>;
 
+/** A status condition as Kubernetes objects carry them (Pods, Nodes, custom resources). */
+export const ObjectCondition = z.looseObject({
+  type: z.string(),
+  status: z.string(),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  lastTransitionTime: z.string().optional(),
+});
+export type ObjectCondition = z.infer<typeof ObjectCondition>;
+
 /** core/v1 Pod: the scheduling state of its conditions only. */
 export const Pod = z.looseObject({
   ...typeMeta,
   metadata: ObjectMeta.optional(),
   status: z
-    .looseObject({
-      phase: z.string().optional(),
-      conditions: z
-        .array(
-          z.looseObject({
-            type: z.string(),
-            status: z.string(),
-            reason: z.string().optional(),
-            message: z.string().optional(),
-            lastTransitionTime: z.string().optional(),
-          }),
-        )
-        .optional(),
-    })
+    .looseObject({ phase: z.string().optional(), conditions: z.array(ObjectCondition).optional() })
     .optional(),
 });
 export type Pod = z.infer<typeof Pod>;
@@ -99,6 +96,14 @@ export const CoreEvent = z.looseObject({
   series: z.looseObject({ lastObservedTime: z.string().optional() }).nullish(),
 });
 export type CoreEvent = z.infer<typeof CoreEvent>;
+
+/** When a core/v1 Event was last posted: the newest of the times either events API may have set. */
+export function lastPosted(e: CoreEvent): number {
+  const times = [e.lastTimestamp, e.eventTime, e.series?.lastObservedTime, e.firstTimestamp]
+    .map((t) => (t ? Date.parse(t) : Number.NaN))
+    .filter(Number.isFinite);
+  return times.length > 0 ? Math.max(...times) : 0;
+}
 
 /** authentication.k8s.io/v1 TokenReview. */
 export const TokenReview = z.object({
@@ -164,22 +169,20 @@ export const EVENTS: ResourceKind<KubeEvent> = {
   schema: KubeEvent,
 };
 
-export const PODS: ResourceKind<Pod> = {
-  apiVersion: "v1",
-  kind: "Pod",
-  resource: "pods",
-  namespaced: true,
-  schema: Pod,
-};
+/** A kind of the core API group (`v1`). */
+function coreKind<T>(
+  kind: string,
+  resource: string,
+  namespaced: boolean,
+  schema: z.ZodType<T>,
+): ResourceKind<T> {
+  return { apiVersion: "v1", kind, resource, namespaced, schema };
+}
+
+export const PODS: ResourceKind<Pod> = coreKind("Pod", "pods", true, Pod);
 
 /** core/v1 events: read only (the operator writes its own events through events.k8s.io/v1, EVENTS). */
-export const CORE_EVENTS: ResourceKind<CoreEvent> = {
-  apiVersion: "v1",
-  kind: "Event",
-  resource: "events",
-  namespaced: true,
-  schema: CoreEvent,
-};
+export const CORE_EVENTS: ResourceKind<CoreEvent> = coreKind("Event", "events", true, CoreEvent);
 
 export const TOKEN_REVIEWS: ResourceKind<TokenReview> = {
   apiVersion: "authentication.k8s.io/v1",
@@ -197,17 +200,29 @@ export const SUBJECT_ACCESS_REVIEWS: ResourceKind<SubjectAccessReview> = {
   schema: SubjectAccessReview,
 };
 
+/** core/v1 Node: what tells whether it can take pods (its Ready condition, cordon, taints, deletion). */
+export const Node = z.looseObject({
+  ...typeMeta,
+  metadata: ObjectMeta,
+  spec: z
+    .looseObject({
+      unschedulable: z.boolean().optional(),
+      taints: z
+        .array(z.looseObject({ key: z.string(), value: z.string().optional(), effect: z.string() }))
+        .optional(),
+    })
+    .optional(),
+  status: z.looseObject({ conditions: z.array(ObjectCondition).optional() }).optional(),
+});
+export type Node = z.infer<typeof Node>;
+
+export const NODES: ResourceKind<Node> = coreKind("Node", "nodes", false, Node);
+
 /** core/v1 Namespace: its labels (a group's namespaceSelector). */
 export const Namespace = z.looseObject({ ...typeMeta, metadata: ObjectMeta });
 export type Namespace = z.infer<typeof Namespace>;
 
-export const NAMESPACES: ResourceKind<Namespace> = {
-  apiVersion: "v1",
-  kind: "Namespace",
-  resource: "namespaces",
-  namespaced: false,
-  schema: Namespace,
-};
+export const NAMESPACES: ResourceKind<Namespace> = coreKind("Namespace", "namespaces", false, Namespace);
 
 /** The /scale subresource of a resource found by discovery (Deployment, MachineDeployment, any CR). */
 export function scaleOf(where: ResourceLocation): ResourceKind<Scale> {

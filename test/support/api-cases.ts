@@ -229,6 +229,37 @@ export const invalidCreates: readonly InvalidCreate[] = [
     zod: "exactly one of zone or region must be set",
   },
   {
+    title: "an IGM counting ready instances both from a field and from Nodes",
+    plural: "instancegroupmanagers",
+    object: igm({
+      readyReplicasField: "status.availableReplicas",
+      readiness: { nodeSelector: { pool: "a" } },
+    }),
+    apiServer:
+      "spec.readyReplicasField: Invalid value: readyReplicasField and readiness.nodeSelector are mutually exclusive",
+    zod: "readyReplicasField and readiness.nodeSelector are mutually exclusive",
+  },
+  {
+    title: "an IGM over a Karpenter NodePool without readiness.nodeSelector",
+    plural: "instancegroupmanagers",
+    object: igm({ targetRef: { apiVersion: "karpenter.sh/v1", kind: "NodePool", name: "gpu" } }),
+    apiServer: "spec.readiness: Invalid value: a Karpenter NodePool reports no ready count",
+    zod: "a Karpenter NodePool reports no ready count",
+  },
+  {
+    title: "an IGM with an empty readiness.nodeSelector",
+    plural: "instancegroupmanagers",
+    object: igm({ readiness: { nodeSelector: {} } }),
+    apiServer: "spec.readiness.nodeSelector: Invalid value: must name at least one label",
+    zod: "must name at least one label",
+  },
+  {
+    title: "an IGM whose readiness.nodeSelector key is not a label key",
+    plural: "instancegroupmanagers",
+    object: igm({ readiness: { nodeSelector: { "pool,team": "a" } } }),
+    apiServer: "spec.readiness.nodeSelector: Invalid value: keys must be label keys",
+  },
+  {
     title: "an IGM without targetRef",
     plural: "instancegroupmanagers",
     object: instanceGroupManager("igm-invalid", { zone: "local-a" }),

@@ -212,7 +212,8 @@ function awaitInstances(a: Held, turn: Turn): Turn {
   const { s, cfg } = pass;
   const t = target.replicas;
   const timeoutMs = s.group?.provisioningTimeoutMs ?? 0;
-  const waiting = `Waiting for ${t} instances to be ready (${target.readyReplicas} are).`;
+  const unreadable = s.karpenter?.unreadable;
+  const waiting = `Waiting for ${t} instances to be ready (${target.readyReplicas} are).${unreadable === undefined ? "" : ` Karpenter's failed launches cannot be seen (${unreadable}), so the attempt waits for its provisioningTimeout.`}`;
   if (p.phase === "Applying") {
     // The attempt's time starts when the increase is seen applied, not when it was recorded.
     d.patch({
@@ -222,14 +223,17 @@ function awaitInstances(a: Held, turn: Turn): Turn {
     return wake(turn, Math.min(cfg.pollIntervalMs, timeoutMs));
   }
   const deadline = ms(p.deadline);
-  const early = fastRollback(s.group, p, s.unschedulablePods);
+  const early = fastRollback(s.group, p, s.unschedulablePods, { view: s.karpenter, replicas: t });
   const timedOut = p.deadline !== undefined && s.nowMs >= deadline;
   if (timedOut || (early && s.nowMs >= early.atMs)) {
+    // No pod says what is missing for a Karpenter NodePool: Karpenter's word does.
+    const karpenterSaid = s.unschedulable === undefined ? early?.summary : undefined;
     const errors = attemptTimedOut({
       wanted: t,
       ready: target.readyReplicas,
       timeout: formatDuration(timedOut ? timeoutMs : s.nowMs - ms(p.appliedTime)),
-      unschedulable: s.unschedulable,
+      unschedulable: s.unschedulable ?? karpenterSaid,
+      ...(karpenterSaid !== undefined && { cause: "new Nodes could not be launched" }),
       ...(!timedOut && early && { noCapacity: early.why }),
     });
     d.patch({ lastAttempt: { error: errors } });

@@ -6,6 +6,7 @@ import { numericId } from "../../api/identity.js";
 import type { InstanceGroupManagerStatus } from "../../api/instance-group-manager.js";
 import { setCondition, type ConditionInput } from "../conditions.js";
 import { resizeEvents as E } from "../events.js";
+import { NODE_READINESS_FORBIDDEN } from "../node-readiness.js";
 import { sameData, type RequestDraft } from "./draft.js";
 import { isFinal, type Pass } from "./pass.js";
 import type { PlannedGroupEvent } from "./plan.js";
@@ -21,19 +22,22 @@ export function groupStatus(
   const active = drafts.filter((d) => !isFinal(d.status));
   const provisioning = drafts.find((d) => d.status.provisioning !== undefined);
   const target = s.target;
-  const condition: ConditionInput = target?.found
-    ? {
-        type: GC.Ready,
-        status: "True",
-        reason: "TargetScalable",
-        message: `${group.targetKind}/${group.targetName} can be scaled through /scale.`,
-      }
-    : {
-        type: GC.Ready,
-        status: "False",
-        reason: target?.reason ?? "TargetNotFound",
-        message: target?.message ?? "",
-      };
+  const unavailable = target?.found ? target.readinessUnavailable : undefined;
+  const condition: ConditionInput = unavailable
+    ? { type: GC.Ready, status: "False", reason: unavailable.reason, message: unavailable.message }
+    : target?.found
+      ? {
+          type: GC.Ready,
+          status: "True",
+          reason: "TargetScalable",
+          message: `${group.targetKind}/${group.targetName} can be scaled through /scale.`,
+        }
+      : {
+          type: GC.Ready,
+          status: "False",
+          reason: target?.reason ?? "TargetNotFound",
+          message: target?.message ?? "",
+        };
   const next: InstanceGroupManagerStatus = {
     id: previous?.id ?? numericId(group.uid),
     ...(target?.found && { targetSize: target.replicas, readyInstances: target.readyReplicas }),
@@ -62,6 +66,7 @@ export function groupEvents(
     TargetForbidden: E.TargetForbidden,
     ClusterScopedTargetNotAllowed: E.ClusterScopedTargetNotAllowed,
     TargetResourceMismatch: E.TargetResourceMismatch,
+    [NODE_READINESS_FORBIDDEN]: E.NodeReadinessForbidden,
   };
   const event = refusals[now.reason];
   return event ? [{ event, note: now.message }] : [];

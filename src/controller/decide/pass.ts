@@ -51,7 +51,11 @@ export const ms = (timestamp: string | undefined): number =>
   timestamp === undefined ? 0 : Date.parse(timestamp);
 
 export function ready(target: TargetView & { found: true }): boolean {
-  return target.settled !== false && target.readyReplicas >= target.replicas;
+  return (
+    target.settled !== false &&
+    target.readinessUnavailable === undefined &&
+    target.readyReplicas >= target.replicas
+  );
 }
 
 export function wantsCancel(r: RequestView): boolean {

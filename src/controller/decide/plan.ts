@@ -27,7 +27,7 @@ export interface PlannedEvent {
   readonly note: string;
 }
 
-/** An Event on the group itself (its target refused), emitted once the group's status is written. */
+/** An Event on the group itself (its target refused, Nodes it may not read), emitted once its status is written. */
 export interface PlannedGroupEvent {
   readonly event: EventDefinition;
   readonly note: string;

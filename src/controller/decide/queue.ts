@@ -34,6 +34,13 @@ export function walkQueue(drafts: readonly RequestDraft[], pass: Pass, first: Tu
     if (!group || !target?.found) continue;
     const k = sizeOf(d.view);
     const nextAttempt = nextAttemptAt(d.status.nextAttemptTime);
+    // An attempt whose instances cannot be counted could only time out: the head waits for the count.
+    const unavailable = target.readinessUnavailable;
+    if (position === 1 && unavailable) {
+      d.phase("queued", unavailable.reason, `The queue is held: ${unavailable.message}.`);
+      turn = wake(turn, cfg.pollIntervalMs * 5);
+      continue;
+    }
     if (position === 1) {
       const hold = headHold({
         replicas: target.replicas,

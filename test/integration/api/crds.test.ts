@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { InstanceGroupManager, ResizeRequest } from "../../../src/api/index.js";
 import { GROUP, VERSION } from "../../../src/api/names.js";
+import { readinessSource } from "../../../src/api/readiness.js";
 import { invalidCreates, invalidUpdates, resizeRequest } from "../../support/api-cases.js";
 import { createTestNamespace, kubeConfig } from "../../support/kube.js";
 import { installApi, kubectl, rejection, repoRoot } from "./install.js";
@@ -49,12 +50,12 @@ describe("samples", () => {
     const igm: unknown = await custom.getNamespacedCustomObject(
       rrApi({ plural: "instancegroupmanagers", name: "gpu-workers" }),
     );
-    // Defaults come from the model too.
-    expect(InstanceGroupManager.parse(igm).spec).toMatchObject({
-      minSize: 0,
-      provisioningTimeout: "10m",
-      readyReplicasField: "status.readyReplicas",
-    });
+    // Defaults come from the model too; the ready count's source is defaulted by the operator, not
+    // stored (readiness.nodeSelector is the other source, exclusive with readyReplicasField).
+    const spec = InstanceGroupManager.parse(igm).spec;
+    expect(spec).toMatchObject({ minSize: 0, provisioningTimeout: "10m" });
+    expect(spec.readyReplicasField).toBeUndefined();
+    expect(readinessSource(spec)).toEqual({ kind: "field", path: "status.readyReplicas" });
     const list = (await custom.listNamespacedCustomObject(rrApi({}))) as { items: unknown[] };
     const requests = list.items.map((item) => ResizeRequest.parse(item));
     expect(requests.map((r) => r.metadata.name).sort()).toEqual(["ci-named", "eval-2", "train-8x4h"]);
@@ -183,6 +184,40 @@ test("a group cannot move: zone and region are immutable, and a regional group i
     expect(code).toBe(422);
     expect(message).toContain("is immutable: a group cannot move to another zone or region");
   }
+});
+
+test("a group counting from Nodes: a Karpenter NodePool, and a group created with the former default readyReplicasField", async () => {
+  const igm = (name: string, spec: Record<string, unknown>) =>
+    rrApi({
+      plural: "instancegroupmanagers",
+      body: { apiVersion: `${GROUP}/${VERSION}`, kind: "InstanceGroupManager", metadata: { name }, spec },
+    });
+  const nodeSelector = { "karpenter.sh/nodepool": "gpu" };
+  await custom.createNamespacedCustomObject(
+    igm("karpenter-gpu", {
+      zone: "local-a",
+      targetRef: { apiVersion: "karpenter.sh/v1", kind: "NodePool", name: "gpu" },
+      readiness: { nodeSelector },
+    }),
+  );
+  // Groups of earlier versions were stored with readyReplicasField defaulted: adding a node selector
+  // (kubectl apply leaves a field it did not set) is accepted, and the field then plays no part.
+  await custom.createNamespacedCustomObject(
+    igm("legacy", {
+      zone: "local-a",
+      targetRef: { apiVersion: "apps/v1", kind: "StatefulSet", name: "x" },
+      readyReplicasField: "status.readyReplicas",
+    }),
+  );
+  const patched: unknown = await custom.patchNamespacedCustomObject(
+    rrApi({
+      plural: "instancegroupmanagers",
+      name: "legacy",
+      body: { spec: { readiness: { nodeSelector } } },
+    }),
+    mergePatch,
+  );
+  expect(readinessSource(InstanceGroupManager.parse(patched).spec)).toEqual({ kind: "nodes", nodeSelector });
 });
 
 describe("kubectl", () => {

@@ -124,6 +124,27 @@ test("an external Redis renders its topology, a password file and TLS; two topol
   ).rejects.toThrow(/give exactly one topology/);
 });
 
+test("rbac.nodeReadiness and rbac.karpenter add exactly their generated rules to the ClusterRole", async () => {
+  const clusterRole = async (...values: string[]): Promise<unknown> => {
+    const rendered = await helm("template", release, CHART, ...values.flatMap((v) => ["--set", v]));
+    const role = parseAllDocuments(rendered)
+      .map((d) => d.toJS() as { kind?: string; metadata?: { name?: string }; rules?: unknown[] } | null)
+      .find((o) => o?.kind === "ClusterRole" && o.metadata?.name === fullname);
+    return JSON.parse(JSON.stringify(role?.rules ?? []));
+  };
+  const rules = (select: (p: (typeof ALL_PERMISSIONS)[number]) => boolean): unknown =>
+    JSON.parse(JSON.stringify(ALL_PERMISSIONS.filter((p) => p.scope === "cluster" && select(p)).map(ruleOf)));
+  const always = rules((p) => p.optIn === undefined) as unknown[];
+  const nodes = rules((p) => p.optIn === "nodeReadiness") as unknown[];
+  const karpenter = rules((p) => p.optIn === "karpenter") as unknown[];
+  expect(nodes).not.toEqual([]);
+  expect(karpenter).not.toEqual([]);
+  expect(await clusterRole()).toEqual(always);
+  expect(await clusterRole("rbac.nodeReadiness=true")).toEqual([...always, ...nodes]);
+  // Karpenter's NodePools count their ready instances from Nodes: its value grants those too.
+  expect(await clusterRole("rbac.karpenter=true")).toEqual([...always, ...nodes, ...karpenter]);
+});
+
 test("helm lint --strict rejects an unknown key", async () => {
   await expect(helm("lint", "--strict", CHART, "--set", "image.colour=red")).rejects.toThrow(
     /additional properties 'colour' not allowed/,
@@ -447,8 +468,11 @@ describe("RBAC: the operator as the chart's ServiceAccount", () => {
       JSON.parse(roles) as { items: { kind: string; metadata: { name: string }; rules: unknown[] }[] }
     ).items;
     const strip = (rules: readonly unknown[]): unknown => JSON.parse(JSON.stringify(rules));
+    // With default values: the opt-in rules (rbac.nodeReadiness, rbac.karpenter) are not granted.
     const rulesOf = (scope: string) =>
-      ALL_PERMISSIONS.filter((p) => p.scope === scope).map((p) => strip([ruleOf(p)]));
+      ALL_PERMISSIONS.filter((p) => p.scope === scope && p.optIn === undefined).map((p) =>
+        strip([ruleOf(p)]),
+      );
     const named = (kind: string, name: string) =>
       strip(items.find((i) => i.kind === kind && i.metadata.name === name)?.rules ?? []);
     expect(named("ClusterRole", fullname)).toEqual(rulesOf("cluster").flat());

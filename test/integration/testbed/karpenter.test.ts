@@ -26,6 +26,7 @@ import { poolSelector } from "../../../testbed/node-pool-plan.js";
 import { ensureTools, type Toolchain } from "../../../testbed/tools.js";
 import { kubectl } from "../api/install.js";
 import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.js";
+import { isReadyNode, nodeClaimsOf, testbedEnv } from "../../support/karpenter.js";
 import { report } from "../../support/reliability.js";
 
 const core = kubeConfig().makeApiClient(k8s.CoreV1Api);
@@ -40,28 +41,11 @@ let tools: Toolchain;
 let karpenter: Karpenter | undefined;
 let startedInMs = 0;
 
-function env(name: "TESTBED_DIR" | "KUBECONFIG"): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is set by the jest global setup`);
-  return value;
-}
-
-const isReady = (n: k8s.V1Node): boolean =>
-  n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 const registered = (n: k8s.V1Node): boolean =>
   !(n.spec?.taints ?? []).some((t) => t.key === UNREGISTERED_TAINT);
 const nodesOf = async (selector: string): Promise<k8s.V1Node[]> =>
   (await core.listNode({ labelSelector: selector })).items;
-const nodeClaims = async (): Promise<unknown[]> =>
-  (
-    (await custom.listClusterCustomObject({
-      ...KARPENTER,
-      plural: "nodeclaims",
-      labelSelector: SELECTOR,
-    })) as {
-      items: unknown[];
-    }
-  ).items;
+const nodeClaims = (): Promise<unknown[]> => nodeClaimsOf(SELECTOR);
 
 /**
  * Runs `kubectl scale` on `target` and resolves with the milliseconds until exactly `count` Nodes match
@@ -74,7 +58,7 @@ async function timeScale(target: string[], count: number, selector: string): Pro
     `${count} Ready registered nodes (${selector})`,
     async () => {
       const nodes = await nodesOf(selector);
-      return nodes.length === count && nodes.every((n) => isReady(n) && registered(n)) ? true : undefined;
+      return nodes.length === count && nodes.every((n) => isReadyNode(n) && registered(n)) ? true : undefined;
     },
     120_000,
   );
@@ -85,8 +69,8 @@ beforeAll(async () => {
   tools = await ensureTools();
   const started = Date.now();
   karpenter = await startKarpenter({
-    dir: env("TESTBED_DIR"),
-    kubeconfig: env("KUBECONFIG"),
+    dir: testbedEnv("TESTBED_DIR"),
+    kubeconfig: testbedEnv("KUBECONFIG"),
     tools,
     log: (m) => process.stderr.write(`[karpenter] ${m}\n`),
   });
@@ -96,7 +80,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // Deletes the NodePools and waits for Karpenter to remove their nodes before it stops.
   await karpenter?.stop();
-  await removeKarpenterCrds(env("KUBECONFIG"), tools);
+  await removeKarpenterCrds(testbedEnv("KUBECONFIG"), tools);
 }, 180_000);
 
 test("Karpenter starts, and its NodePool has the /scale subresource a group scales through", async () => {
@@ -202,7 +186,7 @@ describe("a static NodePool", () => {
       `${MAX_NODES} Ready nodes`,
       async () => {
         const nodes = await nodesOf(SELECTOR);
-        return nodes.length === MAX_NODES && nodes.every(isReady) ? true : undefined;
+        return nodes.length === MAX_NODES && nodes.every(isReadyNode) ? true : undefined;
       },
       120_000,
     );
@@ -254,7 +238,10 @@ describe("for comparison, the testbed's own NodePool", () => {
   }, 120_000);
 
   test("scaled the same way 0→2, measured the same way", async () => {
-    controller = await startNodePoolController({ dir: env("TESTBED_DIR"), kubeconfig: env("KUBECONFIG") });
+    controller = await startNodePoolController({
+      dir: testbedEnv("TESTBED_DIR"),
+      kubeconfig: testbedEnv("KUBECONFIG"),
+    });
     ns = await createTestNamespace("karpenter-compare");
     const allocatable = { cpu: "32", memory: "256Gi", pods: "110", "nvidia.com/gpu": "8" };
     const body = nodePool(ns.name, POOL, { replicas: 0, allocatable, taints: [GPU_TAINT] });

@@ -213,6 +213,8 @@ test("generated files: CRDs in manifests and the chart, the admission policy, th
     "charts/resize-operator/files/finalizer/binding.yaml",
     "charts/resize-operator/files/rbac/cluster-rules.yaml",
     "charts/resize-operator/files/rbac/namespace-rules.yaml",
+    "charts/resize-operator/files/rbac/cluster-rules-node-readiness.yaml",
+    "charts/resize-operator/files/rbac/cluster-rules-karpenter.yaml",
     "charts/resize-operator/files/rbac/user-roles.yaml",
     "charts/resize-operator/files/rbac/user-viewer-rules.yaml",
     "charts/resize-operator/files/rbac/user-requester-rules.yaml",

@@ -47,6 +47,19 @@ test("the Kueue sample's group declares an instance shape and is valid", () => {
   expect(igm.spec.instanceShape?.allocatable["nvidia.com/gpu"]).toBe("8");
 });
 
+test("the Karpenter sample's group targets its NodePool and counts the pool's Nodes, and is valid", () => {
+  const doc = parseAllDocuments(
+    readFileSync(path.join(samplesDir, "karpenter", "instancegroupmanager.yaml"), "utf8"),
+  ).map((d) => d.toJS() as { kind: string });
+  const igm = InstanceGroupManager.parse(doc.find((d) => d.kind === "InstanceGroupManager"));
+  expect(igm.spec.targetRef).toMatchObject({
+    apiVersion: "karpenter.sh/v1",
+    kind: "NodePool",
+    name: "static-gpu",
+  });
+  expect(igm.spec.readiness?.nodeSelector).toEqual({ "karpenter.sh/nodepool": "static-gpu" });
+});
+
 test("the samples include a GPU StatefulSet, its group with maxSize, and requests with and without run duration", () => {
   const sts = samples.find((s) => s.kind === "StatefulSet");
   expect(JSON.stringify(sts)).toContain('"nvidia.com/gpu":1');

@@ -224,6 +224,36 @@ export function provisioningStatus(
   });
 }
 
+/** When the attempts of appliedAttempt() were applied: 30 s before T0. */
+export const APPLIED = T0 - 30 * SEC;
+
+/** An Applied attempt raising the target from 2 to 5 (applied at APPLIED, deadline 9 min after T0). */
+export function appliedAttempt(o: Partial<Provisioning> = {}): Provisioning {
+  return {
+    attempt: 1,
+    phase: "Applied",
+    baseReplicas: 2,
+    targetReplicas: 5,
+    startedTime: iso(T0 - 40 * SEC),
+    appliedTime: iso(APPLIED),
+    deadline: iso(T0 + 9 * MIN),
+    ...o,
+  };
+}
+
+/** Request `name` of size 3 holding appliedAttempt(`p`), with its finalizer. */
+export function appliedRequest(
+  name: string,
+  p: Partial<Provisioning> = {},
+  extra: ResizeRequestStatus = {},
+): RequestView {
+  return req(name, {
+    resizeBy: 3,
+    hasFinalizer: true,
+    status: provisioningStatus(name, appliedAttempt(p), extra),
+  });
+}
+
 export function finalStatus(
   name: string,
   state: "SUCCEEDED" | "FAILED" | "CANCELLED",

@@ -14,7 +14,7 @@ import type { GroupSnapshot, GroupView, RequestView } from "../../../src/control
 import { ScaleClient, type TargetRead, type TargetRef } from "../../../src/controller/target.js";
 import type { EventRecorder } from "../../../src/events/recorder.js";
 import type { ResourceLocation } from "../../../src/runtime/resource-kind.js";
-import { conflictError, CrashError, FakeKube } from "../../support/fake-kube.js";
+import { conflictError, CrashError, FakeKube, type Injection } from "../../support/fake-kube.js";
 
 /** Where an injected failure cuts a pass. */
 export interface Cut {
@@ -188,11 +188,12 @@ export function snapshotOf(fake: FakeKube, s: GroupSnapshot): GroupSnapshot {
 export async function execute(
   s: GroupSnapshot,
   plan: Plan,
-  options: Cut & { readonly groupStatus?: InstanceGroupManagerStatus } = {},
+  options: Cut & { readonly groupStatus?: InstanceGroupManagerStatus; readonly inject?: Injection } = {},
 ): Promise<Executed> {
   const fake = clusterOf(s, options.groupStatus);
   const scale = new ScaleClient(fake);
   const obs = await observationOf(fake, s, scale);
+  if (options.inject) fake.inject(options.inject);
   if (options.statusWrites !== undefined)
     fake.inject({
       match: (c) => c.verb === "updateStatus" && c.resource === RESIZE_REQUESTS.resource,

@@ -2,7 +2,7 @@
 // when the cluster cannot grow (capacity.ts) — as tables of single decisions.
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import { ErrorCode } from "../../../src/api/errors.js";
-import type { Provisioning, ResizeRequestStatus } from "../../../src/api/resize-request.js";
+import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { fastRollback, latestVerdict } from "../../../src/controller/capacity.js";
 import { queueDeadline } from "../../../src/controller/deadline.js";
 import { decide } from "../../../src/controller/decide/index.js";
@@ -14,11 +14,14 @@ import type {
   UnschedulablePod,
 } from "../../../src/controller/snapshot.js";
 import {
+  APPLIED,
   CFG,
   MIN,
   SEC,
   T0,
   accepted,
+  appliedAttempt,
+  appliedRequest,
   changeOf,
   cond,
   group,
@@ -249,16 +252,7 @@ describe("a deadline that has not passed, or does not apply", () => {
   });
 
   test("not during a provisioning attempt: an Applied attempt past the queue deadline goes on", () => {
-    const a = req("a", {
-      resizeBy: 3,
-      hasFinalizer: true,
-      status: provisioningStatus("a", {
-        phase: "Applied",
-        baseReplicas: 2,
-        targetReplicas: 5,
-        appliedTime: iso(at(-30)),
-      }),
-    });
+    const a = appliedRequest("a");
     const plan = decide(
       snap({ group: group({ maxQueueDurationMs: MIN }), replicas: 5, ready: 3, requests: [a] }),
       CFG,
@@ -296,17 +290,7 @@ describe("a deadline that has not passed, or does not apply", () => {
 
 // ---- Fast rollback ---------------------------------------------------------------------------------
 
-const APPLIED = at(-30);
-const attempt = (o: Partial<Provisioning> = {}): Provisioning => ({
-  attempt: 1,
-  phase: "Applied",
-  baseReplicas: 2,
-  targetReplicas: 5,
-  startedTime: iso(at(-40)),
-  appliedTime: iso(APPLIED),
-  deadline: iso(at(9 * 60)),
-  ...o,
-});
+const attempt = appliedAttempt;
 const not = (
   atMs: number,
   message = "pod didn't trigger scale-up: 1 max node group size reached",
@@ -420,23 +404,8 @@ describe("fastRollback(): when nothing will add capacity, the grace's end", () =
 
 describe("decide(): an Applied attempt whose new pods are Unschedulable", () => {
   const SCHEDULER = "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.";
-  function applied(extra: ResizeRequestStatus = {}): RequestView {
-    return req("a", {
-      resizeBy: 3,
-      hasFinalizer: true,
-      status: provisioningStatus(
-        "a",
-        {
-          phase: "Applied",
-          baseReplicas: 2,
-          targetReplicas: 5,
-          appliedTime: iso(APPLIED),
-          deadline: iso(APPLIED + 10 * MIN),
-        },
-        extra,
-      ),
-    });
-  }
+  const applied = (extra: ResizeRequestStatus = {}): RequestView =>
+    appliedRequest("a", { deadline: iso(APPLIED + 10 * MIN) }, extra);
   function stuck(g: GroupView, pods: readonly UnschedulablePod[], now = T0): GroupSnapshot {
     return {
       ...snap({

@@ -6,15 +6,31 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { ALL_PERMISSIONS } from "../../../src/rbac/index.js";
-import { RULES_FILES, rbacFiles } from "../../../src/generate/rbac.js";
-import { permission, ruleOf, type Permission, type PolicyRule } from "../../../src/rbac/permissions.js";
+import { OPT_IN_RULES_FILES, RULES_FILES, rbacFiles } from "../../../src/generate/rbac.js";
+import {
+  OPT_INS,
+  permission,
+  ruleOf,
+  type Permission,
+  type PolicyRule,
+} from "../../../src/rbac/permissions.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const chartFile = (p: string): string => readFileSync(path.join(repoRoot, p), "utf8");
 const resourceRules = ALL_PERMISSIONS.filter((p) => "resources" in p);
 
-describe.each(Object.entries(RULES_FILES))("generated %s rules", (scope, file) => {
-  const declared = ALL_PERMISSIONS.filter((p) => p.scope === scope);
+describe.each([
+  ...Object.entries(RULES_FILES).map(([scope, file]) => ({
+    name: scope,
+    file,
+    declared: ALL_PERMISSIONS.filter((p) => p.scope === scope && p.optIn === undefined),
+  })),
+  ...OPT_INS.map((optIn) => ({
+    name: `rbac.${optIn}`,
+    file: OPT_IN_RULES_FILES[optIn],
+    declared: ALL_PERMISSIONS.filter((p) => p.optIn === optIn),
+  })),
+])("generated $name rules", ({ file, declared }) => {
   const committed = parse(chartFile(file)) as PolicyRule[];
 
   test("the committed file is the generated one", () => {
@@ -36,18 +52,29 @@ test("the chart's ClusterRole and Role include the generated rules and nothing h
   const template = chartFile("charts/resize-operator/templates/rbac.yaml");
   expect(template).toContain('{{ .Files.Get "files/rbac/cluster-rules.yaml" }}');
   expect(template).toContain('{{ .Files.Get "files/rbac/namespace-rules.yaml" }}');
-  // The only other rules are the user's opt-ins: rbac.extraTargetRules, which can only grant `get`, and
-  // rbac.karpenter, which grants get on Karpenter's NodePools and get/update on their /scale only.
-  expect(template.match(/verbs: .*/g)).toEqual([
-    'verbs: ["get"]',
-    'verbs: ["get"]',
-    'verbs: ["get", "update"]',
-  ]);
-  expect(template.match(/resources: .*/g)).toEqual([
-    "resources: {{ toJson .resources }}",
-    'resources: ["nodepools"]',
-    'resources: ["nodepools/scale"]',
-  ]);
+  // The only other rule is the user's opt-in (rbac.extraTargetRules), and it can only grant `get`.
+  expect(template.match(/verbs:/g)).toEqual(["verbs:"]);
+  expect(template).toContain('verbs: ["get"]');
+  // The opt-in rules, each under its value (Karpenter's NodePools need the Nodes too).
+  expect(template).toContain(
+    '{{- if or .Values.rbac.nodeReadiness .Values.rbac.karpenter }}\n{{ .Files.Get "files/rbac/cluster-rules-node-readiness.yaml" }}\n{{- end }}',
+  );
+  expect(template).toContain(
+    '{{- if .Values.rbac.karpenter }}\n{{ .Files.Get "files/rbac/cluster-rules-karpenter.yaml" }}\n{{- end }}',
+  );
+});
+
+test("Nodes and Karpenter's objects are granted only with their chart values, off by default, read only", () => {
+  const values = parse(chartFile("charts/resize-operator/values.yaml")) as {
+    rbac: Record<string, unknown>;
+  };
+  expect(values.rbac).toMatchObject({ nodeReadiness: false, karpenter: false });
+  const optional = ["nodes", "nodepools", "nodeclaims"];
+  for (const p of resourceRules) {
+    if (!("resources" in p) || !p.resources.some((r) => optional.includes(r))) continue;
+    expect([p.resources, p.optIn]).toEqual([p.resources, expect.any(String)]);
+    expect(p.verbs.every((v) => ["get", "list", "watch"].includes(v))).toBe(true);
+  }
 });
 
 describe("the declarations stay minimal", () => {

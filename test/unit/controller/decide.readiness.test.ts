@@ -1,0 +1,139 @@
+// decide() for a group whose ready count comes from Nodes: while the operator may not read them
+// (readinessUnavailable), the group says so in its Ready condition and one Warning event, its queue is
+// held, and no attempt succeeds; with the count, an attempt succeeds exactly when all its instances
+// are ready.
+import {
+  InstanceGroupManagerCondition as GC,
+  ResizeRequestCondition as RC,
+} from "../../../src/api/conditions.js";
+import { INSTANCE_GROUP_MANAGERS } from "../../../src/api/kinds.js";
+import { decide } from "../../../src/controller/decide/index.js";
+import { NODES_FORBIDDEN_MESSAGE } from "../../../src/controller/node-informers.js";
+import { NODE_READINESS_FORBIDDEN } from "../../../src/controller/node-readiness.js";
+import type { TargetView } from "../../../src/controller/snapshot.js";
+import { conflictError } from "../../support/fake-kube.js";
+import {
+  accepted,
+  appliedRequest,
+  CFG,
+  cond,
+  iso,
+  MIN,
+  reasons,
+  req,
+  SEC,
+  snap,
+  statusOf,
+  T0,
+} from "./builders.js";
+import { execute } from "./cluster.js";
+
+const unavailable = (replicas: number, readyReplicas = 0): TargetView => ({
+  found: true,
+  replicas,
+  readyReplicas,
+  readinessUnavailable: { reason: NODE_READINESS_FORBIDDEN, message: NODES_FORBIDDEN_MESSAGE },
+});
+
+const applied = (appliedMs: number, deadlineMs: number) =>
+  appliedRequest("a", { appliedTime: iso(appliedMs), deadline: iso(deadlineMs) });
+
+describe("the operator may not read the Nodes a group counts", () => {
+  test("the head of the queue is held, saying why; nothing is scaled", () => {
+    const plan = decide(
+      snap({ target: unavailable(2), requests: [req("a", { status: accepted("a") })] }),
+      CFG,
+    );
+    const status = statusOf(plan, "a");
+    expect(status).toMatchObject({ state: "ACCEPTED", reason: NODE_READINESS_FORBIDDEN });
+    expect(cond(status, RC.Queued)).toMatchObject({
+      status: "True",
+      reason: NODE_READINESS_FORBIDDEN,
+      message: `The queue is held: ${NODES_FORBIDDEN_MESSAGE}.`,
+    });
+    expect(plan.scale).toBeUndefined();
+    expect(plan.requeueAfterMs).toBe(5 * CFG.pollIntervalMs);
+  });
+
+  test("a new request is admitted and waits (the request is valid; the group cannot serve it yet)", () => {
+    const late = T0 + 10 * MIN;
+    const plan = decide(
+      snap({
+        now: late,
+        target: unavailable(2),
+        requests: [req("a", { created: T0 }), req("b", { created: T0 + SEC })],
+      }),
+      CFG,
+    );
+    expect(statusOf(plan, "a")).toMatchObject({ state: "ACCEPTED", reason: NODE_READINESS_FORBIDDEN });
+    expect(statusOf(plan, "b")).toMatchObject({ state: "ACCEPTED", reason: "Queued" });
+    expect(reasons(plan)).toEqual(["Accepted", "Accepted"]);
+  });
+
+  test("an attempt already Applied never succeeds, whatever the count, and rolls back at its deadline", () => {
+    const waiting = decide(snap({ target: unavailable(5, 5), requests: [applied(T0 - MIN, T0 + MIN)] }), CFG);
+    expect(statusOf(waiting, "a")).toMatchObject({ state: "ACCEPTED", reason: "WaitingForInstances" });
+    expect(waiting.scale).toBeUndefined();
+    const timedOut = decide(snap({ target: unavailable(5), requests: [applied(T0 - 10 * MIN, T0)] }), CFG);
+    expect(timedOut.scale).toEqual({ request: "a", from: 5, replicas: 2 });
+    expect(reasons(timedOut, "a")).toEqual(["AttemptFailed"]);
+  });
+
+  test("the group's Ready condition is False with the reason, and a Warning event regarding the group", async () => {
+    const s = snap({ target: unavailable(2) });
+    const plan = decide(s, CFG);
+    expect(plan.groupStatus?.conditions?.find((c) => c.type === GC.Ready)).toMatchObject({
+      status: "False",
+      reason: NODE_READINESS_FORBIDDEN,
+      message: NODES_FORBIDDEN_MESSAGE,
+    });
+    const done = await execute(s, plan);
+    expect(done.outcome).toBe("done");
+    expect(done.groupStatus?.conditions?.find((c) => c.type === GC.Ready)?.reason).toBe(
+      NODE_READINESS_FORBIDDEN,
+    );
+    expect(done.emitted).toEqual([
+      expect.objectContaining({
+        type: "Warning",
+        reason: NODE_READINESS_FORBIDDEN,
+        note: NODES_FORBIDDEN_MESSAGE,
+        regarding: expect.objectContaining({ kind: "InstanceGroupManager", name: "pool" }) as unknown,
+      }),
+    ]);
+
+    // Once: the next pass finds the condition already so.
+    const again = decide(s, CFG, done.groupStatus);
+    expect(again.groupEvents).toEqual([]);
+    // And again when it turns so after having been fine.
+    const fine = decide(snap(), CFG, done.groupStatus);
+    expect(fine.groupStatus?.conditions?.find((c) => c.type === GC.Ready)?.status).toBe("True");
+    expect(decide(s, CFG, fine.groupStatus).groupEvents.map((e) => e.event.reason)).toEqual([
+      NODE_READINESS_FORBIDDEN,
+    ]);
+  });
+
+  test("the event goes with the status it explains: not emitted when the group's status write fails", async () => {
+    const s = snap({ target: unavailable(2) });
+    const plan = decide(s, CFG);
+    const cut = await execute(s, plan, {
+      inject: {
+        match: (c) => c.verb === "updateStatus" && c.resource === INSTANCE_GROUP_MANAGERS.resource,
+        when: "before",
+        error: conflictError,
+      },
+    });
+    expect(cut.outcome).toBe("conflict");
+    expect(cut.emitted).toEqual([]);
+  });
+});
+
+describe("counted from Nodes", () => {
+  test.each([
+    { ready: 4, state: "ACCEPTED" },
+    { ready: 5, state: "SUCCEEDED" },
+    { ready: 6, state: "SUCCEEDED" },
+  ])("an Applied attempt to 5 with $ready ready Nodes: $state", ({ ready, state }) => {
+    const plan = decide(snap({ replicas: 5, ready, requests: [applied(T0 - MIN, T0 + MIN)] }), CFG);
+    expect(statusOf(plan, "a").state).toBe(state);
+  });
+});

@@ -1,0 +1,148 @@
+// NodeInformers (src/controller/node-informers.ts) with real informers over a scripted list-watch and
+// the in-memory API server for its permission check: an informer per distinct selector, made only
+// when asked, counting through its transform; a refusal is an answer, checked again later; a Node
+// change that can change a count is reported with its selector, a heartbeat is not.
+import type { KubernetesObject } from "@kubernetes/client-node";
+import { NodeInformers, NODES_FORBIDDEN_MESSAGE } from "../../../src/controller/node-informers.js";
+import type { NodeReadinessRule } from "../../../src/controller/node-readiness.js";
+import { ApiError } from "../../../src/runtime/api-errors.js";
+import { NODES } from "../../../src/runtime/builtin-kinds.js";
+import { Informer } from "../../../src/runtime/informer.js";
+import type { InformerSpec } from "../../../src/runtime/manager.js";
+import type { KubeObject } from "../../../src/runtime/object.js";
+import { FakeClock, flushPromises } from "../../support/fake-clock.js";
+import { FakeKube } from "../../support/fake-kube.js";
+import { FakeListWatch } from "../runtime/fake-list-watch.js";
+
+const POOL = { "karpenter.sh/nodepool": "gpu" };
+const rule: NodeReadinessRule = { nodeSelector: POOL, declaredTaints: [] };
+
+function node(name: string, rv: string, o: { ready?: string; taint?: boolean } = {}): KubernetesObject {
+  return {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name, resourceVersion: rv, labels: { ...POOL, "kubernetes.io/hostname": name } },
+    spec: o.taint ? { taints: [{ key: "karpenter.sh/unregistered", effect: "NoExecute" }] } : {},
+    status: {
+      conditions: [
+        {
+          type: "Ready",
+          status: o.ready ?? "True",
+          lastHeartbeatTime: `2025-01-01T00:00:${rv.padStart(2, "0")}Z`,
+        },
+      ],
+    },
+  } as KubernetesObject;
+}
+
+function setup(fake = new FakeKube()) {
+  const clock = new FakeClock();
+  const lw = new FakeListWatch();
+  const made: InformerSpec<KubeObject>[] = [];
+  const changed: string[] = [];
+  const stop = new AbortController();
+  const nodes = new NodeInformers({
+    informer: <T extends KubeObject>(spec: InformerSpec<T>) => {
+      made.push(spec as InformerSpec<KubeObject>);
+      const informer = new Informer<T>({ ...spec, listWatch: lw, clock });
+      void informer.run(stop.signal);
+      return informer;
+    },
+    client: fake,
+    clock,
+    onChange: (selector) => changed.push(selector),
+    forbiddenRetryMs: 10_000,
+    syncWaitMs: 5_000,
+  });
+  return { nodes, lw, made, changed, clock, stop, fake };
+}
+
+const forbidden = () =>
+  new ApiError(403, "Forbidden", 'nodes is forbidden: User "operator" cannot list resource "nodes"');
+
+afterEach(async () => {
+  await flushPromises();
+});
+
+test("one label-selected informer per distinct selector, made when first asked, counting ready Nodes", async () => {
+  const t = setup();
+  t.lw.next = () => ({
+    items: [node("a", "1"), node("b", "1", { ready: "False" }), node("c", "1", { taint: true })],
+    resourceVersion: "1",
+  });
+  expect(t.made).toEqual([]);
+  expect(await t.nodes.count(rule)).toEqual({ ready: 1 });
+  expect(t.made).toHaveLength(1);
+  expect(t.made[0]).toMatchObject({ path: "/api/v1/nodes", labelSelector: "karpenter.sh/nodepool=gpu" });
+  // The same labels in another order: the same informer.
+  await t.nodes.count({ nodeSelector: { ...POOL }, declaredTaints: [] });
+  expect(t.made).toHaveLength(1);
+  // The permission was checked once, with the selector.
+  expect(t.fake.calls.filter((c) => c.resource === NODES.resource)).toEqual([
+    { verb: "list", resource: "nodes", namespace: undefined, name: undefined },
+  ]);
+  t.stop.abort();
+});
+
+test("a refusal is an answer, believed for forbiddenRetryMs, and no informer is made", async () => {
+  const fake = new FakeKube();
+  fake.inject({ match: (c) => c.resource === "nodes", when: "before", error: forbidden });
+  const t = setup(fake);
+  expect(await t.nodes.count(rule)).toEqual({ forbidden: NODES_FORBIDDEN_MESSAGE });
+  expect(await t.nodes.count(rule)).toEqual({ forbidden: NODES_FORBIDDEN_MESSAGE });
+  expect(fake.calls.filter((c) => c.resource === "nodes")).toHaveLength(1);
+  expect(t.made).toEqual([]);
+  // Granted meanwhile (the injection hit its one call): checked again after the retry period.
+  await t.clock.advance(10_000);
+  expect(await t.nodes.count(rule)).toEqual({ ready: 0 });
+  expect(t.made).toHaveLength(1);
+  t.stop.abort();
+});
+
+test("another error of the check fails the count (the pass is retried), and is not remembered", async () => {
+  const fake = new FakeKube();
+  fake.inject({
+    match: (c) => c.resource === "nodes",
+    when: "before",
+    error: () => new ApiError(500, "InternalError", "boom"),
+  });
+  const t = setup(fake);
+  await expect(t.nodes.count(rule)).rejects.toThrow("boom");
+  expect(await t.nodes.count(rule)).toEqual({ ready: 0 });
+  t.stop.abort();
+});
+
+test("a count waits for the informer's first list, and fails after syncWaitMs without it", async () => {
+  const t = setup();
+  t.lw.next = () => {
+    throw new Error("the API server is away");
+  };
+  let outcome: unknown;
+  void t.nodes.count(rule).then(
+    (answer) => (outcome = answer),
+    (err: unknown) => (outcome = err),
+  );
+  await t.clock.advance(4_999);
+  expect(outcome).toBeUndefined();
+  await t.clock.advance(1);
+  expect(outcome).toEqual(
+    new Error("the Nodes selected by karpenter.sh/nodepool=gpu are not listed yet; retrying"),
+  );
+  t.stop.abort();
+});
+
+test("changes that can change a count are reported with the selector; a heartbeat is not", async () => {
+  const t = setup();
+  t.lw.next = () => ({ items: [node("a", "1")], resourceVersion: "1" });
+  await t.nodes.count(rule);
+  expect(t.changed).toEqual(["karpenter.sh/nodepool=gpu"]);
+  t.changed.length = 0;
+  t.lw.current.emit({ type: "MODIFIED", object: node("a", "2") });
+  expect(t.changed).toEqual([]);
+  t.lw.current.emit({ type: "MODIFIED", object: node("a", "3", { taint: true }) });
+  t.lw.current.emit({ type: "ADDED", object: node("b", "4") });
+  t.lw.current.emit({ type: "DELETED", object: node("b", "5") });
+  expect(t.changed).toEqual(Array(3).fill("karpenter.sh/nodepool=gpu"));
+  expect(await t.nodes.count(rule)).toEqual({ ready: 0 });
+  t.stop.abort();
+});
