@@ -41,8 +41,14 @@ let tools: Toolchain;
 let karpenter: Karpenter | undefined;
 let startedInMs = 0;
 
+/**
+ * Registered and past start-up: neither Karpenter's unregistered taint nor the node lifecycle
+ * controller's `node.kubernetes.io/not-ready`, which it removes a moment after the Ready condition.
+ */
 const registered = (n: k8s.V1Node): boolean =>
-  !(n.spec?.taints ?? []).some((t) => t.key === UNREGISTERED_TAINT);
+  !(n.spec?.taints ?? []).some(
+    (t) => t.key === UNREGISTERED_TAINT || t.key === "node.kubernetes.io/not-ready",
+  );
 const nodesOf = async (selector: string): Promise<k8s.V1Node[]> =>
   (await core.listNode({ labelSelector: selector })).items;
 const nodeClaims = (): Promise<unknown[]> => nodeClaimsOf(SELECTOR);
