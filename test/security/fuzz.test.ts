@@ -63,12 +63,22 @@ afterAll(async () => {
 const base = () => `/compute/v1/projects/${ns.name}/zones/${ZONE}`;
 const rrBase = () => `${base()}/instanceGroupManagers/fuzz/resizeRequests`;
 
-/** The property every answer must have; a violation message otherwise. */
-function violation(method: string, res: RawResponse): string | undefined {
+/**
+ * The property every answer must have; a violation message otherwise. A conditional read may be
+ * answered 304 (RFC 9110 §13.1.2: `If-None-Match: *` or a matching tag on GET/HEAD), never
+ * anything else outside 2xx/4xx.
+ */
+function violation(
+  method: string,
+  res: RawResponse,
+  headers: Record<string, string> = {},
+): string | undefined {
   cases++;
   if (operator.process.exited()) return "the operator process exited";
   if (res.status >= 500) return `${res.status}: ${res.text.slice(0, 300)}`;
   if (res.status >= 200 && res.status < 300) return undefined;
+  const conditional = Object.keys(headers).some((h) => h.toLowerCase() === "if-none-match");
+  if (res.status === 304 && conditional && (method === "GET" || method === "HEAD")) return undefined;
   if (res.status >= 400 && res.status < 500) return method === "HEAD" ? undefined : googleErrorProblem(res);
   return `unexpected status ${res.status}`;
 }
@@ -82,7 +92,7 @@ async function send(
     ...options,
     headers: { authorization: `Bearer ${token}`, ...options.headers },
   });
-  const problem = violation(method, res);
+  const problem = violation(method, res, options.headers);
   if (problem) throw new Error(`${method} ${path_} → ${problem}`);
 }
 
