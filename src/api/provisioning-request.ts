@@ -27,12 +27,26 @@ export const ProvisioningCondition = {
 } as const;
 export type ProvisioningConditionType = (typeof ProvisioningCondition)[keyof typeof ProvisioningCondition];
 
-/** Keys of status.provisioningClassDetails written on success. */
+/**
+ * Keys of status.provisioningClassDetails, written at acceptance and kept current. ResizeRequestName,
+ * SelectedZone and PodTemplateName are GKE's keys for the same facts; the queue's keys are ours.
+ */
 export const ClassDetail = {
   ResizeRequestName: "ResizeRequestName",
+  /** The group, `namespace/name`: where the ResizeRequest lives (read back by later passes). */
   InstanceGroupManager: "InstanceGroupManager",
-  Zone: "Zone",
+  /** A zonal group's zone (GKE's key). */
+  SelectedZone: "SelectedZone",
+  /** A regional group's region. */
   Region: "Region",
+  /** The pod sets' PodTemplate names, joined by ", " (as GKE). */
+  PodTemplateName: "PodTemplateName",
+  /** 1-based position in the group's queue, while waiting or provisioning. */
+  QueuePosition: "QueuePosition",
+  /** RFC 3339: when the instances are expected to be ready, while the queue model can tell. */
+  EstimatedProvisioningTime: "EstimatedProvisioningTime",
+  /** `exact` or `estimated`: how EstimatedProvisioningTime was found (the queue model's ETA basis). */
+  EstimateKind: "EstimateKind",
 } as const;
 
 /** The pod annotation Kueue sets on a workload's pods: they consume this ProvisioningRequest's capacity. */

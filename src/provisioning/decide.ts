@@ -8,7 +8,6 @@ import { DEFAULT_BOOKING_WINDOW } from "../api/instance-shape.js";
 import { parseKubeDuration } from "../api/duration.js";
 import { isFinalState } from "../api/lifecycle.js";
 import {
-  ClassDetail,
   ProvisioningCondition as C,
   type PodTemplate,
   type PrCondition,
@@ -19,10 +18,13 @@ import { setCondition, type ConditionInput } from "../controller/conditions.js";
 import type { EventDefinition } from "../events/catalog.js";
 import type { RequestInsight } from "../queue/insight.js";
 import { provisioningEvents as E } from "./events.js";
+import { classDetails, sameDetails, withoutQueue } from "./details.js";
 import { failureOf, waitingMessage } from "./messages.js";
 import { acceptedMessage, foreignTemplate, groupOf, notMadeFor } from "./ownership.js";
+import { queuedEta, type GroupQueue } from "./obtainability.js";
 import { parseParameters, unknownParametersMessage } from "./parameters.js";
 import { place } from "./placement.js";
+import { Reason } from "./reasons.js";
 import { resizeRequestFor } from "./resize-request.js";
 
 /** How often a waiting request's position and ETA are looked at again (written only when they change). */
@@ -50,6 +52,8 @@ export interface ProvisioningSnapshot {
   readonly queueLength: number;
   /** A pod consuming the request's capacity exists (Kueue's consume-provisioning-request annotation). */
   readonly consumed: boolean;
+  /** Every group's queue, read only while placing a request with capacitySearchStrategy OBTAINABILITY. */
+  readonly queues?: ReadonlyMap<string, GroupQueue>;
 }
 
 export interface ProvisioningPlan {
@@ -95,13 +99,14 @@ class Draft {
 
   changed(): boolean {
     return (
-      this.details !== this.request.status?.provisioningClassDetails ||
+      !sameDetails(this.details, this.request.status?.provisioningClassDetails) ||
       JSON.stringify(this.conditions) !== JSON.stringify(this.before)
     );
   }
 }
 
-function fail(d: Draft, reason: string, message: string): void {
+function fail(d: Draft, reason: Reason, message: string): void {
+  d.details = withoutQueue(d.details);
   d.set({ type: C.Accepted, status: "False", reason, message });
   d.set({ type: C.Provisioned, status: "False", reason, message });
   d.set({ type: C.Failed, status: "True", reason, message }, E.ProvisioningFailed);
@@ -127,7 +132,7 @@ export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
   } else if (deadline !== undefined && s.nowMs >= deadline) {
     fail(
       d,
-      "WaitTimeExceeded",
+      Reason.WaitTimeExceeded,
       `Not provisioned by ${new Date(deadline).toISOString()}: the ValidUntilSeconds parameter (${pr.spec.parameters?.ValidUntilSeconds ?? ""}) counts from the request's creation.`,
     );
     cancel = rr ? cancellable(s, rr) : s.namesakes.find((x) => cancellable(s, x));
@@ -141,12 +146,12 @@ export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
     if (!provisioned)
       fail(
         d,
-        "ResizeRequestDeleted",
+        Reason.MissingResizeRequest,
         "The ResizeRequest serving this request was deleted before its capacity was provisioned.",
       );
   } else {
     const foreign = notMadeFor(rr, pr, groupOf(s.groups, rr));
-    if (foreign) fail(d, "ResizeRequestNotOwned", foreign);
+    if (foreign) fail(d, Reason.ResizeRequestNotOwned, foreign);
     else requeueAfterMs = follow(s, rr, d, provisioned);
   }
   if (cancel)
@@ -198,11 +203,11 @@ function admit(
   const pr = s.request;
   const parameters = parseParameters(pr.spec.parameters);
   if (!parameters.ok) {
-    fail(d, "InvalidParameters", parameters.message);
+    fail(d, Reason.InvalidParameters, parameters.message);
     return none;
   }
   if (pr.spec.podSets.length === 0) {
-    fail(d, "InvalidPodSets", "The request has no pod sets: there is nothing to provision.");
+    fail(d, Reason.InvalidPodSets, "The request has no pod sets: there is nothing to provision.");
     return none;
   }
   const podSets = [];
@@ -212,14 +217,14 @@ function admit(
     if (!template) {
       fail(
         d,
-        "PodTemplateNotFound",
+        Reason.MissingPodTemplates,
         `PodTemplate ${pr.metadata.namespace ?? ""}/${name} of a pod set does not exist.`,
       );
       return none;
     }
     const foreign = foreignTemplate(template, pr);
     if (foreign) {
-      fail(d, "PodTemplateNotOwned", foreign);
+      fail(d, Reason.PodTemplateNotOwned, foreign);
       return none;
     }
     podSets.push({ name, count: set.count, spec: template.template.spec });
@@ -230,6 +235,7 @@ function admit(
     parameters: parameters.value,
     podSets,
     groups: s.groups,
+    ...(s.queues && { etaOf: queuedEta(pr, parameters.value, s.queues, s.nowMs) }),
   });
   if (!placement.ok) {
     fail(d, placement.reason, placement.message);
@@ -240,7 +246,7 @@ function admit(
   if (unknown.length > 0 && placement.group.spec.provisioningRequests?.strictParameters) {
     fail(
       d,
-      "InvalidParameters",
+      Reason.InvalidParameters,
       `Invalid parameters: ${unknownParametersMessage(unknown)}; InstanceGroupManager ${groupKey} sets provisioningRequests.strictParameters.`,
     );
     return none;
@@ -249,29 +255,31 @@ function admit(
   const existing = s.namesakes.find((x) => x.metadata.namespace === rr.metadata.namespace);
   const foreign = existing && notMadeFor(existing, pr, placement.group);
   if (foreign) {
-    fail(d, "ResizeRequestNotOwned", foreign);
+    fail(d, Reason.ResizeRequestNotOwned, foreign);
     return none;
   }
   const accepted = acceptedMessage(rr, placement.instances, placement.pods);
   const ignored = unknown.length > 0 ? `Ignored ${unknownParametersMessage(unknown)}.` : undefined;
   // Where its ResizeRequest lives is recorded with the acceptance: later passes look there only.
-  d.details = {
-    ...d.details,
-    [ClassDetail.ResizeRequestName]: rr.metadata.name ?? "",
-    [ClassDetail.InstanceGroupManager]: groupKey,
-  };
+  d.details = classDetails({
+    request: pr,
+    resizeRequestName: rr.metadata.name ?? "",
+    groupKey,
+    group: placement.group,
+    insight: undefined,
+  });
   d.set(
     {
       type: C.Accepted,
       status: "True",
-      reason: "Accepted",
+      reason: Reason.Accepted,
       message: ignored ? `${accepted} ${ignored}` : accepted,
     },
     E.ProvisioningAccepted,
   );
   // Once: admission runs only until Accepted=True is written.
   if (ignored) d.events.push({ definition: E.UnknownParameters, note: ignored });
-  d.set({ type: C.Provisioned, status: "False", reason: "Queued", message: `Queued: ${accepted}` });
+  d.set({ type: C.Provisioned, status: "False", reason: Reason.Queued, message: `Queued: ${accepted}` });
   if (existing) return { create: undefined, requeueAfterMs: follow(s, existing, d, false) };
   return { create: rr, requeueAfterMs: undefined };
 }
@@ -291,9 +299,10 @@ function follow(
     return undefined;
   }
   const waiting = waitingMessage(rr, s.insight, s.queueLength);
+  d.details = detailsOf(s, rr, s.insight);
   d.set(
     { type: C.Provisioned, status: "False", reason: waiting.reason, message: waiting.message },
-    waiting.reason === "Provisioning" ? E.ProvisioningStarted : undefined,
+    waiting.reason === Reason.Provisioning ? E.ProvisioningStarted : undefined,
   );
   return REFRESH_MS;
 }
@@ -308,17 +317,12 @@ function afterSuccess(
   const ns = rr.metadata.namespace ?? "";
   if (!provisioned) {
     const size = rr.spec.resizeBy ?? 0;
-    d.details = {
-      [ClassDetail.ResizeRequestName]: rr.metadata.name ?? "",
-      [ClassDetail.InstanceGroupManager]: `${ns}/${group}`,
-      ...(rr.status?.zone !== undefined && { [ClassDetail.Zone]: lastSegment(rr.status.zone) }),
-      ...(rr.status?.region !== undefined && { [ClassDetail.Region]: lastSegment(rr.status.region) }),
-    };
+    d.details = detailsOf(s, rr, undefined);
     d.set(
       {
         type: C.Provisioned,
         status: "True",
-        reason: "Provisioned",
+        reason: Reason.Provisioned,
         message: `${size} instances of InstanceGroupManager ${ns}/${group} are ready (ResizeRequest ${ns}/${rr.metadata.name ?? ""}).`,
       },
       E.Provisioned,
@@ -329,7 +333,7 @@ function afterSuccess(
       {
         type: C.CapacityRevoked,
         status: "True",
-        reason: "RunDurationElapsed",
+        reason: Reason.CapacityRevoked,
         message: `The run duration ended at ${rr.status.runUntil ?? "its end"}: the ${rr.spec.resizeBy ?? 0} instances of InstanceGroupManager ${ns}/${group} were released.`,
       },
       E.CapacityRevoked,
@@ -343,7 +347,7 @@ function afterSuccess(
     {
       type: C.BookingExpired,
       status: "True",
-      reason: "BookingExpired",
+      reason: Reason.BookingExpired,
       message: `No pod consumed the capacity within the booking window (until ${new Date(expires).toISOString()}).`,
     },
     E.BookingExpired,
@@ -375,4 +379,18 @@ export function bookingExpiresAt(
   );
 }
 
-const lastSegment = (url: string): string => url.slice(url.lastIndexOf("/") + 1);
+/** The request's details for its ResizeRequest, with the queue's view while it waits. */
+function detailsOf(
+  s: ProvisioningSnapshot,
+  rr: ResizeRequest,
+  insight: RequestInsight | undefined,
+): Readonly<Record<string, string>> {
+  const group = groupOf(s.groups, rr);
+  return classDetails({
+    request: s.request,
+    resizeRequestName: rr.metadata.name ?? "",
+    groupKey: `${rr.metadata.namespace ?? ""}/${rr.spec.instanceGroupManager}`,
+    group,
+    insight,
+  });
+}

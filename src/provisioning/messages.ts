@@ -3,25 +3,31 @@
 // the queue position and the ETA where they look. The message is written only when it changes: an ETA
 // is given to the second when exact and to the minute when estimated, so that it does not move on
 // every pass.
-import { ErrorCode } from "../api/errors.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { messageOf } from "../controller/errors.js";
 import type { Eta, RequestInsight } from "../queue/insight.js";
 import { waitingForSentence } from "../queue/text.js";
+import { failedReason, waitingReason, type Reason } from "./reasons.js";
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-const isoMinute = (ms: number): string =>
-  new Date(Math.ceil(ms / 60_000) * 60_000).toISOString().replace(/:00\.\d{3}Z$/, "Z");
+
+/**
+ * A known ETA as it is shown, in the message and in provisioningClassDetails alike: an exact one to the
+ * second, an estimated one rounded up to the minute (so that it does not move on every pass).
+ */
+export function shownEta(eta: Exclude<Eta, { basis: "unknown" }>): {
+  readonly kind: "exact" | "estimated";
+  readonly time: string;
+} {
+  return eta.basis === "exact"
+    ? { kind: "exact", time: iso(eta.time) }
+    : { kind: "estimated", time: iso(Math.ceil(eta.time / 60_000) * 60_000) };
+}
 
 export function etaPhrase(eta: Eta): string {
-  switch (eta.basis) {
-    case "exact":
-      return `ETA ${iso(eta.time)} (exact)`;
-    case "estimated":
-      return `ETA about ${isoMinute(eta.time)} (estimated)`;
-    case "unknown":
-      return `ETA unknown: ${eta.reason}`;
-  }
+  if (eta.basis === "unknown") return `ETA unknown: ${eta.reason}`;
+  const { kind, time } = shownEta(eta);
+  return kind === "exact" ? `ETA ${time} (exact)` : `ETA about ${time.replace(/:00Z$/, "Z")} (estimated)`;
 }
 
 /** Provisioned=False while the ResizeRequest is not final: Queued or Provisioning, with position and ETA. */
@@ -29,19 +35,22 @@ export function waitingMessage(
   rr: ResizeRequest,
   insight: RequestInsight | undefined,
   queueLength: number,
-): { readonly reason: "Queued" | "Provisioning"; readonly message: string } {
+): { readonly reason: Reason; readonly message: string } {
   const where = `${rr.metadata.namespace ?? ""}/${rr.spec.instanceGroupManager}`;
   const size = rr.spec.resizeBy ?? 0;
   if (!insight)
-    return { reason: "Queued", message: `Queued for ${size} instances of InstanceGroupManager ${where}.` };
+    return {
+      reason: waitingReason(rr, false),
+      message: `Queued for ${size} instances of InstanceGroupManager ${where}.`,
+    };
   const waiting = waitingForSentence(insight.waitingFor, iso);
   if (insight.waitingFor.kind === "Attempt")
     return {
-      reason: "Provisioning",
+      reason: waitingReason(rr, true),
       message: `Provisioning ${size} instances of InstanceGroupManager ${where}: waiting for ${lower(waiting)} ${etaPhrase(insight.eta)}.`,
     };
   return {
-    reason: "Queued",
+    reason: waitingReason(rr, false),
     message: `Queued at position ${insight.position} of ${queueLength} for ${size} instances of InstanceGroupManager ${where}; waiting for ${lower(waiting)} ${etaPhrase(insight.eta)}.${insight.missesDeadline ? " The queue deadline comes before the expected start: it fails then unless the queue moves faster." : ""}`,
   };
 }
@@ -49,22 +58,11 @@ export function waitingMessage(
 const lower = (sentence: string): string => sentence.charAt(0).toLowerCase() + sentence.slice(1);
 
 /** Failed=True after the ResizeRequest failed or was cancelled: a reason per error code, its message. */
-export function failureOf(rr: ResizeRequest): { readonly reason: string; readonly message: string } {
+export function failureOf(rr: ResizeRequest): { readonly reason: Reason; readonly message: string } {
   const where = `ResizeRequest ${rr.metadata.namespace ?? ""}/${rr.metadata.name ?? ""}`;
+  const reason = failedReason(rr);
   if (rr.status?.state === "CANCELLED")
-    return {
-      reason: "ResizeRequestCancelled",
-      message: `${where} was cancelled before its capacity was provisioned.`,
-    };
+    return { reason, message: `${where} was cancelled before its capacity was provisioned.` };
   const error = rr.status?.error;
-  const code = error?.errors[0]?.code;
-  const reason =
-    code === ErrorCode.QUOTA_EXCEEDED
-      ? "QuotaExceeded"
-      : code === ErrorCode.DEADLINE_EXCEEDED
-        ? "QueueDeadlineExceeded"
-        : code === ErrorCode.RESOURCE_NOT_FOUND
-          ? "InstanceGroupManagerNotFound"
-          : "ResizeRequestFailed";
   return { reason, message: `${where} failed: ${error ? messageOf(error) : "no error recorded"}` };
 }

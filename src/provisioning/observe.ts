@@ -25,6 +25,7 @@ import type { KubeClient } from "../runtime/resource-client.js";
 import type { Lister } from "../runtime/store.js";
 import { bookingExpiresAt, type ProvisioningSnapshot } from "./decide.js";
 import { recordedNamespace } from "./ownership.js";
+import { groupQueues } from "./obtainability.js";
 import { needsNamespaceLabels } from "./placement.js";
 import { resizeRequestName } from "./resize-request.js";
 
@@ -105,6 +106,10 @@ export async function observeProvisioning(
       insight: queue?.insight.requests.find((r) => r.name === resizeRequest?.metadata.name),
       queueLength: queue?.insight.queueLength ?? 0,
       consumed: bookingDue ? await consumed(deps.client, namespace, name) : false,
+      ...(admitting &&
+        pr.spec.parameters?.capacitySearchStrategy === "OBTAINABILITY" && {
+          queues: groupQueues(groups, deps.resizeRequests),
+        }),
     },
   };
 }

@@ -19,6 +19,8 @@ export interface Parameters {
   readonly bookingWindowMs?: number;
   /** GKE's ValidUntilSeconds: the request fails if not provisioned this long after its creation. */
   readonly validUntilSeconds?: number;
+  /** OBTAINABILITY: among the groups the request may use, the one whose queue gives the earliest ETA. */
+  readonly capacitySearchStrategy?: "OBTAINABILITY";
 }
 
 export const PARAMETER_NAMES = [
@@ -38,8 +40,6 @@ export type ParsedParameters =
 
 /** Go's strconv.ParseBool, which cluster-autoscaler reads noRetry with. */
 const GO_BOOL = /^(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$/;
-/** cluster-autoscaler's strategies; OBTAINABILITY is accepted and served as the default (see docs/kueue.md). */
-const SEARCH_STRATEGIES: readonly string[] = ["", "OBTAINABILITY"];
 
 const NAME = new RegExp(RFC1035_LABEL);
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -109,7 +109,9 @@ export function parseParameters(raw: Readonly<Record<string, string>> | undefine
         // Which cluster-autoscaler instance processes the request: the only processor of our class is us.
         break;
       case "capacitySearchStrategy": {
-        if (!SEARCH_STRATEGIES.includes(text))
+        // GKE's strategies: "" (one zone of one node pool) and OBTAINABILITY (see obtainability.ts).
+        if (text === "OBTAINABILITY") value = { ...value, capacitySearchStrategy: text };
+        else if (text !== "")
           problems.push(`capacitySearchStrategy ${JSON.stringify(text)} must be "" or "OBTAINABILITY"`);
         break;
       }

@@ -2,14 +2,26 @@
 // is the one the `instanceGroupManager` parameter names, or else every group whose owner lets the
 // request's namespace draw on it and whose instances every pod set fits; several candidates are
 // ordered by namespace (the request's own first), then name, so the choice is stable and explainable.
+// With capacitySearchStrategy OBTAINABILITY the candidate whose queue gives the earliest ETA is chosen
+// instead, among those that can take the request (obtainability.ts).
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { LabelSelector } from "../api/instance-shape.js";
 import { everFits } from "../api/lifecycle.js";
+import type { Eta } from "../queue/insight.js";
 import { misfit, sizeDemand, type PodSetDemand } from "./demand.js";
+import { earliest } from "./obtainability.js";
 import type { Parameters } from "./parameters.js";
+import { Reason } from "./reasons.js";
 
-export type FailureReason =
-  "GroupNotFound" | "NotAllowed" | "NoInstanceShape" | "NoMatchingGroup" | "DoesNotFit" | "QuotaExceeded";
+export type FailureReason = Extract<
+  Reason,
+  | "GroupNotFound"
+  | "NotAllowed"
+  | "NoInstanceShape"
+  | "NoQueuedNodepoolAvailable"
+  | "ProvisioningRequestNotSchedulableInNodepool"
+  | "NodepoolSizeReached"
+>;
 
 export type Placement =
   | {
@@ -27,6 +39,11 @@ export interface PlacementInput {
   readonly parameters: Parameters;
   readonly podSets: readonly PodSetDemand[];
   readonly groups: readonly InstanceGroupManager[];
+  /**
+   * The ETA the request would get in a group's queue with this many instances; given when the request
+   * asks for capacitySearchStrategy OBTAINABILITY.
+   */
+  readonly etaOf?: (group: InstanceGroupManager, instances: number) => Eta;
 }
 
 /** metav1.LabelSelector semantics: every matchLabels pair and every requirement holds. */
@@ -102,21 +119,21 @@ function size(input: PlacementInput, group: InstanceGroupManager): Placement {
   if (!shape)
     return {
       ok: false,
-      reason: "NoInstanceShape",
+      reason: Reason.NoInstanceShape,
       message: `InstanceGroupManager ${keyOf(group)} declares no spec.instanceShape, so its instances cannot be sized.`,
     };
   const sizing = sizeDemand(input.podSets, shape);
   if (!sizing.fits)
     return {
       ok: false,
-      reason: "DoesNotFit",
+      reason: Reason.NotSchedulableInGroup,
       message: sizing.message.replace("the group", `InstanceGroupManager ${keyOf(group)}`),
     };
   const maxSize = group.spec.maxSize;
   if (!everFits(sizing.instances, maxSize))
     return {
       ok: false,
-      reason: "QuotaExceeded",
+      reason: Reason.NodepoolSizeReached,
       message: `The request needs ${sizing.instances} instances of InstanceGroupManager ${keyOf(group)} for ${sizing.pods} pods; its maxSize is ${maxSize ?? 0}: ${sizing.instances - (maxSize ?? 0)} over.`,
     };
   return { ok: true, group, instances: sizing.instances, pods: sizing.pods };
@@ -131,13 +148,13 @@ export function place(input: PlacementInput): Placement {
     if (!group)
       return {
         ok: false,
-        reason: "GroupNotFound",
+        reason: Reason.GroupNotFound,
         message: `InstanceGroupManager ${key} (parameter instanceGroupManager) does not exist.`,
       };
     if (!allows(group, namespace, namespaceLabels))
       return {
         ok: false,
-        reason: "NotAllowed",
+        reason: Reason.NotAllowed,
         message: `InstanceGroupManager ${key} does not serve ProvisioningRequests of namespace ${namespace}: its spec.provisioningRequests.namespaces allows ${policyText(group)}.`,
       };
     return size(input, group);
@@ -157,6 +174,15 @@ export function place(input: PlacementInput): Placement {
     input.podSets.every((s) => g.spec.instanceShape && misfit(s.spec, g.spec.instanceShape) === undefined),
   );
   const first = fitting[0];
+  const etaOf = input.etaOf;
+  if (first && etaOf && parameters.capacitySearchStrategy === "OBTAINABILITY") {
+    // Only groups that can take it compete; when none can, the first one's refusal says why.
+    const able = fitting.flatMap((g) => {
+      const sized = size(input, g);
+      return sized.ok ? [{ option: sized, eta: etaOf(g, sized.instances) }] : [];
+    });
+    return earliest(able) ?? size(input, first);
+  }
   if (first) return size(input, first);
   if (candidates.length === 0) {
     // Groups of the request's own namespace are the ones its author can see; others' stay unnamed.
@@ -165,7 +191,7 @@ export function place(input: PlacementInput): Placement {
       .map((g) => `${keyOf(g)} allows ${policyText(g)}`);
     return {
       ok: false,
-      reason: "NoMatchingGroup",
+      reason: Reason.NoGroupAvailable,
       message: `No InstanceGroupManager with a spec.instanceShape serves ProvisioningRequests of namespace ${namespace}: a group serves them only once its owner allows the namespace in spec.provisioningRequests.namespaces (the default, None, allows none)${unconsented.length > 0 ? `; InstanceGroupManager ${unconsented.slice(0, 3).join("; ")}` : ""}.`,
     };
   }
@@ -178,7 +204,7 @@ export function place(input: PlacementInput): Placement {
   });
   return {
     ok: false,
-    reason: "NoMatchingGroup",
+    reason: Reason.NotSchedulableInGroup,
     message: `No InstanceGroupManager's instances fit every pod set (${why.join("; ")}${candidates.length > 3 ? `; and ${candidates.length - 3} more` : ""}).`,
   };
 }
