@@ -9,8 +9,13 @@ import { UID, cond, gpuPod, group, pr, rr, snapshot, template, POLICY_DEFAULTS }
 const condition = (plan: ProvisioningPlan, type: string) =>
   plan.status?.conditions.find((c) => c.type === type);
 const reasons = (plan: ProvisioningPlan) => plan.events.map((e) => e.definition.reason);
-const accepted = [cond("Accepted", "True", "Accepted"), cond("Provisioned", "False", "Queued")];
-const recorded = { ResizeRequestName: "pr-job-a-prov-1-0f1e2d3c4b", InstanceGroupManager: "team-a/gpu" };
+const accepted = [cond("Accepted", "True", "SuccessfullyQueued"), cond("Provisioned", "False", "Queued")];
+const recorded = {
+  ResizeRequestName: "pr-job-a-prov-1-0f1e2d3c4b",
+  InstanceGroupManager: "team-a/gpu",
+  SelectedZone: "local-a",
+  PodTemplateName: "ppt-job-a-prov-1-main",
+};
 const unowned = (o: ResizeRequest): ResizeRequest => ({
   ...o,
   metadata: { ...o.metadata, ownerReferences: undefined },
@@ -31,7 +36,7 @@ describe("the group owner's consent", () => {
     [
       "a group of the request's own namespace without spec.provisioningRequests (the default)",
       { groups: [noConsent] },
-      "NoMatchingGroup",
+      "NoQueuedNodepoolAvailable",
       /serves them only once its owner allows the namespace .*; InstanceGroupManager team-a\/gpu allows no namespace \(None, the default/,
     ],
     [
@@ -47,7 +52,7 @@ describe("the group owner's consent", () => {
           group("gpu", "team-a", { provisioningRequests: { namespaces: "None", ...POLICY_DEFAULTS } }),
         ],
       },
-      "NoMatchingGroup",
+      "NoQueuedNodepoolAvailable",
       /team-a\/gpu allows no namespace/,
     ],
     [
@@ -77,7 +82,7 @@ describe("a namesake ResizeRequest found before acceptance (made before a crash,
   test("made for it by the provisioner: adopted, nothing created, and followed at once", () => {
     const plan = decideProvisioning(snapshot({ namesakes: [rr({ state: "ACCEPTED" })] }));
     expect(plan.create).toBeUndefined();
-    expect(condition(plan, "Accepted")).toMatchObject({ status: "True", reason: "Accepted" });
+    expect(condition(plan, "Accepted")).toMatchObject({ status: "True", reason: "SuccessfullyQueued" });
     expect(condition(plan, "Provisioned")).toMatchObject({ status: "False", reason: "Queued" });
     expect(plan.status?.provisioningClassDetails).toEqual(recorded);
     expect(plan.requeueAfterMs).toBe(REFRESH_MS);
@@ -108,7 +113,7 @@ describe("a namesake ResizeRequest found before acceptance (made before a crash,
         namesakes: [rr({ state: "ACCEPTED" })],
       }),
     );
-    expectFailed(plan, "NoMatchingGroup", /allows no namespace/);
+    expectFailed(plan, "NoQueuedNodepoolAvailable", /allows no namespace/);
     expect(plan.cancel?.metadata.name).toBe(recorded.ResizeRequestName);
     expect(reasons(plan)).toEqual(["Failed", "ResizeRequestCancelled"]);
   });

@@ -8,7 +8,7 @@ import { POLICY_DEFAULTS, T0, at, cond, group, pr, rr, snapshot } from "./fixtur
 const condition = (plan: ProvisioningPlan, type: string) =>
   plan.status?.conditions.find((c) => c.type === type);
 const reasons = (plan: ProvisioningPlan) => plan.events.map((e) => e.definition.reason);
-const accepted = [cond("Accepted", "True", "Accepted"), cond("Provisioned", "False", "Queued")];
+const accepted = [cond("Accepted", "True", "SuccessfullyQueued"), cond("Provisioned", "False", "Queued")];
 const waiting: ResizeRequestStatus = { state: "ACCEPTED" };
 
 /** A request created at T0 with these parameters and conditions. */
@@ -110,7 +110,10 @@ describe("ValidUntilSeconds", () => {
   });
 
   test("never after Provisioned=True", () => {
-    const done = [cond("Accepted", "True", "Accepted"), cond("Provisioned", "True", "Provisioned", 60)];
+    const done = [
+      cond("Accepted", "True", "SuccessfullyQueued"),
+      cond("Provisioned", "True", "Provisioned", 60),
+    ];
     const plan = decideProvisioning(
       snapshot({
         request: created(params, done),

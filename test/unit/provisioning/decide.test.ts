@@ -10,9 +10,9 @@ import { T0, UID, at, cond, group, pr, rr, snapshot, template, gpuPod, POLICY_DE
 const condition = (plan: ProvisioningPlan, type: string) =>
   plan.status?.conditions.find((c) => c.type === type);
 const reasons = (plan: ProvisioningPlan) => plan.events.map((e) => e.definition.reason);
-const accepted = [cond("Accepted", "True", "Accepted"), cond("Provisioned", "False", "Queued")];
+const accepted = [cond("Accepted", "True", "SuccessfullyQueued"), cond("Provisioned", "False", "Queued")];
 const provisioned = (s = 0) => [
-  cond("Accepted", "True", "Accepted"),
+  cond("Accepted", "True", "SuccessfullyQueued"),
   cond("Provisioned", "True", "Provisioned", s),
 ];
 
@@ -57,7 +57,7 @@ describe("a new request", () => {
     });
     expect(condition(plan, "Accepted")).toMatchObject({
       status: "True",
-      reason: "Accepted",
+      reason: "SuccessfullyQueued",
       observedGeneration: 1,
     });
     expect(condition(plan, "Provisioned")).toMatchObject({ status: "False", reason: "Queued" });
@@ -96,20 +96,20 @@ describe("a new request", () => {
     [
       "a missing pod template",
       { templates: new Map([["ppt-job-a-prov-1-main", undefined]]) },
-      "PodTemplateNotFound",
+      "MissingPodTemplates",
       /PodTemplate team-a\/ppt-job-a-prov-1-main/,
     ],
-    ["no group", { groups: [] }, "NoMatchingGroup", /No InstanceGroupManager/],
+    ["no group", { groups: [] }, "NoQueuedNodepoolAvailable", /No InstanceGroupManager/],
     [
       "pods that fit no instance",
       { templates: new Map([["ppt-job-a-prov-1-main", template("ppt-job-a-prov-1-main", gpuPod(9))]]) },
-      "NoMatchingGroup",
+      "ProvisioningRequestNotSchedulableInNodepool",
       /does not fit, one pod requests 9 nvidia.com\/gpu/,
     ],
     [
       "over maxSize",
       { groups: [group("gpu", "team-a", { maxSize: 2 })] },
-      "QuotaExceeded",
+      "NodepoolSizeReached",
       /needs 4 instances .* maxSize is 2: 2 over/,
     ],
   ])("that cannot be served fails at once: %s", (_, o, reason, message) => {
@@ -127,10 +127,14 @@ describe("a new request", () => {
 });
 
 describe("while its ResizeRequest waits", () => {
-  const waiting = (insight: RequestInsight | undefined, conditions = accepted) =>
+  const waiting = (
+    insight: RequestInsight | undefined,
+    conditions = accepted,
+    details?: Record<string, string>,
+  ) =>
     decideProvisioning(
       snapshot({
-        request: pr({ conditions }),
+        request: pr({ conditions, ...(details && { details }) }),
         resizeRequest: rr({ state: "ACCEPTED" }),
         insight,
         queueLength: 3,
@@ -151,7 +155,7 @@ describe("while its ResizeRequest waits", () => {
 
   test("the same position and ETA again: no write", () => {
     const first = waiting(queued());
-    const again = waiting(queued(), first.status?.conditions);
+    const again = waiting(queued(), first.status?.conditions, first.status?.provisioningClassDetails);
     expect(again.status).toBeUndefined();
   });
 
@@ -196,7 +200,8 @@ describe("when its ResizeRequest succeeds", () => {
     expect(plan.status?.provisioningClassDetails).toEqual({
       ResizeRequestName: "pr-job-a-prov-1-0f1e2d3c4b",
       InstanceGroupManager: "team-a/gpu",
-      Zone: "local-a",
+      SelectedZone: "local-a",
+      PodTemplateName: "ppt-job-a-prov-1-main",
     });
     expect(reasons(plan)).toEqual(["Provisioned"]);
     expect(plan.requeueAfterMs).toBe(600_000); // the booking window, 10 minutes by default
@@ -233,7 +238,7 @@ describe("when its ResizeRequest succeeds", () => {
     );
     expect(condition(plan, "CapacityRevoked")).toMatchObject({
       status: "True",
-      reason: "RunDurationElapsed",
+      reason: "CapacityRevoked",
     });
     expect(condition(plan, "CapacityRevoked")?.message).toContain(
       "the 4 instances of InstanceGroupManager team-a/gpu were released",
@@ -255,13 +260,13 @@ describe("when its ResizeRequest cannot be served", () => {
     [
       "QUOTA_EXCEEDED",
       { state: "FAILED", error: { errors: [{ code: "QUOTA_EXCEEDED", message: "needs 9, maxSize 8" }] } },
-      "QuotaExceeded",
+      "NodepoolSizeReached",
       /failed: QUOTA_EXCEEDED: needs 9, maxSize 8/,
     ],
     [
       "a queue deadline",
       { state: "FAILED", error: { errors: [{ code: "DEADLINE_EXCEEDED", message: "waited 30m" }] } },
-      "QueueDeadlineExceeded",
+      "WaitTimeExceeded",
       /DEADLINE_EXCEEDED/,
     ],
     [
@@ -273,7 +278,7 @@ describe("when its ResizeRequest cannot be served", () => {
     [
       "cancelled by someone",
       { state: "CANCELLED" },
-      "ResizeRequestCancelled",
+      "InternalErrorResizeRequestGotCancelled",
       /was cancelled before its capacity was provisioned/,
     ],
   ])("%s → Failed=True", (_, status, reason, message) => {
@@ -292,7 +297,7 @@ describe("when its ResizeRequest cannot be served", () => {
     const plan = decideProvisioning(
       snapshot({ request: pr({ conditions: accepted }), resizeRequest: undefined }),
     );
-    expect(condition(plan, "Failed")).toMatchObject({ reason: "ResizeRequestDeleted" });
+    expect(condition(plan, "Failed")).toMatchObject({ reason: "MissingResizeRequest" });
     expect(plan.create).toBeUndefined();
   });
 

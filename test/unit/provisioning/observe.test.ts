@@ -15,7 +15,7 @@ import { FakeKube } from "../../support/fake-kube.js";
 import { T0, cond, group, pr, rr } from "./fixtures.js";
 
 const NAME = "pr-job-a-prov-1-0f1e2d3c4b";
-const accepted = [cond("Accepted", "True", "Accepted"), cond("Provisioned", "False", "Queued")];
+const accepted = [cond("Accepted", "True", "SuccessfullyQueued"), cond("Provisioned", "False", "Queued")];
 const recorded = { ResizeRequestName: NAME, InstanceGroupManager: "team-a/gpu" };
 
 /** The request's uid label and annotation, in `namespace`, owned by that namespace's own group. */
@@ -69,7 +69,7 @@ test("a new request: a namesake in another group's namespace is no candidate; th
   const plan = decideProvisioning({ ...s, templates: new Map([...s.templates]) });
   // The template is missing from the in-memory API server: the decision fails on it, never follows the forgery.
   expect(plan.create).toBeUndefined();
-  expect(plan.status?.conditions.find((c) => c.type === "Failed")?.reason).toBe("PodTemplateNotFound");
+  expect(plan.status?.conditions.find((c) => c.type === "Failed")?.reason).toBe("MissingPodTemplates");
   expect(s.namesakes.map((x) => x.metadata.namespace)).toEqual(["mallory"]);
 });
 
@@ -90,7 +90,7 @@ test("accepted: only the recorded place is read — the cache, else one live get
   const s = await snapshotOf(gone);
   expect(s.resizeRequest).toBeUndefined();
   expect(decideProvisioning(s).status?.conditions.find((c) => c.type === "Failed")?.reason).toBe(
-    "ResizeRequestDeleted",
+    "MissingResizeRequest",
   );
 });
 
@@ -98,7 +98,7 @@ test("accepted by a release that did not record the place: its Accepted message 
   const message = `ResizeRequest team-a/${NAME} asks InstanceGroupManager team-a/gpu for 4 instances (4 pods).`;
   const request = pr({
     conditions: [
-      { ...cond("Accepted", "True", "Accepted"), message },
+      { ...cond("Accepted", "True", "SuccessfullyQueued"), message },
       cond("Provisioned", "False", "Queued"),
     ],
   });

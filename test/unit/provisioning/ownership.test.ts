@@ -127,7 +127,7 @@ test.each<[string, Owner[] | undefined, RegExp | undefined]>([
 });
 
 const acceptedBy = (status: "True" | "False", message: string) => [
-  { ...cond("Accepted", status, "Accepted"), message },
+  { ...cond("Accepted", status, "SuccessfullyQueued"), message },
 ];
 const OLD_MESSAGE =
   "ResizeRequest infra/pr-job-a-prov-1-0f1e2d3c4b asks InstanceGroupManager infra/gpu for 4 instances (4 pods).";

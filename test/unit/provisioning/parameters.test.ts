@@ -22,7 +22,7 @@ test.each<[Record<string, string> | undefined, object]>([
   [{ noRetry: "False" }, {}],
   [{ processorInstance: "ca-1" }, {}],
   [{ capacitySearchStrategy: "" }, {}],
-  [{ capacitySearchStrategy: "OBTAINABILITY" }, {}],
+  [{ capacitySearchStrategy: "OBTAINABILITY" }, { capacitySearchStrategy: "OBTAINABILITY" }],
 ])("%j parses", (raw, value) => {
   expect(parseParameters(raw)).toEqual({ ok: true, value, unknown: [] });
 });

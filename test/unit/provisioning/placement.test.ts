@@ -126,13 +126,13 @@ test.each<[string, Partial<PlacementInput>, string, RegExp]>([
   [
     "no group serves the namespace",
     { groups: [shared("Same")] },
-    "NoMatchingGroup",
+    "NoQueuedNodepoolAvailable",
     /No InstanceGroupManager with a spec.instanceShape serves ProvisioningRequests of namespace team-a/,
   ],
   [
     "no group's instances fit",
     { groups: [cpuGroup("cpu")] },
-    "NoMatchingGroup",
+    "ProvisioningRequestNotSchedulableInNodepool",
     /team-a\/cpu: a pod of main does not fit, its nodeSelector pool=gpu/,
   ],
   [
@@ -141,13 +141,13 @@ test.each<[string, Partial<PlacementInput>, string, RegExp]>([
       podSets: [{ name: "main", count: 1, spec: gpuPod(12) }],
       parameters: { group: { namespace: undefined, name: "gpu" } },
     },
-    "DoesNotFit",
+    "ProvisioningRequestNotSchedulableInNodepool",
     /A pod of pod set main fits no instance of InstanceGroupManager team-a\/gpu: one pod requests 12 nvidia.com\/gpu and an instance has 8 \(4 short\)/,
   ],
   [
     "more instances than maxSize, by how much",
     { podSets: [{ name: "main", count: 10, spec: gpuPod(8) }] },
-    "QuotaExceeded",
+    "NodepoolSizeReached",
     /needs 10 instances of InstanceGroupManager team-a\/gpu for 10 pods; its maxSize is 8: 2 over/,
   ],
 ])("fails: %s", (_, o, reason, message) => {
@@ -179,7 +179,7 @@ test("groups being deleted, or without a shape, are no candidates; more than thr
   expect(
     place(input({ groups: [gone, group("plain", "team-a", { instanceShape: undefined })] })),
   ).toMatchObject({
-    reason: "NoMatchingGroup",
+    reason: "NoQueuedNodepoolAvailable",
   });
   const misfits = ["a", "b", "c", "d", "e"].map((n) => cpuGroup(n));
   const got = place(input({ groups: misfits }));
