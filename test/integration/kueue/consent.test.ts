@@ -162,7 +162,7 @@ afterAll(async () => {
 test("a group whose owner named no namespace serves no ProvisioningRequest, not even of its own namespace", async () => {
   await provisioningRequest("unnamed", "plain");
   const unnamed = await until("unnamed", "Failed");
-  expect(condition(unnamed, "Failed")).toMatchObject({ reason: "NoMatchingGroup" });
+  expect(condition(unnamed, "Failed")).toMatchObject({ reason: "NoQueuedNodepoolAvailable" });
   expect(condition(unnamed, "Failed")?.message).toContain(
     `InstanceGroupManager ${ns.name}/workers allows no namespace (None, the default`,
   );

@@ -88,6 +88,12 @@ const reread =
 const readPr = reread(PROVISIONING);
 const readWorkload = reread({ ...KUEUE, plural: "workloads" });
 
+/** The request's pod sets' PodTemplate names, as GKE's PodTemplateName detail joins them. */
+const templateNames = (pr: Obj): string | undefined =>
+  (pr.spec?.["podSets"] as { podTemplateRef: { name: string } }[] | undefined)
+    ?.map((s) => s.podTemplateRef.name)
+    .join(", ");
+
 async function resizeRequestFor(pr: Obj) {
   return eventually(`the ResizeRequest of ${pr.metadata.name}`, async () =>
     (await listRequests(name())).find(
@@ -202,11 +208,15 @@ test("a Job of 4 pods × 8 GPUs stays suspended until its ResizeRequest succeeds
     const fresh = await readPr(pr);
     return isTrue(fresh, "Provisioned") ? fresh : undefined;
   });
+  // GKE's keys and reasons where the situation is GKE's too; the queue's keys went with the wait.
   expect(provisioned.status?.provisioningClassDetails).toEqual({
     ResizeRequestName: rr.metadata.name,
     InstanceGroupManager: `${name()}/gpu`,
-    Zone: "local-a",
+    SelectedZone: "local-a",
+    PodTemplateName: templateNames(pr),
   });
+  expect(condition(provisioned, "Accepted")).toMatchObject({ reason: "SuccessfullyQueued" });
+  expect(condition(provisioned, "Provisioned")).toMatchObject({ reason: "Provisioned" });
   expect(condition(provisioned, "Accepted")?.message).toContain("for 4 instances (4 pods)");
   const admitted = await eventually("the Workload admitted", async () => {
     const fresh = await readWorkload(wl);
@@ -251,6 +261,22 @@ test("a second Job waits behind it with our ETA on its Workload, and is admitted
   );
   const eta = Date.parse(/ETA (\S+Z) \(exact\)/.exec(message)?.[1] ?? "");
   expect(Number.isNaN(eta)).toBe(false);
+  // The same position and ETA, machine-readable, on the request itself (one object read: they agree).
+  const waiting = await eventually("the queue's provisioningClassDetails", async () => {
+    const fresh = await readPr(await provisioningRequest(wl, "train-2"));
+    return fresh.status?.provisioningClassDetails?.EstimatedProvisioningTime ? fresh : undefined;
+  });
+  const said = condition(waiting, "Provisioned");
+  expect(said?.reason).toBe("Queued");
+  expect(waiting.status?.provisioningClassDetails).toEqual({
+    ResizeRequestName: expect.stringMatching(/^pr-/) as string,
+    InstanceGroupManager: `${name()}/gpu`,
+    SelectedZone: "local-a",
+    PodTemplateName: templateNames(waiting),
+    QueuePosition: /at position (\d+) of/.exec(said?.message ?? "")?.[1],
+    EstimatedProvisioningTime: /ETA (\S+Z) \(exact\)/.exec(said?.message ?? "")?.[1],
+    EstimateKind: "exact",
+  });
 
   // Meanwhile: a Workload whose capacity is still queued is deleted with its Job → its ResizeRequest is cancelled.
   const doomed = await createJob(gpuJob("doomed", 8, 8, "gpu"));
@@ -269,7 +295,7 @@ test("a second Job waits behind it with our ETA on its Workload, and is admitted
     },
     120_000,
   );
-  expect(condition(revoked, "CapacityRevoked")?.reason).toBe("RunDurationElapsed");
+  expect(condition(revoked, "CapacityRevoked")?.reason).toBe("CapacityRevoked");
   await eventually("the first Workload deactivated", async () =>
     (await readWorkload(first?.wl ?? wl)).spec?.active === false ? true : undefined,
   );
@@ -297,7 +323,7 @@ test("an infeasible Job's request is Failed with the reason, and Kueue rejects i
     const fresh = await readPr(pr);
     return isTrue(fresh, "Failed") ? fresh : undefined;
   });
-  expect(condition(failed, "Failed")?.reason).toBe("NoMatchingGroup");
+  expect(condition(failed, "Failed")?.reason).toBe("ProvisioningRequestNotSchedulableInNodepool");
   expect(condition(failed, "Failed")?.message).toMatch(
     /one pod requests 16 nvidia.com\/gpu and an instance has 8 \(8 short\)/,
   );
