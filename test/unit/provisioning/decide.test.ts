@@ -5,7 +5,20 @@ import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { decideProvisioning, REFRESH_MS, type ProvisioningPlan } from "../../../src/provisioning/decide.js";
 import { resizeRequestName } from "../../../src/provisioning/resize-request.js";
 import type { RequestInsight } from "../../../src/queue/insight.js";
-import { T0, UID, at, cond, group, pr, rr, snapshot, template, gpuPod, POLICY_DEFAULTS } from "./fixtures.js";
+import {
+  T0,
+  UID,
+  at,
+  cond,
+  group,
+  pr,
+  rr,
+  snapshot,
+  template,
+  gpuPod,
+  POLICY_DEFAULTS,
+  waitingInsight,
+} from "./fixtures.js";
 
 const condition = (plan: ProvisioningPlan, type: string) =>
   plan.status?.conditions.find((c) => c.type === type);
@@ -16,18 +29,7 @@ const provisioned = (s = 0) => [
   cond("Provisioned", "True", "Provisioned", s),
 ];
 
-const queued = (o: Partial<RequestInsight> = {}): RequestInsight => ({
-  name: "pr-job-a-prov-1-0f1e2d3c4b",
-  position: 2,
-  size: 4,
-  waitingSince: T0,
-  state: "ACCEPTED",
-  waitingFor: { kind: "BehindHead", head: "holder", ahead: 1 },
-  eta: { basis: "exact", start: T0 + 300_000, time: T0 + 330_000 },
-  queueDeadline: undefined,
-  missesDeadline: false,
-  ...o,
-});
+const queued = waitingInsight;
 
 describe("a new request", () => {
   test("is sized, placed and gets its ResizeRequest: Accepted=True, Provisioned=False (Queued)", () => {

@@ -5,7 +5,7 @@ import type { RequestInsight } from "../../../src/queue/insight.js";
 import { decideProvisioning } from "../../../src/provisioning/decide.js";
 import { classDetails, sameDetails, withoutQueue } from "../../../src/provisioning/details.js";
 import { Reason } from "../../../src/provisioning/reasons.js";
-import { T0, at, cond, group, pr, rr, snapshot } from "./fixtures.js";
+import { T0, at, cond, group, pr, rr, snapshot, waitingInsight } from "./fixtures.js";
 
 const RR = "pr-job-a-prov-1-0f1e2d3c4b";
 const base = {
@@ -15,18 +15,8 @@ const base = {
   PodTemplateName: "ppt-job-a-prov-1-main",
 };
 const accepted = [cond("Accepted", "True", Reason.Accepted), cond("Provisioned", "False", Reason.Queued)];
-const insight = (o: Partial<RequestInsight> = {}): RequestInsight => ({
-  name: RR,
-  position: 3,
-  size: 4,
-  waitingSince: T0,
-  state: "ACCEPTED",
-  waitingFor: { kind: "BehindHead", head: "holder", ahead: 2 },
-  eta: { basis: "exact", start: T0 + 300_000, time: T0 + 330_500 },
-  queueDeadline: undefined,
-  missesDeadline: false,
-  ...o,
-});
+const insight = (o: Partial<RequestInsight> = {}): RequestInsight =>
+  waitingInsight({ position: 3, eta: { basis: "exact", start: T0 + 300_000, time: T0 + 330_500 }, ...o });
 const input = (o: Partial<Parameters<typeof classDetails>[0]> = {}) => ({
   request: pr(),
   resizeRequestName: RR,

@@ -15,6 +15,7 @@ import {
 } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import type { ProvisioningSnapshot } from "../../../src/provisioning/decide.js";
+import type { RequestInsight } from "../../../src/queue/insight.js";
 
 export const T0 = Date.parse("2026-01-01T00:00:00.000Z");
 export const at = (s: number): string => new Date(T0 + s * 1000).toISOString();
@@ -171,3 +172,17 @@ export function snapshot(o: Partial<ProvisioningSnapshot> = {}): ProvisioningSna
     ...o,
   };
 }
+
+/** The queue model's view of the request's ResizeRequest: second in its queue, an exact ETA. */
+export const waitingInsight = (o: Partial<RequestInsight> = {}): RequestInsight => ({
+  name: "pr-job-a-prov-1-0f1e2d3c4b",
+  position: 2,
+  size: 4,
+  waitingSince: T0,
+  state: "ACCEPTED",
+  waitingFor: { kind: "BehindHead", head: "holder", ahead: 1 },
+  eta: { basis: "exact", start: T0 + 300_000, time: T0 + 330_000 },
+  queueDeadline: undefined,
+  missesDeadline: false,
+  ...o,
+});

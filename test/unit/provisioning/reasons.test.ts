@@ -68,20 +68,16 @@ test.each<[string, ResizeRequestStatus, boolean, string]>([
   expect(waitingReason(rr(status), attempting)).toBe(reason);
 });
 
-test("GKE's words for the situations GKE shares", () => {
-  expect(Reason).toMatchObject({
-    Accepted: "SuccessfullyQueued",
-    Provisioned: "Provisioned",
-    BookingExpired: "BookingExpired",
-    CapacityRevoked: "CapacityRevoked",
-    WaitTimeExceeded: "WaitTimeExceeded",
-    ResourcePoolExhausted: "ResourcePoolExhausted",
-    NodepoolSizeReached: "NodepoolSizeReached",
-    MissingPodTemplates: "MissingPodTemplates",
-    MissingResizeRequest: "MissingResizeRequest",
-    NoGroupAvailable: "NoQueuedNodepoolAvailable",
-    NotSchedulableInGroup: "ProvisioningRequestNotSchedulableInNodepool",
-  });
+// GKE's reason for each situation it shares with us: SuccessfullyQueued, Provisioned, BookingExpired,
+// CapacityRevoked, WaitTimeExceeded, ResourcePoolExhausted, NodepoolSizeReached, MissingPodTemplates,
+// MissingResizeRequest, NoQueuedNodepoolAvailable, ProvisioningRequestNotSchedulableInNodepool.
+const GKE =
+  "SuccessfullyQueued Provisioned BookingExpired CapacityRevoked WaitTimeExceeded ResourcePoolExhausted NodepoolSizeReached MissingPodTemplates MissingResizeRequest NoQueuedNodepoolAvailable ProvisioningRequestNotSchedulableInNodepool";
+test.each(GKE.split(" "))("GKE's %s is one of our reasons", (word) => {
+  expect(Object.values(Reason)).toContain(word);
+});
+
+test("reasons are condition reasons, one per situation", () => {
   // Reasons are CamelCase words (metav1.Condition's reason pattern), each used for one situation.
   const values = Object.values(Reason);
   for (const r of values) expect(r).toMatch(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/);
