@@ -18,7 +18,7 @@ import { setCondition, type ConditionInput } from "../controller/conditions.js";
 import type { EventDefinition } from "../events/catalog.js";
 import type { RequestInsight } from "../queue/insight.js";
 import { provisioningEvents as E } from "./events.js";
-import { classDetails, sameDetails, withoutQueue } from "./details.js";
+import { classDetails, detailsFor, sameDetails, withoutQueue } from "./details.js";
 import { failureOf, waitingMessage } from "./messages.js";
 import { acceptedMessage, foreignTemplate, groupOf, notMadeFor } from "./ownership.js";
 import { queuedEta, type GroupQueue } from "./obtainability.js";
@@ -258,7 +258,11 @@ function admit(
     fail(d, Reason.ResizeRequestNotOwned, foreign);
     return none;
   }
-  const accepted = acceptedMessage(rr, placement.instances, placement.pods);
+  const accepted = `${acceptedMessage(rr, placement.instances, placement.pods)}${
+    placement.competing === undefined
+      ? ""
+      : ` Chosen by capacitySearchStrategy OBTAINABILITY: the earliest ETA of ${placement.competing} groups.`
+  }`;
   const ignored = unknown.length > 0 ? `Ignored ${unknownParametersMessage(unknown)}.` : undefined;
   // Where its ResizeRequest lives is recorded with the acceptance: later passes look there only.
   d.details = classDetails({
@@ -299,7 +303,7 @@ function follow(
     return undefined;
   }
   const waiting = waitingMessage(rr, s.insight, s.queueLength);
-  d.details = detailsOf(s, rr, s.insight);
+  d.details = detailsFor(s.request, s.groups, rr, s.insight);
   d.set(
     { type: C.Provisioned, status: "False", reason: waiting.reason, message: waiting.message },
     waiting.reason === Reason.Provisioning ? E.ProvisioningStarted : undefined,
@@ -317,7 +321,7 @@ function afterSuccess(
   const ns = rr.metadata.namespace ?? "";
   if (!provisioned) {
     const size = rr.spec.resizeBy ?? 0;
-    d.details = detailsOf(s, rr, undefined);
+    d.details = detailsFor(s.request, s.groups, rr, undefined);
     d.set(
       {
         type: C.Provisioned,
@@ -377,20 +381,4 @@ export function bookingExpiresAt(
     since +
     (parseKubeDuration(g?.spec.provisioningRequests?.bookingWindow ?? DEFAULT_BOOKING_WINDOW) ?? 600_000)
   );
-}
-
-/** The request's details for its ResizeRequest, with the queue's view while it waits. */
-function detailsOf(
-  s: ProvisioningSnapshot,
-  rr: ResizeRequest,
-  insight: RequestInsight | undefined,
-): Readonly<Record<string, string>> {
-  const group = groupOf(s.groups, rr);
-  return classDetails({
-    request: s.request,
-    resizeRequestName: rr.metadata.name ?? "",
-    groupKey: `${rr.metadata.namespace ?? ""}/${rr.spec.instanceGroupManager}`,
-    group,
-    insight,
-  });
 }

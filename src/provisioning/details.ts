@@ -6,8 +6,10 @@
 // message (shownEta), so they change exactly when the message does and cost no write of their own.
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { ClassDetail, type ProvisioningRequest } from "../api/provisioning-request.js";
+import type { ResizeRequest } from "../api/resize-request.js";
 import type { RequestInsight } from "../queue/insight.js";
 import { shownEta } from "./messages.js";
+import { groupOf } from "./ownership.js";
 
 export type ClassDetails = Readonly<Record<string, string>>;
 
@@ -45,6 +47,22 @@ export function classDetails(input: DetailsInput): ClassDetails {
     ...(insight && { [ClassDetail.QueuePosition]: String(insight.position) }),
     ...(eta && { [ClassDetail.EstimatedProvisioningTime]: eta.time, [ClassDetail.EstimateKind]: eta.kind }),
   };
+}
+
+/** The details of a request served by `rr`, with the queue's view while it waits. */
+export function detailsFor(
+  request: ProvisioningRequest,
+  groups: readonly InstanceGroupManager[],
+  rr: ResizeRequest,
+  insight: RequestInsight | undefined,
+): ClassDetails {
+  return classDetails({
+    request,
+    resizeRequestName: rr.metadata.name ?? "",
+    groupKey: `${rr.metadata.namespace ?? ""}/${rr.spec.instanceGroupManager}`,
+    group: groupOf(groups, rr),
+    insight,
+  });
 }
 
 /** The details without the queue's keys: the request no longer waits (provisioned or failed). */

@@ -29,6 +29,8 @@ export type Placement =
       readonly group: InstanceGroupManager;
       readonly instances: number;
       readonly pods: number;
+      /** With OBTAINABILITY: how many groups could take it (the chosen one had the earliest ETA). */
+      readonly competing?: number;
     }
   | { readonly ok: false; readonly reason: FailureReason; readonly message: string };
 
@@ -181,7 +183,8 @@ export function place(input: PlacementInput): Placement {
       const sized = size(input, g);
       return sized.ok ? [{ option: sized, eta: etaOf(g, sized.instances) }] : [];
     });
-    return earliest(able) ?? size(input, first);
+    const best = earliest(able);
+    return best ? { ...best, competing: able.length } : size(input, first);
   }
   if (first) return size(input, first);
   if (candidates.length === 0) {

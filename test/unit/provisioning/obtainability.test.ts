@@ -105,7 +105,12 @@ test("the group whose queue frees first is chosen, not the first in the default 
     [keyOf(b), queueOf({ replicas: 2 })],
   ]);
   const got = place(input([a, b], queues));
-  expect(got).toMatchObject({ ok: true, group: { metadata: { name: "b-free" } }, instances: 4 });
+  expect(got).toMatchObject({
+    ok: true,
+    group: { metadata: { name: "b-free" } },
+    instances: 4,
+    competing: 2,
+  });
   // The ETAs themselves: b starts now and takes its usual 30 s; a waits for the release.
   expect(etaIfQueued(b, queues.get(keyOf(b)), rr(undefined, { name: "new", size: 4 }), NOW)).toEqual({
     basis: "exact",
@@ -152,6 +157,9 @@ test("decideProvisioning places by the snapshot's queues: the ResizeRequest goes
     }),
   );
   expect(plan.create?.spec.instanceGroupManager).toBe("b-free");
+  expect(plan.status?.conditions.find((c) => c.type === "Accepted")?.message).toContain(
+    "Chosen by capacitySearchStrategy OBTAINABILITY: the earliest ETA of 2 groups.",
+  );
   expect(plan.status?.provisioningClassDetails).toMatchObject({ InstanceGroupManager: "team-a/b-free" });
 });
 
