@@ -14,6 +14,7 @@ import type { EventRecorder } from "../events/recorder.js";
 import { isConflict, isNotFound } from "../runtime/api-errors.js";
 import { Controller, type Reconciler } from "../runtime/controller.js";
 import type { Manager } from "../runtime/manager.js";
+import { generationChanged } from "../runtime/predicates.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import { objectKey, type Lister } from "../runtime/store.js";
 import { resizeEvents as E } from "./events.js";
@@ -146,7 +147,7 @@ export function addRetentionController(mgr: Manager, options: RetentionControlle
         .byIndex(BY_GROUP, objectKey(g))
         .filter((rr) => isFinalState(rr.status?.state))
         .map(objectKey),
-    (before, after) => before.metadata.generation !== after.metadata.generation,
+    generationChanged,
     schedule,
     { skipInitialList: true },
   );

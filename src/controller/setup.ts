@@ -15,6 +15,7 @@ import { Controller } from "../runtime/controller.js";
 import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
 import type { MetricsSink } from "../runtime/metrics.js";
+import { generationOrDeletionChanged } from "../runtime/predicates.js";
 import { objectKey, type IndexFunc } from "../runtime/store.js";
 import { resourcePath } from "../runtime/resource-kind.js";
 import { stripUnreadMetadata } from "../runtime/transform.js";
@@ -145,14 +146,8 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
     ),
   });
   // A group's own status writes (ours) need no pass: only its spec (generation) and deletion do.
-  controller.watchPrimary(
-    groups,
-    (before, after) =>
-      // A resync (the same object again) refreshes the group's status from its target.
-      before === after ||
-      before.metadata.generation !== after.metadata.generation ||
-      before.metadata.deletionTimestamp !== after.metadata.deletionTimestamp,
-  );
+  // A resync (the same object again) refreshes the group's status from its target.
+  controller.watchPrimary(groups, generationOrDeletionChanged);
   // A change to a request out of play before and after (a finished one's labels, a resync) needs no pass.
   controller.watchMapped(
     requests,
