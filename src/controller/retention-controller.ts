@@ -18,7 +18,7 @@ import { generationChanged } from "../runtime/predicates.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import { objectKey, type Lister } from "../runtime/store.js";
 import { resizeEvents as E } from "./events.js";
-import { BY_GROUP } from "./observe.js";
+import { BY_GROUP } from "./indexes.js";
 import { retentionDecision } from "./retention.js";
 import { resizeInformers } from "./setup.js";
 

@@ -7,9 +7,9 @@ import { PROVISIONING_REQUESTS } from "../api/kinds.js";
 import {
   PROVISIONING_CLASS,
   PROVISIONING_REQUEST,
-  PROVISIONING_REQUEST_ANNOTATION,
   ProvisioningRequest,
 } from "../api/provisioning-request.js";
+import { provisioningRequestOf } from "../controller/indexes.js";
 import { resizeInformers } from "../controller/setup.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { Controller } from "../runtime/controller.js";
@@ -66,10 +66,7 @@ export function addProvisioningController(mgr: Manager, options: ProvisioningOpt
   // Our own status writes change no spec: only a new generation, a deletion or a resync needs a pass.
   controller.watchMapped(requests, (pr) => (ours(pr) ? [objectKey(pr)] : []), generationOrDeletionChanged);
   // Every change of a ResizeRequest serving a request (its state, its queue) and its deletion.
-  controller.watchMapped(resizeRequests, (rr) => {
-    const key = rr.metadata.annotations?.[PROVISIONING_REQUEST_ANNOTATION];
-    return key ? [key] : [];
-  });
+  controller.watchMapped(resizeRequests, provisioningRequestOf);
   // A group appearing or its spec changing can place a request that found none (status writes, every
   // second while a group is busy, would only repeat what the periodic refresh of a waiting request sees).
   controller.watchMapped(groups, () => requests.lister.list().filter(ours).map(objectKey), generationChanged);

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { resizeEvents } from "../../../src/controller/events.js";
-import { REQUEST_COUNTERS, REQUEST_INDEXERS } from "../../../src/controller/setup.js";
+import { REQUEST_COUNTERS, REQUEST_INDEXERS } from "../../../src/controller/indexes.js";
 import type { RecorderStats } from "../../../src/events/recorder.js";
 import { planEventMetrics, registerDomainMetrics } from "../../../src/observability/domain.js";
 import { PromMetrics } from "../../../src/observability/metrics.js";
