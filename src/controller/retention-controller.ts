@@ -123,7 +123,8 @@ export function addRetentionController(mgr: Manager, options: RetentionControlle
     now: options.now ?? Date.now,
   };
   const controller = new Controller({
-    name: "retention",
+    // Keyed per request: named for the kind it reconciles, then for its one job.
+    name: `${RESIZE_REQUEST.singular}-retention`,
     concurrency: 2,
     logger: options.logger,
     reconcile: retentionReconciler(deps),

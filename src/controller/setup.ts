@@ -83,7 +83,8 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
     },
   });
   const controller = new Controller({
-    name: "resizerequest",
+    // Named for the kind it reconciles (its key is a group), as controller-runtime names controllers.
+    name: INSTANCE_GROUP_MANAGER.singular,
     concurrency: options.concurrency,
     logger: options.logger,
     ...(options.metrics && { metrics: options.metrics }),

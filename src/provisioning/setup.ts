@@ -50,7 +50,7 @@ export function addProvisioningController(mgr: Manager, options: ProvisioningOpt
   });
   const { requests: resizeRequests, groups } = resizeInformers(mgr, options.namespace);
   const controller = new Controller({
-    name: "provisioningrequest",
+    name: PROVISIONING_REQUEST.kind.toLowerCase(),
     concurrency: options.concurrency,
     logger: options.logger,
     ...(options.metrics && { metrics: options.metrics }),
