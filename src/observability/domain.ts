@@ -11,7 +11,7 @@ import type { ResizeRequest } from "../api/resize-request.js";
 import type { PlanEventNotice } from "../controller/execute.js";
 import { resizeEvents } from "../controller/events.js";
 import { BY_NAMESPACE_AND_STATE, IN_PLAY_BY_GROUP } from "../controller/indexes.js";
-import { groupQueue } from "../controller/queue-view.js";
+import { groupQueue } from "../controller/group-queue.js";
 import type { RecorderStats } from "../events/recorder.js";
 import type { MetricsSink } from "../runtime/metrics.js";
 import { splitKey, type Lister } from "../runtime/store.js";
