@@ -5,12 +5,11 @@ import { servedBy } from "../api/served-by.js";
 import { stringify } from "yaml";
 import { isFinalState } from "../api/lifecycle.js";
 import type { ResizeRequest } from "../api/resize-request.js";
+import { rfc3339 } from "../api/time.js";
 import type { EventSummary } from "../events/view.js";
 import type { Eta, QueueInsight, RequestInsight } from "../queue/insight.js";
 import { waitingForSentence, waitingForShort } from "../queue/text.js";
 
-/** A time in text and tables: RFC 3339 to the second, as kubectl prints times. */
-const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 /** A time in -o json|yaml: to the millisecond, so that scripts get the model's exact value. */
 const isoMs = (ms: number): string => new Date(ms).toISOString();
 
@@ -29,14 +28,14 @@ export function humanDuration(ms: number): string {
 
 /** An ETA in one cell: the time and its basis, or why it is unknown. */
 export function etaCell(eta: Eta): string {
-  return eta.basis === "unknown" ? "unknown" : `${iso(eta.time)} (${eta.basis})`;
+  return eta.basis === "unknown" ? "unknown" : `${rfc3339(eta.time)} (${eta.basis})`;
 }
 
 /** An ETA in a sentence, relative to now. */
 export function etaText(eta: Eta, now: number): string {
   if (eta.basis === "unknown") return `unknown: ${eta.reason}`;
   const when = eta.time <= now ? "now" : `in ${humanDuration(eta.time - now)}`;
-  return `${iso(eta.time)} (${when}; ${eta.basis}, attempt expected to start at ${iso(eta.start)})`;
+  return `${rfc3339(eta.time)} (${when}; ${eta.basis}, attempt expected to start at ${rfc3339(eta.start)})`;
 }
 
 /** A short form for the WAITING FOR column. */
@@ -69,8 +68,8 @@ export function queueTable(q: QueueInsight, now: number, wide: boolean): string 
     return [
       ...cells,
       r.state,
-      r.eta.basis === "unknown" ? "<none>" : iso(r.eta.start),
-      waitingForShort(r.waitingFor, iso),
+      r.eta.basis === "unknown" ? "<none>" : rfc3339(r.eta.start),
+      waitingForShort(r.waitingFor, rfc3339),
       r.eta.basis === "unknown" ? r.eta.reason : "",
     ];
   });
@@ -162,14 +161,14 @@ export function explainText(e: Explained, now: number): string {
   if (e.insight) {
     lines.push(
       `Position:       ${e.insight.position} of ${e.queueLength}`,
-      `Waiting since:  ${iso(e.insight.waitingSince)} (${humanDuration(now - e.insight.waitingSince)})`,
-      `Waiting for:    ${waitingForSentence(e.insight.waitingFor, iso)}`,
+      `Waiting since:  ${rfc3339(e.insight.waitingSince)} (${humanDuration(now - e.insight.waitingSince)})`,
+      `Waiting for:    ${waitingForSentence(e.insight.waitingFor, rfc3339)}`,
       `ETA:            ${etaText(e.insight.eta, now)}`,
     );
     const deadline = e.insight.queueDeadline;
     if (deadline !== undefined)
       lines.push(
-        `Queue deadline: ${iso(deadline)}${e.insight.missesDeadline ? " (before the expected start: it will fail then unless the queue moves faster)" : ""}`,
+        `Queue deadline: ${rfc3339(deadline)}${e.insight.missesDeadline ? " (before the expected start: it will fail then unless the queue moves faster)" : ""}`,
       );
   } else if (isFinalState(s?.state)) {
     lines.push("Position:       not in the queue (final state)");

@@ -5,18 +5,17 @@
 // every pass.
 import { ErrorCode } from "../api/errors.js";
 import type { ResizeRequest } from "../api/resize-request.js";
+import { rfc3339 } from "../api/time.js";
 import { messageOf } from "../controller/errors.js";
 import type { Eta, RequestInsight } from "../queue/insight.js";
 import { waitingForSentence } from "../queue/text.js";
 
-const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-const isoMinute = (ms: number): string =>
-  new Date(Math.ceil(ms / 60_000) * 60_000).toISOString().replace(/:00\.\d{3}Z$/, "Z");
+const isoMinute = (ms: number): string => rfc3339(Math.ceil(ms / 60_000) * 60_000).replace(/:00Z$/, "Z");
 
 export function etaPhrase(eta: Eta): string {
   switch (eta.basis) {
     case "exact":
-      return `ETA ${iso(eta.time)} (exact)`;
+      return `ETA ${rfc3339(eta.time)} (exact)`;
     case "estimated":
       return `ETA about ${isoMinute(eta.time)} (estimated)`;
     case "unknown":
@@ -34,7 +33,7 @@ export function waitingMessage(
   const size = rr.spec.resizeBy ?? 0;
   if (!insight)
     return { reason: "Queued", message: `Queued for ${size} instances of InstanceGroupManager ${where}.` };
-  const waiting = waitingForSentence(insight.waitingFor, iso);
+  const waiting = waitingForSentence(insight.waitingFor, rfc3339);
   if (insight.waitingFor.kind === "Attempt")
     return {
       reason: "Provisioning",
