@@ -5,17 +5,18 @@
 // every pass.
 import { ErrorCode } from "../api/errors.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { rfc3339 } from "../api/time.js";
+import { rfc3339Seconds } from "../api/time.js";
 import { messageOf } from "../controller/errors.js";
 import type { Eta, RequestInsight } from "../queue/insight.js";
 import { waitingForSentence } from "../queue/text.js";
 
-const isoMinute = (ms: number): string => rfc3339(Math.ceil(ms / 60_000) * 60_000).replace(/:00Z$/, "Z");
+const isoMinute = (ms: number): string =>
+  rfc3339Seconds(Math.ceil(ms / 60_000) * 60_000).replace(/:00Z$/, "Z");
 
 export function etaPhrase(eta: Eta): string {
   switch (eta.basis) {
     case "exact":
-      return `ETA ${rfc3339(eta.time)} (exact)`;
+      return `ETA ${rfc3339Seconds(eta.time)} (exact)`;
     case "estimated":
       return `ETA about ${isoMinute(eta.time)} (estimated)`;
     case "unknown":
@@ -33,7 +34,7 @@ export function waitingMessage(
   const size = rr.spec.resizeBy ?? 0;
   if (!insight)
     return { reason: "Queued", message: `Queued for ${size} instances of InstanceGroupManager ${where}.` };
-  const waiting = waitingForSentence(insight.waitingFor, rfc3339);
+  const waiting = waitingForSentence(insight.waitingFor, rfc3339Seconds);
   if (insight.waitingFor.kind === "Attempt")
     return {
       reason: "Provisioning",

@@ -25,10 +25,8 @@ export const T0 = Date.parse("2025-01-01T00:10:00.000Z");
 export const SEC = 1000;
 export const MIN = 60 * SEC;
 
-/** A moment as the controller writes it (RFC 3339 to the second). */
+/** A moment as the controller writes it in status fields (api/time.ts). */
 export const iso = rfc3339;
-/** A moment to the millisecond, as earlier releases wrote status times: read back exactly. */
-export const isoMs = (ms: number): string => new Date(ms).toISOString();
 
 export const NAMESPACE = "team-a";
 export const GROUP_NAME = "pool";

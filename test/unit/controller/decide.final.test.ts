@@ -17,7 +17,6 @@ import {
   finalStatus,
   group,
   iso,
-  isoMs,
   notFoundTarget,
   notScalableTarget,
   provisioningStatus,
@@ -156,7 +155,7 @@ describe("run duration", () => {
   test.each([{ left: 1 }, { left: 90 * SEC }, { left: 59 * MIN }])(
     "runUntil in $left ms: nothing written, requeue at runUntil",
     ({ left }) => {
-      const a = succeeded({ runUntil: isoMs(T0 + left) });
+      const a = succeeded({ runUntil: iso(T0 + left) });
       const plan = decide(snap({ replicas: 5, requests: [a] }), CFG);
       expect(plan.requests).toEqual([]);
       expect(plan.scale).toBeUndefined();
