@@ -25,8 +25,8 @@ describe("PromMetrics", () => {
     const m = new PromMetrics();
     m.counter(METRIC.reconcileTotal, { controller: "c", result: "success" }).inc();
     m.counter(METRIC.reconcileTotal, { result: "success", controller: "c" }).inc(2);
-    m.gauge(METRIC.queueDepth, { name: "q" }).set(7);
-    m.gauge(METRIC.queueDepth, { name: "q" }).dec();
+    m.gauge(METRIC.workqueueDepth, { name: "q" }).set(7);
+    m.gauge(METRIC.workqueueDepth, { name: "q" }).dec();
     m.histogram(METRIC.reconcileTime, { controller: "c" }).observe(0.3);
     const text = await m.metrics();
     expect(sample(text, 'controller_runtime_reconcile_total{controller="c",result="success"}')).toBe(3);
