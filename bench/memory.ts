@@ -101,7 +101,8 @@ async function measure(http: KubeHttp, cli: string, ns: string, name: string): P
     const cached = sum(await metricsText(op.metricsPort), /^resize_requests\{[^}]*\} (\d+)/gm);
     const released = Date.now();
     await setLease(http, ns, false);
-    const reconciles = /^controller_runtime_reconcile_total\{[^}]*controller="resizerequest"[^}]*\} (\d+)/gm;
+    const reconciles =
+      /^controller_runtime_reconcile_total\{[^}]*controller="instancegroupmanager"[^}]*\} (\d+)/gm;
     while (sum(await metricsText(op.metricsPort), reconciles) === 0) {
       if (Date.now() - released > 120_000) throw new Error(`${name}: no reconcile 120 s after the release`);
       await sleep(10);

@@ -1,13 +1,11 @@
 // Which requests a group's reconcile pass must see. A pass's cost follows this set, not the group's
 // history: active requests, plus finished ones that still need something from the controller. Every
 // other finished request would come out of decide() unchanged (the matrix test checks exactly that),
-// so the informer indexes requests by this predicate and the pass reads only the index.
+// so the informer indexes requests by this predicate (IN_PLAY_BY_GROUP, indexes.ts) and the pass reads
+// only the index.
 import { ResizeRequestCondition as RC } from "../api/conditions.js";
 import { isFinalState } from "../api/lifecycle.js";
 import type { RequestView } from "./snapshot.js";
-
-/** Index of the ResizeRequest cache: "namespace/group" of the group, for requests in play only. */
-export const IN_PLAY_BY_GROUP = "inPlayByGroup";
 
 export function inPlay(r: RequestView): boolean {
   const status = r.status;

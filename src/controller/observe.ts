@@ -5,28 +5,24 @@
 // autoscaler (or, for a Karpenter NodePool, Karpenter) said about them.
 import { groupDurations, type InstanceGroupManager } from "../api/instance-group-manager.js";
 import { groupLocation } from "../api/location.js";
-import { FINALIZER } from "../api/names.js";
 import { DEFAULT_READY_REPLICAS_FIELD, isKarpenterNodePool, readinessSource } from "../api/readiness.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { CORE_EVENTS, lastPosted, PODS, type CoreEvent, type Pod } from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Lister } from "../runtime/store.js";
-import { IN_PLAY_BY_GROUP } from "./in-play.js";
+import { IN_PLAY_BY_GROUP } from "./indexes.js";
 import type { KarpenterView } from "./karpenter.js";
 import { readKarpenter } from "./karpenter-read.js";
 import type { NodeCounter } from "./node-informers.js";
 import { NODE_READINESS_FORBIDDEN } from "./node-readiness.js";
-import type {
-  AutoscalerEvent,
-  GroupSnapshot,
-  RequestView,
-  TargetView,
-  UnschedulablePod,
+import {
+  requestView,
+  type AutoscalerEvent,
+  type GroupSnapshot,
+  type TargetView,
+  type UnschedulablePod,
 } from "./snapshot.js";
 import type { ScaleClient, TargetRead } from "./target.js";
-
-/** Index of the ResizeRequest cache: "namespace/group" of the group a request names (all of them). */
-export const BY_GROUP = "byGroup";
 
 export interface ObserveDeps {
   readonly groups: Lister<InstanceGroupManager>;
@@ -70,20 +66,6 @@ export interface Observation {
   readonly group: InstanceGroupManager | undefined;
   readonly requests: ReadonlyMap<string, ResizeRequest>;
   readonly target: TargetRead | undefined;
-}
-
-export function requestView(rr: ResizeRequest): RequestView {
-  const m = rr.metadata;
-  return {
-    name: m.name ?? "",
-    uid: m.uid ?? "",
-    generation: m.generation ?? 0,
-    creationTimestamp: m.creationTimestamp ?? new Date(0).toISOString(),
-    deleting: m.deletionTimestamp !== undefined,
-    hasFinalizer: m.finalizers?.includes(FINALIZER) ?? false,
-    spec: rr.spec,
-    status: rr.status ?? {},
-  };
 }
 
 /**

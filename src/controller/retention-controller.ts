@@ -14,10 +14,11 @@ import type { EventRecorder } from "../events/recorder.js";
 import { isConflict, isNotFound } from "../runtime/api-errors.js";
 import { Controller, type Reconciler } from "../runtime/controller.js";
 import type { Manager } from "../runtime/manager.js";
+import { generationChanged } from "../runtime/predicates.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import { objectKey, type Lister } from "../runtime/store.js";
 import { resizeEvents as E } from "./events.js";
-import { BY_GROUP } from "./observe.js";
+import { BY_GROUP } from "./indexes.js";
 import { retentionDecision } from "./retention.js";
 import { resizeInformers } from "./setup.js";
 
@@ -122,7 +123,8 @@ export function addRetentionController(mgr: Manager, options: RetentionControlle
     now: options.now ?? Date.now,
   };
   const controller = new Controller({
-    name: "retention",
+    // Keyed per request: named for the kind it reconciles, then for its one job.
+    name: `${RESIZE_REQUEST.singular}-retention`,
     concurrency: 2,
     logger: options.logger,
     reconcile: retentionReconciler(deps),
@@ -146,7 +148,7 @@ export function addRetentionController(mgr: Manager, options: RetentionControlle
         .byIndex(BY_GROUP, objectKey(g))
         .filter((rr) => isFinalState(rr.status?.state))
         .map(objectKey),
-    (before, after) => before.metadata.generation !== after.metadata.generation,
+    generationChanged,
     schedule,
     { skipInitialList: true },
   );

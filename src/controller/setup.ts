@@ -3,29 +3,26 @@
 // groups that count ready Nodes (created when such a group is first reconciled, node-informers.ts).
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Logger } from "pino";
-import { groupKeyOf } from "../api/identity.js";
 import { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
-import { PROVISIONING_REQUEST_ANNOTATION } from "../api/provisioning-request.js";
-import { readinessSource } from "../api/readiness.js";
 import { ResizeRequest } from "../api/resize-request.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { Controller } from "../runtime/controller.js";
 import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
 import type { MetricsSink } from "../runtime/metrics.js";
-import { objectKey, type IndexFunc } from "../runtime/store.js";
+import { generationOrDeletionChanged } from "../runtime/predicates.js";
+import { objectKey } from "../runtime/store.js";
 import { resourcePath } from "../runtime/resource-kind.js";
 import { stripUnreadMetadata } from "../runtime/transform.js";
 import { internStrings, perObjectKeys, StringTable } from "../runtime/intern.js";
 import type { ExecuteDeps } from "./execute.js";
-import { IN_PLAY_BY_GROUP, inPlay } from "./in-play.js";
+import { inPlay } from "./in-play.js";
+import { BY_NODE_SELECTOR, GROUP_INDEXERS, groupOf, REQUEST_COUNTERS, REQUEST_INDEXERS } from "./indexes.js";
 import { NodeInformers } from "./node-informers.js";
-import { selectorString } from "./node-readiness.js";
-import { BY_GROUP, requestView } from "./observe.js";
 import { resizeReconciler } from "./reconciler.js";
-import { TARGET_RECHECK_POLLS, type DecideConfig } from "./snapshot.js";
+import { requestView, TARGET_RECHECK_POLLS, type DecideConfig } from "./snapshot.js";
 import { ScaleClient } from "./target.js";
 
 export interface ResizeControllerOptions {
@@ -41,42 +38,6 @@ export interface ResizeControllerOptions {
   /** `Kind.group` of the cluster-scoped kinds a group may target (--cluster-scoped-targets). */
   readonly clusterScopedTargets: readonly string[];
 }
-
-/** Index of the ResizeRequests created for ProvisioningRequests, by the request's `namespace/name`. */
-export const BY_PROVISIONING_REQUEST = "byProvisioningRequest";
-
-/**
- * The request cache's indexes: every request by group, the requests in play by group, and those
- * serving a ProvisioningRequest by that request (one cache for both controllers).
- */
-export const REQUEST_INDEXERS: Readonly<Record<string, IndexFunc<ResizeRequest>>> = {
-  [BY_GROUP]: (rr) => [groupKeyOf(rr)],
-  [IN_PLAY_BY_GROUP]: (rr) => (inPlay(requestView(rr)) ? [groupKeyOf(rr)] : []),
-  [BY_PROVISIONING_REQUEST]: (rr) => {
-    const key = rr.metadata.annotations?.[PROVISIONING_REQUEST_ANNOTATION];
-    return key ? [key] : [];
-  },
-};
-
-/** Index of the group cache: the node selector (selectorString) of each group counting ready Nodes. */
-export const BY_NODE_SELECTOR = "byNodeSelector";
-
-/** The group cache's indexes: a Node change reaches exactly the groups whose selector it falls under. */
-export const GROUP_INDEXERS: Readonly<Record<string, IndexFunc<InstanceGroupManager>>> = {
-  [BY_NODE_SELECTOR]: (group) => {
-    const source = readinessSource(group.spec);
-    return source.kind === "nodes" ? [selectorString(source.nodeSelector)] : [];
-  },
-};
-
-/** Counter of the requests by `namespace/state` (read back with splitKey). */
-export const BY_NAMESPACE_AND_STATE = "byNamespaceAndState";
-
-/** The request cache's counters: what a metric scrape reads without visiting every request. */
-export const REQUEST_COUNTERS: Readonly<Record<string, IndexFunc<ResizeRequest>>> = {
-  // A request the controller has not written yet is, by the API's definition, CREATING.
-  [BY_NAMESPACE_AND_STATE]: (rr) => [`${rr.metadata.namespace ?? ""}/${rr.status?.state ?? "CREATING"}`],
-};
 
 /**
  * The cached requests' shared strings (runtime/intern.ts): at 100,000 requests, one copy of each
@@ -122,7 +83,8 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
     },
   });
   const controller = new Controller({
-    name: "resizerequest",
+    // Named for the kind it reconciles (its key is a group), as controller-runtime names controllers.
+    name: INSTANCE_GROUP_MANAGER.singular,
     concurrency: options.concurrency,
     logger: options.logger,
     ...(options.metrics && { metrics: options.metrics }),
@@ -145,18 +107,12 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
     ),
   });
   // A group's own status writes (ours) need no pass: only its spec (generation) and deletion do.
-  controller.watchPrimary(
-    groups,
-    (before, after) =>
-      // A resync (the same object again) refreshes the group's status from its target.
-      before === after ||
-      before.metadata.generation !== after.metadata.generation ||
-      before.metadata.deletionTimestamp !== after.metadata.deletionTimestamp,
-  );
+  // A resync (the same object again) refreshes the group's status from its target.
+  controller.watchPrimary(groups, generationOrDeletionChanged);
   // A change to a request out of play before and after (a finished one's labels, a resync) needs no pass.
   controller.watchMapped(
     requests,
-    (rr) => [groupKeyOf(rr)],
+    groupOf,
     (before, after) => inPlay(requestView(before)) || inPlay(requestView(after)),
   );
   mgr.addController(controller);

@@ -1,7 +1,8 @@
 // What the reconcile decision sees of one group: plain data gathered by the observer (observe.ts) from
 // the informer caches and the target's /scale subresource. No I/O happens past this point.
 import type { Location } from "../api/location.js";
-import type { ResizeRequestSpec, ResizeRequestStatus } from "../api/resize-request.js";
+import { FINALIZER } from "../api/names.js";
+import type { ResizeRequest, ResizeRequestSpec, ResizeRequestStatus } from "../api/resize-request.js";
 import type { KarpenterView } from "./karpenter.js";
 
 export interface GroupView {
@@ -80,6 +81,21 @@ export interface RequestView {
   readonly hasFinalizer: boolean;
   readonly spec: ResizeRequestSpec;
   readonly status: ResizeRequestStatus;
+}
+
+/** A cached request as the decision sees it. */
+export function requestView(rr: ResizeRequest): RequestView {
+  const m = rr.metadata;
+  return {
+    name: m.name ?? "",
+    uid: m.uid ?? "",
+    generation: m.generation ?? 0,
+    creationTimestamp: m.creationTimestamp ?? new Date(0).toISOString(),
+    deleting: m.deletionTimestamp !== undefined,
+    hasFinalizer: m.finalizers?.includes(FINALIZER) ?? false,
+    spec: rr.spec,
+    status: rr.status ?? {},
+  };
 }
 
 export interface GroupSnapshot {

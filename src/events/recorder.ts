@@ -120,8 +120,9 @@ class BufferedEventRecorder implements EventRecorder {
   /** Aborted at the stop deadline: cuts retry waits short. */
   private readonly abort = new AbortController();
 
-  private readonly queue: SeriesEntry[] = [];
-  private readonly queued = new Set<SeriesEntry>();
+  /** The entries waiting for their write, oldest first (at most bufferSize). */
+  private readonly buffer: SeriesEntry[] = [];
+  private readonly inBuffer = new Set<SeriesEntry>();
   /** The entry being written; its write loop picks up anything that becomes due meanwhile. */
   private current: SeriesEntry | undefined;
   private worker: Promise<void> | undefined;
@@ -203,7 +204,7 @@ class BufferedEventRecorder implements EventRecorder {
   }
 
   stats(): RecorderStats {
-    return { ...this.counters, buffered: this.queue.length, series: this.book.size };
+    return { ...this.counters, buffered: this.buffer.length, series: this.book.size };
   }
 
   /** Schedules heartbeats and the final writes of series that went idle. */
@@ -226,11 +227,11 @@ class BufferedEventRecorder implements EventRecorder {
     await Promise.race([this.idle(), deadline]);
     timer.cancel();
     this.abort.abort();
-    if (this.queue.length > 0) {
-      this.counters.dropped += this.queue.length;
-      this.log.warn({ dropped: this.queue.length }, "event recorder stopped with writes still buffered");
-      this.queue.length = 0;
-      this.queued.clear();
+    if (this.buffer.length > 0) {
+      this.counters.dropped += this.buffer.length;
+      this.log.warn({ dropped: this.buffer.length }, "event recorder stopped with writes still buffered");
+      this.buffer.length = 0;
+      this.inBuffer.clear();
     }
   }
 
@@ -240,8 +241,8 @@ class BufferedEventRecorder implements EventRecorder {
 
   /** Puts `entry` in the buffer unless it is there already (its write will carry the latest count). */
   private schedule(entry: SeriesEntry): void {
-    if (this.queued.has(entry) || this.current === entry || this.abort.signal.aborted) return;
-    if (this.queue.length >= this.bufferSize) {
+    if (this.inBuffer.has(entry) || this.current === entry || this.abort.signal.aborted) return;
+    if (this.buffer.length >= this.bufferSize) {
       this.counters.dropped++;
       if (!this.full) this.log.warn({ bufferSize: this.bufferSize }, "event buffer full; dropping events");
       this.full = true;
@@ -249,16 +250,16 @@ class BufferedEventRecorder implements EventRecorder {
     }
     if (this.full) this.log.info("event buffer has room again");
     this.full = false;
-    this.queue.push(entry);
-    this.queued.add(entry);
+    this.buffer.push(entry);
+    this.inBuffer.add(entry);
     this.worker ??= this.drain().finally(() => {
       this.worker = undefined;
     });
   }
 
   private async drain(): Promise<void> {
-    for (let entry = this.queue.shift(); entry; entry = this.queue.shift()) {
-      this.queued.delete(entry);
+    for (let entry = this.buffer.shift(); entry; entry = this.buffer.shift()) {
+      this.inBuffer.delete(entry);
       this.current = entry;
       let settled = false;
       try {

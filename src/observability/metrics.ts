@@ -32,12 +32,12 @@ export const DOMAIN_METRIC = {
 } as const;
 
 export const HELP: Readonly<Record<string, string>> = {
-  [METRIC.queueDepth]: "Current depth of the work queue.",
-  [METRIC.queueAdds]: "Total number of adds handled by the work queue.",
-  [METRIC.queueRetries]: "Total number of retries (rate-limited re-adds) handled by the work queue.",
-  [METRIC.queueLatency]: "How long in seconds an item stays in the work queue before being requested.",
-  [METRIC.queueWorkDuration]: "How long in seconds processing an item from the work queue takes.",
-  [METRIC.queueUnfinished]: "Items handed to workers and not yet done.",
+  [METRIC.workqueueDepth]: "Current depth of the work queue.",
+  [METRIC.workqueueAdds]: "Total number of adds handled by the work queue.",
+  [METRIC.workqueueRetries]: "Total number of retries (rate-limited re-adds) handled by the work queue.",
+  [METRIC.workqueueLatency]: "How long in seconds an item stays in the work queue before being requested.",
+  [METRIC.workqueueWorkDuration]: "How long in seconds processing an item from the work queue takes.",
+  [METRIC.workqueueUnfinished]: "Items handed to workers and not yet done.",
   [METRIC.reconcileTotal]: "Total number of reconciliations per controller and result.",
   [METRIC.reconcileErrors]: "Total number of reconciliation errors per controller.",
   [METRIC.reconcileTime]: "Length of time per reconciliation per controller.",
@@ -82,8 +82,8 @@ const REST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 
 export const BUCKETS: Readonly<Record<string, readonly number[]>> = {
   [METRIC.reconcileTime]: RECONCILE_BUCKETS,
-  [METRIC.queueLatency]: WORKQUEUE_BUCKETS,
-  [METRIC.queueWorkDuration]: WORKQUEUE_BUCKETS,
+  [METRIC.workqueueLatency]: WORKQUEUE_BUCKETS,
+  [METRIC.workqueueWorkDuration]: WORKQUEUE_BUCKETS,
   [DOMAIN_METRIC.provisioningDuration]: PROVISIONING_BUCKETS,
   [DOMAIN_METRIC.queueWait]: QUEUE_WAIT_BUCKETS,
   [DOMAIN_METRIC.restDuration]: REST_BUCKETS,

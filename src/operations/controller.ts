@@ -9,6 +9,7 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { groupLocation, operationTypeOf, type Location } from "../api/index.js";
 import { groupKeyOf, locationUrl, numericId, resizeRequestLinks } from "../api/identity.js";
+import { RESIZE_REQUEST } from "../api/names.js";
 import { Controller, type ReconcileResult, type Request } from "../runtime/controller.js";
 import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
@@ -130,7 +131,8 @@ export function addOperationsController(
   options: OperationsControllerOptions,
 ): Controller {
   const controller = new Controller({
-    name: "operations",
+    // Keyed per request (the kind it reconciles), writing the requests' Operations.
+    name: `${RESIZE_REQUEST.singular}-operations`,
     concurrency: 2,
     logger: options.logger,
     reconcile: operationsReconciler(requests.lister, groups.lister, options),

@@ -130,17 +130,17 @@ export class OperationStore {
   }
 
   /**
-   * Runs `queue` (one script) and, when replicas are required, WAIT in the same pipeline: on the same
+   * Runs `addScript` (which adds one script to the pipeline) and, when replicas are required, WAIT in the same pipeline: on the same
    * connection, so WAIT covers the script's write. Returns the script's reply and whether enough
    * replicas acknowledged.
    */
-  private async durable(queue: (pipeline: ChainableCommander) => void): Promise<{
+  private async durable(addScript: (pipeline: ChainableCommander) => void): Promise<{
     reply: unknown;
     replicated: boolean;
     acks: number;
   }> {
     const pipeline = this.redis.pipeline();
-    queue(pipeline);
+    addScript(pipeline);
     if (this.minReplicaAcks > 0) pipeline.wait(this.minReplicaAcks, this.replicaAckTimeoutMs);
     const results = await this.call(async () => {
       const replies = await pipeline.exec();
@@ -328,11 +328,12 @@ export class OperationStore {
    */
   async wait(ref: OperationRef, timeoutMs: number, signal?: AbortSignal): Promise<Operation | undefined> {
     const channel = this.opKey(ref);
-    const queued: string[] = [];
+    /** Messages heard while no one was waiting for the next one. */
+    const unread: string[] = [];
     let waiter: ((message: string | undefined) => void) | undefined;
     const listener = (message: string): void => {
       if (waiter) waiter(message);
-      else queued.push(message);
+      else unread.push(message);
     };
     await this.channels.listen(channel, listener);
     const deadline = this.now() + timeoutMs;
@@ -364,7 +365,7 @@ export class OperationStore {
     try {
       let latest = await this.get(ref);
       while (latest && latest.status !== "DONE") {
-        const message = queued.shift() ?? (await next());
+        const message = unread.shift() ?? (await next());
         if (message === undefined) break;
         if (message === RECHECK) {
           try {

@@ -5,14 +5,10 @@ import { servedBy } from "../api/served-by.js";
 import { stringify } from "yaml";
 import { isFinalState } from "../api/lifecycle.js";
 import type { ResizeRequest } from "../api/resize-request.js";
+import { rfc3339, rfc3339Seconds } from "../api/time.js";
 import type { EventSummary } from "../events/view.js";
 import type { Eta, QueueInsight, RequestInsight } from "../queue/insight.js";
 import { waitingForSentence, waitingForShort } from "../queue/text.js";
-
-/** A time in text and tables: RFC 3339 to the second, as kubectl prints times. */
-const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-/** A time in -o json|yaml: to the millisecond, so that scripts get the model's exact value. */
-const isoMs = (ms: number): string => new Date(ms).toISOString();
 
 /** A duration as kubectl prints ages (k8s.io/apimachinery duration.HumanDuration). */
 export function humanDuration(ms: number): string {
@@ -29,14 +25,14 @@ export function humanDuration(ms: number): string {
 
 /** An ETA in one cell: the time and its basis, or why it is unknown. */
 export function etaCell(eta: Eta): string {
-  return eta.basis === "unknown" ? "unknown" : `${iso(eta.time)} (${eta.basis})`;
+  return eta.basis === "unknown" ? "unknown" : `${rfc3339Seconds(eta.time)} (${eta.basis})`;
 }
 
 /** An ETA in a sentence, relative to now. */
 export function etaText(eta: Eta, now: number): string {
   if (eta.basis === "unknown") return `unknown: ${eta.reason}`;
   const when = eta.time <= now ? "now" : `in ${humanDuration(eta.time - now)}`;
-  return `${iso(eta.time)} (${when}; ${eta.basis}, attempt expected to start at ${iso(eta.start)})`;
+  return `${rfc3339Seconds(eta.time)} (${when}; ${eta.basis}, attempt expected to start at ${rfc3339Seconds(eta.start)})`;
 }
 
 /** A short form for the WAITING FOR column. */
@@ -69,8 +65,8 @@ export function queueTable(q: QueueInsight, now: number, wide: boolean): string 
     return [
       ...cells,
       r.state,
-      r.eta.basis === "unknown" ? "<none>" : iso(r.eta.start),
-      waitingForShort(r.waitingFor, iso),
+      r.eta.basis === "unknown" ? "<none>" : rfc3339Seconds(r.eta.start),
+      waitingForShort(r.waitingFor, rfc3339Seconds),
       r.eta.basis === "unknown" ? r.eta.reason : "",
     ];
   });
@@ -82,7 +78,7 @@ export function queueDocument(namespace: string, group: string, q: QueueInsight,
   return {
     group,
     namespace,
-    time: isoMs(now),
+    time: rfc3339(now),
     queueLength: q.queueLength,
     ...(q.history && {
       recentAttempts: {
@@ -99,19 +95,19 @@ function requestDocument(r: RequestInsight): object {
   const eta =
     r.eta.basis === "unknown"
       ? r.eta
-      : { basis: r.eta.basis, time: isoMs(r.eta.time), start: isoMs(r.eta.start) };
+      : { basis: r.eta.basis, time: rfc3339(r.eta.time), start: rfc3339(r.eta.start) };
   const w = r.waitingFor;
   const waitingFor = {
     ...w,
-    ...("until" in w && w.until !== undefined && { until: isoMs(w.until) }),
-    ...("startedTime" in w && { startedTime: isoMs(w.startedTime) }),
+    ...("until" in w && w.until !== undefined && { until: rfc3339(w.until) }),
+    ...("startedTime" in w && { startedTime: rfc3339(w.startedTime) }),
   };
   return {
     ...r,
-    waitingSince: isoMs(r.waitingSince),
+    waitingSince: rfc3339(r.waitingSince),
     waitingFor,
     eta,
-    queueDeadline: r.queueDeadline === undefined ? null : isoMs(r.queueDeadline),
+    queueDeadline: r.queueDeadline === undefined ? null : rfc3339(r.queueDeadline),
   };
 }
 
@@ -162,14 +158,14 @@ export function explainText(e: Explained, now: number): string {
   if (e.insight) {
     lines.push(
       `Position:       ${e.insight.position} of ${e.queueLength}`,
-      `Waiting since:  ${iso(e.insight.waitingSince)} (${humanDuration(now - e.insight.waitingSince)})`,
-      `Waiting for:    ${waitingForSentence(e.insight.waitingFor, iso)}`,
+      `Waiting since:  ${rfc3339Seconds(e.insight.waitingSince)} (${humanDuration(now - e.insight.waitingSince)})`,
+      `Waiting for:    ${waitingForSentence(e.insight.waitingFor, rfc3339Seconds)}`,
       `ETA:            ${etaText(e.insight.eta, now)}`,
     );
     const deadline = e.insight.queueDeadline;
     if (deadline !== undefined)
       lines.push(
-        `Queue deadline: ${iso(deadline)}${e.insight.missesDeadline ? " (before the expected start: it will fail then unless the queue moves faster)" : ""}`,
+        `Queue deadline: ${rfc3339Seconds(deadline)}${e.insight.missesDeadline ? " (before the expected start: it will fail then unless the queue moves faster)" : ""}`,
       );
   } else if (isFinalState(s?.state)) {
     lines.push("Position:       not in the queue (final state)");

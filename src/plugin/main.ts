@@ -8,7 +8,7 @@ import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, GROUP } from "../api/names.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { readinessSource } from "../api/readiness.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { statusTarget } from "../controller/queue-view.js";
+import { statusTarget } from "../controller/group-queue.js";
 import { ScaleClient } from "../controller/target.js";
 import { eventSummary, KubeEventView, type EventSummary } from "../events/view.js";
 import { queueInsight, type QueueInsight, type TargetCounts } from "../queue/insight.js";

@@ -14,6 +14,7 @@ import {
   type ProvisioningRequest,
 } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
+import { rfc3339 } from "../api/time.js";
 import { setCondition, type ConditionInput } from "../controller/conditions.js";
 import type { EventDefinition } from "../events/catalog.js";
 import type { RequestInsight } from "../queue/insight.js";
@@ -115,7 +116,7 @@ function fail(d: Draft, reason: Reason, message: string): void {
 export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
   const pr = s.request;
   const conditions = pr.status?.conditions;
-  const d = new Draft(pr, new Date(s.nowMs).toISOString());
+  const d = new Draft(pr, rfc3339(s.nowMs));
   const rr = s.resizeRequest;
   const provisioned = isTrue(conditions, C.Provisioned);
   const failed = isTrue(conditions, C.Failed);
@@ -133,7 +134,7 @@ export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
     fail(
       d,
       Reason.WaitTimeExceeded,
-      `Not provisioned by ${new Date(deadline).toISOString()}: the ValidUntilSeconds parameter (${pr.spec.parameters?.ValidUntilSeconds ?? ""}) counts from the request's creation.`,
+      `Not provisioned by ${rfc3339(deadline)}: the ValidUntilSeconds parameter (${pr.spec.parameters?.ValidUntilSeconds ?? ""}) counts from the request's creation.`,
     );
     cancel = rr ? cancellable(s, rr) : s.namesakes.find((x) => cancellable(s, x));
   } else if (!provisioned && !isTrue(conditions, C.Accepted)) {
@@ -352,7 +353,7 @@ function afterSuccess(
       type: C.BookingExpired,
       status: "True",
       reason: Reason.BookingExpired,
-      message: `No pod consumed the capacity within the booking window (until ${new Date(expires).toISOString()}).`,
+      message: `No pod consumed the capacity within the booking window (until ${rfc3339(expires)}).`,
     },
     E.BookingExpired,
   );

@@ -4,12 +4,11 @@
 // is given to the second when exact and to the minute when estimated, so that it does not move on
 // every pass.
 import type { ResizeRequest } from "../api/resize-request.js";
+import { rfc3339Seconds } from "../api/time.js";
 import { messageOf } from "../controller/errors.js";
 import type { Eta, RequestInsight } from "../queue/insight.js";
 import { waitingForSentence } from "../queue/text.js";
 import { failedReason, waitingReason, type Reason } from "./reasons.js";
-
-const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /**
  * A known ETA as it is shown, in the message and in provisioningClassDetails alike: an exact one to the
@@ -20,8 +19,8 @@ export function shownEta(eta: Exclude<Eta, { basis: "unknown" }>): {
   readonly time: string;
 } {
   return eta.basis === "exact"
-    ? { kind: "exact", time: iso(eta.time) }
-    : { kind: "estimated", time: iso(Math.ceil(eta.time / 60_000) * 60_000) };
+    ? { kind: "exact", time: rfc3339Seconds(eta.time) }
+    : { kind: "estimated", time: rfc3339Seconds(Math.ceil(eta.time / 60_000) * 60_000) };
 }
 
 export function etaPhrase(eta: Eta): string {
@@ -43,7 +42,7 @@ export function waitingMessage(
       reason: waitingReason(rr, false),
       message: `Queued for ${size} instances of InstanceGroupManager ${where}.`,
     };
-  const waiting = waitingForSentence(insight.waitingFor, iso);
+  const waiting = waitingForSentence(insight.waitingFor, rfc3339Seconds);
   if (insight.waitingFor.kind === "Attempt")
     return {
       reason: waitingReason(rr, true),

@@ -17,8 +17,8 @@ import {
 } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { groupKeyOf } from "../api/identity.js";
-import { groupQueue } from "../controller/queue-view.js";
-import { BY_PROVISIONING_REQUEST } from "../controller/setup.js";
+import { groupQueue } from "../controller/group-queue.js";
+import { BY_PROVISIONING_REQUEST } from "../controller/indexes.js";
 import { isNotFound } from "../runtime/api-errors.js";
 import { NAMESPACES, PODS } from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";

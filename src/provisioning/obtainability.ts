@@ -8,8 +8,9 @@
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ProvisioningRequest } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { BY_GROUP } from "../controller/observe.js";
-import { statusTarget } from "../controller/queue-view.js";
+import { rfc3339Seconds } from "../api/time.js";
+import { statusTarget } from "../controller/group-queue.js";
+import { BY_GROUP } from "../controller/indexes.js";
 import { queueInsight, type Eta, type TargetCounts } from "../queue/insight.js";
 import type { Lister } from "../runtime/store.js";
 import type { Parameters } from "./parameters.js";
@@ -46,7 +47,7 @@ export function etaIfQueued(
   candidate: ResizeRequest,
   nowMs: number,
 ): Eta {
-  const created = new Date(Math.floor(nowMs / 1000) * 1000).toISOString().replace(/\.000Z$/, "Z");
+  const created = rfc3339Seconds(nowMs);
   const joining = { ...candidate, metadata: { ...candidate.metadata, creationTimestamp: created } };
   const insight = queueInsight({
     group,

@@ -7,14 +7,15 @@ import { PROVISIONING_REQUESTS } from "../api/kinds.js";
 import {
   PROVISIONING_CLASS,
   PROVISIONING_REQUEST,
-  PROVISIONING_REQUEST_ANNOTATION,
   ProvisioningRequest,
 } from "../api/provisioning-request.js";
+import { provisioningRequestOf } from "../controller/indexes.js";
 import { resizeInformers } from "../controller/setup.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { Controller } from "../runtime/controller.js";
 import type { Manager } from "../runtime/manager.js";
 import type { MetricsSink } from "../runtime/metrics.js";
+import { generationChanged, generationOrDeletionChanged } from "../runtime/predicates.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import { resourcePath } from "../runtime/resource-kind.js";
 import { objectKey } from "../runtime/store.js";
@@ -49,7 +50,7 @@ export function addProvisioningController(mgr: Manager, options: ProvisioningOpt
   });
   const { requests: resizeRequests, groups } = resizeInformers(mgr, options.namespace);
   const controller = new Controller({
-    name: "provisioningrequest",
+    name: PROVISIONING_REQUEST.kind.toLowerCase(),
     concurrency: options.concurrency,
     logger: options.logger,
     ...(options.metrics && { metrics: options.metrics }),
@@ -63,26 +64,12 @@ export function addProvisioningController(mgr: Manager, options: ProvisioningOpt
     }),
   });
   // Our own status writes change no spec: only a new generation, a deletion or a resync needs a pass.
-  controller.watchMapped(
-    requests,
-    (pr) => (ours(pr) ? [objectKey(pr)] : []),
-    (before, after) =>
-      before === after ||
-      before.metadata.generation !== after.metadata.generation ||
-      before.metadata.deletionTimestamp !== after.metadata.deletionTimestamp,
-  );
+  controller.watchMapped(requests, (pr) => (ours(pr) ? [objectKey(pr)] : []), generationOrDeletionChanged);
   // Every change of a ResizeRequest serving a request (its state, its queue) and its deletion.
-  controller.watchMapped(resizeRequests, (rr) => {
-    const key = rr.metadata.annotations?.[PROVISIONING_REQUEST_ANNOTATION];
-    return key ? [key] : [];
-  });
+  controller.watchMapped(resizeRequests, provisioningRequestOf);
   // A group appearing or its spec changing can place a request that found none (status writes, every
   // second while a group is busy, would only repeat what the periodic refresh of a waiting request sees).
-  controller.watchMapped(
-    groups,
-    () => requests.lister.list().filter(ours).map(objectKey),
-    (before, after) => before.metadata.generation !== after.metadata.generation,
-  );
+  controller.watchMapped(groups, () => requests.lister.list().filter(ours).map(objectKey), generationChanged);
   mgr.addController(controller);
   return controller;
 }

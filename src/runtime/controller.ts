@@ -1,5 +1,5 @@
 // A controller binds informers to a work queue and a reconcile function, as controller-runtime does:
-// events become keys ("namespace/name" of the primary object), workers take keys off the queue (never two
+// events become keys ("namespace/name" of the primary object), workers take keys off the workqueue (never two
 // workers on one key) and reconcile them. The reconcile outcome decides what happens next:
 //   thrown error      -> requeue with the rate limiter's backoff (per key 5 ms doubling to 1000 s,
 //                        overall 10 qps / burst 100);
@@ -7,7 +7,7 @@
 //   {requeue: true}   -> requeue with backoff, without counting an error;
 //   anything else     -> backoff forgotten; the next event brings the key back.
 // `run` is one term: it starts with every cached primary object queued (so nothing that happened while
-// the controller was not running is missed) and ends — dropping the queue — as soon as its signal aborts.
+// the controller was not running is missed) and ends — dropping the workqueue — as soon as its signal aborts.
 import type { KubeObject } from "./object.js";
 import { pino, type Logger } from "pino";
 import { realClock, type Clock } from "./clock.js";
@@ -52,7 +52,7 @@ export interface ControllerOptions {
   reconcile: Reconciler;
   /** Workers reconciling different keys at the same time (default 1). */
   concurrency?: number;
-  /** Makes the rate limiter for each term's queue (default: client-go's controller rate limiter). */
+  /** Makes the rate limiter for each term's workqueue (default: client-go's controller rate limiter). */
   rateLimiter?: () => RateLimiter;
   logger?: Logger;
   clock?: Clock;
@@ -84,7 +84,7 @@ export class Controller {
   private readonly clock: Clock;
   private readonly metrics: MetricsSink;
   private readonly concurrency: number;
-  private queue: WorkQueue | undefined;
+  private workqueue: WorkQueue | undefined;
 
   constructor(private readonly options: ControllerOptions) {
     this.name = options.name;
@@ -157,12 +157,12 @@ export class Controller {
 
   /** Queues `key` now or after `delayMs`; ignored while the controller is not running. */
   enqueue(key: string, delayMs = 0): void {
-    this.queue?.addAfter(key, delayMs);
+    this.workqueue?.addAfter(key, delayMs);
   }
 
   /** True while a term is running. */
   get running(): boolean {
-    return this.queue !== undefined && !this.queue.shuttingDown;
+    return this.workqueue !== undefined && !this.workqueue.shuttingDown;
   }
 
   /**
@@ -170,47 +170,47 @@ export class Controller {
    * `concurrency` workers. Resolves once every in-flight reconcile has returned.
    */
   async run(signal: AbortSignal): Promise<void> {
-    if (this.queue) throw new Error(`controller ${this.name} is already running`);
-    const queue = new WorkQueue({
+    if (this.workqueue) throw new Error(`controller ${this.name} is already running`);
+    const workqueue = new WorkQueue({
       name: this.name,
       clock: this.clock,
       rateLimiter: this.options.rateLimiter?.(),
       metrics: this.metrics,
     });
-    this.queue = queue;
+    this.workqueue = workqueue;
     try {
       for (const s of this.sources) if (!(await s.waitForSync(signal))) return;
       const stop = (): void => {
-        queue.shutDown();
+        workqueue.shutDown();
       };
       signal.addEventListener("abort", stop, { once: true });
       if (signal.aborted) stop();
       const unsubscribe = this.sources.map((s) =>
         s.subscribe((key, delayMs) => {
-          queue.addAfter(key, delayMs ?? 0);
+          workqueue.addAfter(key, delayMs ?? 0);
         }),
       );
       this.log.info({ concurrency: this.concurrency }, "controller started");
       try {
-        await Promise.all(Array.from({ length: this.concurrency }, () => this.worker(queue, signal)));
+        await Promise.all(Array.from({ length: this.concurrency }, () => this.worker(workqueue, signal)));
       } finally {
         for (const u of unsubscribe) u();
         signal.removeEventListener("abort", stop);
       }
       this.log.info("controller stopped");
     } finally {
-      queue.shutDown();
-      this.queue = undefined;
+      workqueue.shutDown();
+      this.workqueue = undefined;
     }
   }
 
-  private async worker(queue: WorkQueue, signal: AbortSignal): Promise<void> {
+  private async worker(workqueue: WorkQueue, signal: AbortSignal): Promise<void> {
     const labels = { controller: this.name };
     const active = this.metrics.gauge(METRIC.activeWorkers, labels);
     const time = this.metrics.histogram(METRIC.reconcileTime, labels);
     const errors = this.metrics.counter(METRIC.reconcileErrors, labels);
     for (;;) {
-      const key = await queue.get();
+      const key = await workqueue.get();
       if (key === undefined) return;
       const log = this.log.child({ key });
       const started = this.clock.now();
@@ -220,27 +220,27 @@ export class Controller {
         const result = await this.options.reconcile(requestFor(key), {
           signal,
           log,
-          retries: queue.numRequeues(key),
+          retries: workqueue.numRequeues(key),
         });
         if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
           outcome = "requeue_after";
-          queue.forget(key);
-          queue.addAfter(key, result.requeueAfterMs);
+          workqueue.forget(key);
+          workqueue.addAfter(key, result.requeueAfterMs);
         } else if (result?.requeue) {
           outcome = "requeue";
-          queue.addRateLimited(key);
+          workqueue.addRateLimited(key);
         } else {
           outcome = "success";
-          queue.forget(key);
+          workqueue.forget(key);
         }
       } catch (err) {
         outcome = "error";
         errors.inc();
-        log.error({ err, retries: queue.numRequeues(key) }, "reconcile failed");
-        queue.addRateLimited(key);
+        log.error({ err, retries: workqueue.numRequeues(key) }, "reconcile failed");
+        workqueue.addRateLimited(key);
       } finally {
         active.dec();
-        queue.done(key);
+        workqueue.done(key);
       }
       time.observe((this.clock.now() - started) / 1000);
       this.metrics.counter(METRIC.reconcileTotal, { ...labels, result: outcome }).inc();

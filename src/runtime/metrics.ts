@@ -27,12 +27,12 @@ export interface MetricsSink {
 
 /** The metric names the runtime emits. */
 export const METRIC = {
-  queueDepth: "workqueue_depth",
-  queueAdds: "workqueue_adds_total",
-  queueRetries: "workqueue_retries_total",
-  queueLatency: "workqueue_queue_duration_seconds",
-  queueWorkDuration: "workqueue_work_duration_seconds",
-  queueUnfinished: "workqueue_unfinished_work",
+  workqueueDepth: "workqueue_depth",
+  workqueueAdds: "workqueue_adds_total",
+  workqueueRetries: "workqueue_retries_total",
+  workqueueLatency: "workqueue_queue_duration_seconds",
+  workqueueWorkDuration: "workqueue_work_duration_seconds",
+  workqueueUnfinished: "workqueue_unfinished_work",
   reconcileTotal: "controller_runtime_reconcile_total",
   reconcileErrors: "controller_runtime_reconcile_errors_total",
   reconcileTime: "controller_runtime_reconcile_time_seconds",

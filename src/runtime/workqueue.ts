@@ -45,12 +45,12 @@ export class WorkQueue {
     const metrics = options.metrics ?? noopMetrics;
     const labels = { name: options.name };
     this.m = {
-      depth: metrics.gauge(METRIC.queueDepth, labels),
-      adds: metrics.counter(METRIC.queueAdds, labels),
-      retries: metrics.counter(METRIC.queueRetries, labels),
-      latency: metrics.histogram(METRIC.queueLatency, labels),
-      work: metrics.histogram(METRIC.queueWorkDuration, labels),
-      unfinished: metrics.gauge(METRIC.queueUnfinished, labels),
+      depth: metrics.gauge(METRIC.workqueueDepth, labels),
+      adds: metrics.counter(METRIC.workqueueAdds, labels),
+      retries: metrics.counter(METRIC.workqueueRetries, labels),
+      latency: metrics.histogram(METRIC.workqueueLatency, labels),
+      work: metrics.histogram(METRIC.workqueueWorkDuration, labels),
+      unfinished: metrics.gauge(METRIC.workqueueUnfinished, labels),
     };
   }
 

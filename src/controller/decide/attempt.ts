@@ -3,6 +3,7 @@
 // read before and the replicas wanted after), and only then applied with an absolute replica count.
 // After a crash anywhere, the next pass compares the target with the record: equal to the "before"
 // value means not applied yet (apply it), equal to the "after" value means applied (move on).
+import { rfc3339 } from "../../api/time.js";
 import { durationToMillis, formatDuration } from "../../api/duration.js";
 import type { Provisioning } from "../../api/resize-request.js";
 import { sizeOf } from "../../queue/rules.js";
@@ -15,7 +16,6 @@ import { waitsForAccess } from "../target-access.js";
 import type { RequestDraft } from "./draft.js";
 import {
   cancelled,
-  iso,
   ms,
   planScale,
   ready,
@@ -46,7 +46,7 @@ export function startAttempt(d: RequestDraft, pass: Pass, turn: Turn, t: number)
       baseReplicas: t,
       targetReplicas: t + k,
       startedTime: pass.now,
-      deadline: iso(pass.s.nowMs + group.provisioningTimeoutMs),
+      deadline: rfc3339(pass.s.nowMs + group.provisioningTimeoutMs),
     },
   });
   d.clear("nextAttemptTime");
@@ -134,7 +134,7 @@ function rollBack({ d, p, pass, target, k }: Held, turn: Turn): Turn {
 /** The attempt ended without success: back in the queue (in its FIFO place) after a backoff. */
 function backToQueue({ d, p, pass }: Held, turn: Turn, reason: string, message: string): Turn {
   d.clear("provisioning");
-  d.patch({ nextAttemptTime: iso(pass.s.nowMs + backoffMs(p.attempt, pass.cfg)) });
+  d.patch({ nextAttemptTime: rfc3339(pass.s.nowMs + backoffMs(p.attempt, pass.cfg)) });
   d.phase("queued", reason, message);
   if (d.view.hasFinalizer) d.finalizer = "remove";
   return resolved(turn);
@@ -197,7 +197,7 @@ function succeed({ d, p, pass, target, k }: Held, turn: Turn): Turn {
   d.patch({
     provisioningStartedTime: p.startedTime,
     succeededTime: pass.now,
-    ...(runMs !== undefined && { runUntil: iso(pass.s.nowMs + runMs) }),
+    ...(runMs !== undefined && { runUntil: rfc3339(pass.s.nowMs + runMs) }),
   });
   const message = `All ${k} instances are ready (target at ${target.replicas} replicas, ${target.readyReplicas} ready).`;
   d.finish("SUCCEEDED", "Provisioned", message);
@@ -217,7 +217,7 @@ function awaitInstances(a: Held, turn: Turn): Turn {
   if (p.phase === "Applying") {
     // The attempt's time starts when the increase is seen applied, not when it was recorded.
     d.patch({
-      provisioning: { ...p, phase: "Applied", appliedTime: pass.now, deadline: iso(s.nowMs + timeoutMs) },
+      provisioning: { ...p, phase: "Applied", appliedTime: pass.now, deadline: rfc3339(s.nowMs + timeoutMs) },
     });
     d.phase("provisioning", "WaitingForInstances", waiting);
     return wake(turn, Math.min(cfg.pollIntervalMs, timeoutMs));

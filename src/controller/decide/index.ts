@@ -11,7 +11,8 @@ import type { DecideConfig, GroupSnapshot } from "../snapshot.js";
 import { stepAttempt } from "./attempt.js";
 import { RequestDraft, stampIdentity } from "./draft.js";
 import { groupEvents, groupStatus } from "./group-status.js";
-import { FIRST_TURN, iso, isFinal, wake, type Pass } from "./pass.js";
+import { rfc3339 } from "../../api/time.js";
+import { FIRST_TURN, isFinal, wake, type Pass } from "./pass.js";
 import type { Plan, RequestChange } from "./plan.js";
 import { walkQueue } from "./queue.js";
 import { stepFinal, stepRelease } from "./release.js";
@@ -28,7 +29,7 @@ export function decide(
   cfg: DecideConfig,
   previousGroupStatus?: InstanceGroupManagerStatus,
 ): Plan {
-  const pass: Pass = { s, cfg, now: iso(s.nowMs) };
+  const pass: Pass = { s, cfg, now: rfc3339(s.nowMs) };
   const drafts = [...s.requests].sort(fifo).map((r) => new RequestDraft(r, pass.now));
   for (const d of drafts) stampIdentity(d, pass);
   let turn = FIRST_TURN;

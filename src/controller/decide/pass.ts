@@ -9,7 +9,7 @@ import type { ScaleChange } from "./plan.js";
 export interface Pass {
   readonly s: GroupSnapshot;
   readonly cfg: DecideConfig;
-  /** The snapshot's time as an RFC 3339 timestamp, for the fields it stamps. */
+  /** The snapshot's time as an RFC 3339 timestamp (rfc3339), for the fields it stamps. */
   readonly now: string;
 }
 
@@ -46,7 +46,6 @@ export function resolved(turn: Turn): Turn {
   return wake({ ...turn, attemptInFlight: false }, 0);
 }
 
-export const iso = (ms: number): string => new Date(ms).toISOString();
 export const ms = (timestamp: string | undefined): number =>
   timestamp === undefined ? 0 : Date.parse(timestamp);
 

@@ -57,7 +57,7 @@ test("after a request SUCCEEDED, /metrics reports it by name and value", async (
     // The reconcile that sees the final state has nothing left to do: its result is "success".
     const success = value(
       t,
-      'controller_runtime_reconcile_total{controller="resizerequest",result="success"}',
+      'controller_runtime_reconcile_total{controller="instancegroupmanager",result="success"}',
     );
     return value(t, `resize_requests{namespace="${ns.name}",state="SUCCEEDED"}`) === 1 && (success ?? 0) > 0
       ? t
@@ -65,11 +65,15 @@ test("after a request SUCCEEDED, /metrics reports it by name and value", async (
   });
   expect(value(text, `resize_requests{namespace="${ns.name}",state="ACCEPTED"}`)).toBe(0);
   expect(value(text, `resize_group_queue_length{namespace="${ns.name}",group="w"}`)).toBe(0);
-  expect(value(text, 'controller_runtime_reconcile_errors_total{controller="resizerequest"}') ?? 0).toBe(0);
-  expect(value(text, 'workqueue_adds_total{name="resizerequest"}')).toBeGreaterThan(0);
-  expect(value(text, 'workqueue_depth{name="resizerequest"}')).toBeGreaterThanOrEqual(0);
+  // The group controller is named for the kind it reconciles (its key is a group), not "resizerequest".
+  expect(text).not.toContain('controller="resizerequest"');
   expect(
-    value(text, 'controller_runtime_reconcile_time_seconds_count{controller="resizerequest"}'),
+    value(text, 'controller_runtime_reconcile_errors_total{controller="instancegroupmanager"}') ?? 0,
+  ).toBe(0);
+  expect(value(text, 'workqueue_adds_total{name="instancegroupmanager"}')).toBeGreaterThan(0);
+  expect(value(text, 'workqueue_depth{name="instancegroupmanager"}')).toBeGreaterThanOrEqual(0);
+  expect(
+    value(text, 'controller_runtime_reconcile_time_seconds_count{controller="instancegroupmanager"}'),
   ).toBeGreaterThan(0);
   expect(value(text, `leader_election_master_status{name="${ns.name}/resize-operator-leader"}`)).toBe(1);
   expect(value(text, `resize_attempts_total{namespace="${ns.name}",outcome="started"}`)).toBe(1);

@@ -51,7 +51,7 @@ const FORBIDDEN: readonly { readonly from: RegExp; readonly to: RegExp; readonly
   {
     from: /^observability\//,
     to: /^(dashboard|commands)\//,
-    why: "the metrics read the queue on the caches (controller/queue-view.ts), not the dashboard's answers",
+    why: "the metrics read the queue on the caches (controller/group-queue.ts), not the dashboard's answers",
   },
   {
     from: /^operations\//,
@@ -60,8 +60,8 @@ const FORBIDDEN: readonly { readonly from: RegExp; readonly to: RegExp; readonly
   },
   {
     from: /^dashboard\//,
-    to: /^controller\/(?!queue-view\.ts$)/,
-    why: "the dashboard reads the queue through controller/queue-view.ts only, never the controller's internals",
+    to: /^controller\/(?!group-queue\.ts$)/,
+    why: "the dashboard reads the queue through controller/group-queue.ts only, never the controller's internals",
   },
 ];
 
@@ -155,19 +155,19 @@ test("no file makes a forbidden import", () => {
   expect(made).toEqual([]);
 });
 
-test("the forbidden imports are the ones once made, and the queue view stays open to the dashboard", () => {
+test("the forbidden imports are the ones once made, and the group queue stays open to the dashboard", () => {
   const once = [
     ["plugin/main.ts", "dashboard/views.ts"],
     ["plugin/main.ts", "dashboard/event-view.ts"],
-    ["observability/domain.ts", "dashboard/queue-view.ts"],
+    ["observability/domain.ts", "dashboard/queue-answer.ts"],
     ["operations/controller.ts", "controller/observe.ts"],
     ["operations/controller.ts", "controller/setup.ts"],
-    ["dashboard/queue-view.ts", "controller/observe.ts"],
+    ["dashboard/queue-answer.ts", "controller/observe.ts"],
   ];
   for (const [from = "", to = ""] of once)
     expect([from, to, forbidden(from, to)]).toEqual([from, to, expect.any(String)]);
-  expect(forbidden("dashboard/api.ts", "controller/queue-view.ts")).toBeUndefined();
-  expect(forbidden("provisioning/observe.ts", "controller/queue-view.ts")).toBeUndefined();
+  expect(forbidden("dashboard/api.ts", "controller/group-queue.ts")).toBeUndefined();
+  expect(forbidden("provisioning/observe.ts", "controller/group-queue.ts")).toBeUndefined();
 });
 
 test("the checks bite: a cycle and an upward import are found", () => {

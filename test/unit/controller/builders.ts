@@ -18,13 +18,15 @@ import {
   type RequestView,
   type TargetView,
 } from "../../../src/controller/snapshot.js";
+import { rfc3339 } from "../../../src/api/time.js";
 
 /** A fixed "now" for every single-step test: 2025-01-01T00:10:00Z. */
 export const T0 = Date.parse("2025-01-01T00:10:00.000Z");
 export const SEC = 1000;
 export const MIN = 60 * SEC;
 
-export const iso = (ms: number): string => new Date(ms).toISOString();
+/** A moment as the controller writes it in status fields (api/time.ts). */
+export const iso = rfc3339;
 
 export const NAMESPACE = "team-a";
 export const GROUP_NAME = "pool";

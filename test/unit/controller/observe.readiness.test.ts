@@ -9,7 +9,7 @@ import { NODE_CLAIMS } from "../../../src/controller/karpenter.js";
 import type { NodeCount, NodeCounter } from "../../../src/controller/node-informers.js";
 import type { NodeReadinessRule } from "../../../src/controller/node-readiness.js";
 import { observeGroup } from "../../../src/controller/observe.js";
-import { BY_NODE_SELECTOR, GROUP_INDEXERS, REQUEST_INDEXERS } from "../../../src/controller/setup.js";
+import { BY_NODE_SELECTOR, GROUP_INDEXERS, REQUEST_INDEXERS } from "../../../src/controller/indexes.js";
 import { ScaleClient } from "../../../src/controller/target.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
 import { CORE_EVENTS } from "../../../src/runtime/builtin-kinds.js";

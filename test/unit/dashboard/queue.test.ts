@@ -4,11 +4,11 @@
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import { API_VERSION } from "../../../src/api/names.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
-import { REQUEST_INDEXERS } from "../../../src/controller/setup.js";
+import { REQUEST_INDEXERS } from "../../../src/controller/indexes.js";
 import type { QueueAnswer } from "../../../src/dashboard/answers.js";
 import { durationText, etaBasisText, relativeTime, waitingForSentence } from "../../../src/queue/text.js";
-import { groupQueue, statusTarget } from "../../../src/controller/queue-view.js";
-import { queueAnswer } from "../../../src/dashboard/queue-view.js";
+import { groupQueue, statusTarget } from "../../../src/controller/group-queue.js";
+import { queueAnswer } from "../../../src/dashboard/queue-answer.js";
 import { projectedTarget } from "../../../src/dashboard/ui/chart.js";
 import type { WaitingFor } from "../../../src/queue/insight.js";
 import { Store } from "../../../src/runtime/store.js";

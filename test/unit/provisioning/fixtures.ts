@@ -14,11 +14,13 @@ import {
   type ProvisioningRequest,
 } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
+import { rfc3339 } from "../../../src/api/time.js";
 import type { ProvisioningSnapshot } from "../../../src/provisioning/decide.js";
 import type { RequestInsight } from "../../../src/queue/insight.js";
 
 export const T0 = Date.parse("2026-01-01T00:00:00.000Z");
-export const at = (s: number): string => new Date(T0 + s * 1000).toISOString();
+/** `s` seconds after T0, as the operator writes times in status fields (api/time.ts). */
+export const at = (s: number): string => rfc3339(T0 + s * 1000);
 export const UID = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
 
 export const GPU_SHAPE: InstanceShape = {

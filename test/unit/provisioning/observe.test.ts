@@ -6,7 +6,7 @@ import type { InstanceGroupManager } from "../../../src/api/instance-group-manag
 import { RESIZE_REQUESTS } from "../../../src/api/kinds.js";
 import type { ProvisioningRequest } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
-import { REQUEST_INDEXERS } from "../../../src/controller/setup.js";
+import { REQUEST_INDEXERS } from "../../../src/controller/indexes.js";
 import { decideProvisioning } from "../../../src/provisioning/decide.js";
 import { createResizeRequest } from "../../../src/provisioning/execute.js";
 import { observeProvisioning } from "../../../src/provisioning/observe.js";

@@ -48,7 +48,7 @@ describe("WorkQueue", () => {
     expect(await take(q)).toBe("a");
     expect(await take(q)).toBe("b");
     expect(q.length).toBe(0);
-    expect(metrics.get(METRIC.queueAdds, { name: "test" })).toBe(2);
+    expect(metrics.get(METRIC.workqueueAdds, { name: "test" })).toBe(2);
   });
 
   test("a get waiting on an empty queue receives the next add", async () => {
@@ -163,7 +163,7 @@ describe("WorkQueue", () => {
     expect(q.numRequeues("a")).toBe(2);
     q.forget("a");
     expect(q.numRequeues("a")).toBe(0);
-    expect(metrics.get(METRIC.queueRetries, { name: "test" })).toBe(2);
+    expect(metrics.get(METRIC.workqueueRetries, { name: "test" })).toBe(2);
   });
 
   test("shutDown wakes waiting workers with undefined and drops queued and delayed keys", async () => {
@@ -205,14 +205,14 @@ describe("WorkQueue", () => {
     const { q, clock, metrics } = setup();
     q.add("a");
     q.add("b");
-    expect(metrics.get(METRIC.queueDepth, { name: "test" })).toBe(2);
+    expect(metrics.get(METRIC.workqueueDepth, { name: "test" })).toBe(2);
     await clock.advance(500);
     expect(await take(q)).toBe("a");
     await clock.advance(250);
     q.done("a");
-    expect(metrics.get(METRIC.queueDepth, { name: "test" })).toBe(1);
-    expect(metrics.get(METRIC.queueLatency, { name: "test" })).toEqual({ count: 1, sum: 0.5, max: 0.5 });
-    expect(metrics.get(METRIC.queueWorkDuration, { name: "test" })).toEqual({
+    expect(metrics.get(METRIC.workqueueDepth, { name: "test" })).toBe(1);
+    expect(metrics.get(METRIC.workqueueLatency, { name: "test" })).toEqual({ count: 1, sum: 0.5, max: 0.5 });
+    expect(metrics.get(METRIC.workqueueWorkDuration, { name: "test" })).toEqual({
       count: 1,
       sum: 0.25,
       max: 0.25,

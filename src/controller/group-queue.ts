@@ -6,7 +6,7 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { queueInsight, type QueueInsight, type TargetCounts } from "../queue/insight.js";
 import type { Lister } from "../runtime/store.js";
-import { BY_GROUP } from "./observe.js";
+import { BY_GROUP } from "./indexes.js";
 
 /** The target's counts as the controller last wrote them on the group; undefined before it has. */
 export function statusTarget(group: InstanceGroupManager): TargetCounts | undefined {
