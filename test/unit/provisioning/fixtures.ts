@@ -14,7 +14,10 @@ import {
   type ProvisioningRequest,
 } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
+import { bookingEndsAt } from "../../../src/provisioning/booking.js";
 import type { ProvisioningSnapshot } from "../../../src/provisioning/decide.js";
+import { groupOf } from "../../../src/provisioning/ownership.js";
+import { parseParameters } from "../../../src/provisioning/parameters.js";
 
 export const T0 = Date.parse("2026-01-01T00:00:00.000Z");
 export const at = (s: number): string => new Date(T0 + s * 1000).toISOString();
@@ -155,9 +158,13 @@ export function rr(
   };
 }
 
-/** A snapshot of a new request whose templates exist (main: 4 pods × 8 GPUs). */
+/**
+ * A snapshot of a new request whose templates exist (main: 4 pods × 8 GPUs). Its parameters and its
+ * booking are derived from the request, the groups and the ResizeRequest as observation derives them,
+ * unless given.
+ */
 export function snapshot(o: Partial<ProvisioningSnapshot> = {}): ProvisioningSnapshot {
-  return {
+  const base = {
     request: pr(),
     nowMs: T0 + 60_000,
     resizeRequest: undefined,
@@ -169,5 +176,22 @@ export function snapshot(o: Partial<ProvisioningSnapshot> = {}): ProvisioningSna
     queueLength: 0,
     consumed: false,
     ...o,
+  };
+  const parameters = o.parameters ?? parseParameters(base.request.spec.parameters);
+  const rr = base.resizeRequest;
+  return {
+    ...base,
+    parameters,
+    bookingEndsAt:
+      "bookingEndsAt" in o
+        ? o.bookingEndsAt
+        : rr &&
+          bookingEndsAt(
+            base.request.status?.conditions,
+            parameters,
+            groupOf(base.groups, rr),
+            rr,
+            base.nowMs,
+          ),
   };
 }

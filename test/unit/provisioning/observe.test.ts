@@ -9,7 +9,7 @@ import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { REQUEST_INDEXERS } from "../../../src/controller/setup.js";
 import { decideProvisioning } from "../../../src/provisioning/decide.js";
 import { createResizeRequest } from "../../../src/provisioning/execute.js";
-import { observeProvisioning } from "../../../src/provisioning/observe.js";
+import { consumptionCache, observeProvisioning } from "../../../src/provisioning/observe.js";
 import { Store } from "../../../src/runtime/store.js";
 import { FakeKube } from "../../support/fake-kube.js";
 import { T0, cond, group, pr, rr } from "./fixtures.js";
@@ -52,7 +52,14 @@ function world(o: {
   for (const g of o.groups ?? [group(), group("gpu", "mallory")]) groups.set(g);
   const client = new FakeKube();
   for (const x of o.stored ?? []) client.seed(RESIZE_REQUESTS, x);
-  const deps = { provisioningRequests: requests, resizeRequests, groups, client, now: () => T0 };
+  const deps = {
+    provisioningRequests: requests,
+    resizeRequests,
+    groups,
+    client,
+    now: () => T0,
+    consumption: consumptionCache(),
+  };
   return { client, observe: () => observeProvisioning(deps, "team-a", "job-a-prov-1") };
 }
 
