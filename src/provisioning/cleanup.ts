@@ -1,7 +1,8 @@
 // Which ResizeRequests the provisioner made are deleted, and when (pure, table-tested), as GKE deletes
 // the resize requests of its finished ProvisioningRequests an hour later. A ResizeRequest goes once
-//  - it is one the provisioner made (the request its annotation and uid label name, and that request's
-//    owner references: ownership.ts), never one that merely carries the label or annotation;
+//  - it is one the provisioner made (the request of its uid label and that request's owner references,
+//    ownership.ts; for a request that is gone, the group's owner reference and the annotation naming
+//    the request), never one that merely carries the label or annotation;
 //  - the request it serves is finished — Failed, CapacityRevoked or BookingExpired — or gone (deleted,
 //    or replaced by a new request of the same name: Kueue's retries);
 //  - nothing is held: it is finished as retention counts it (controller/retention.ts: FAILED,
@@ -11,7 +12,9 @@
 // when it finished. The group's finishedRequestRetention still applies through the retention
 // controller, so the shorter of the two wins.
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { API_VERSION, INSTANCE_GROUP_MANAGER } from "../api/names.js";
 import {
+  PROVISIONING_REQUEST,
   PROVISIONING_REQUEST_ANNOTATION,
   PROVISIONING_REQUEST_UID_LABEL,
   ProvisioningCondition as C,
@@ -20,7 +23,7 @@ import {
 import type { ResizeRequest } from "../api/resize-request.js";
 import { retentionDecision, type RetentionDecision } from "../controller/retention.js";
 import { humanDuration } from "../controller/retention-controller.js";
-import { groupOf, notMadeFor } from "./ownership.js";
+import { groupOf, notMadeFor, ownersOf } from "./ownership.js";
 
 /** GKE's: its finished ProvisioningRequests' resize requests are deleted an hour later. */
 export const DEFAULT_PROVISIONING_RETENTION = "1h";
@@ -30,9 +33,7 @@ const FINISHED: readonly string[] = [C.Failed, C.CapacityRevoked, C.BookingExpir
 
 /** The condition that finished `pr`, if one did. */
 export function finishedBy(pr: ProvisioningRequest): string | undefined {
-  return FINISHED.find((type) =>
-    pr.status?.conditions?.some((c) => c.type === type && c.status === "True"),
-  );
+  return FINISHED.find((type) => pr.status?.conditions?.some((c) => c.type === type && c.status === "True"));
 }
 
 /**
@@ -46,16 +47,13 @@ export function cleanupDecision(
   retentionMs: number,
   nowMs: number,
 ): RetentionDecision {
-  const key = rr.metadata.annotations?.[PROVISIONING_REQUEST_ANNOTATION] ?? "";
   const uid = rr.metadata.labels?.[PROVISIONING_REQUEST_UID_LABEL] ?? "";
-  const slash = key.indexOf("/");
-  // The request it names (gone or not), as notMadeFor reads one: namespace, name and uid.
-  const named = {
-    metadata: { namespace: key.slice(0, slash), name: key.slice(slash + 1), uid },
-  };
-  if (slash <= 0 || uid === "" || notMadeFor(rr, named, groupOf(groups, rr)) !== undefined)
-    return { action: "keep", why: "not made by the provisioner" };
-  if (request?.metadata.uid === uid && finishedBy(request) === undefined)
+  const serving = request?.metadata.uid === uid ? request : undefined;
+  const made = serving
+    ? notMadeFor(rr, serving, groupOf(groups, rr)) === undefined
+    : madeForGoneRequest(rr, uid, groupOf(groups, rr));
+  if (uid === "" || !made) return { action: "keep", why: "not made by the provisioner" };
+  if (serving && finishedBy(serving) === undefined)
     return { action: "keep", why: "its ProvisioningRequest is not finished" };
   return retentionDecision(rr, retentionMs, nowMs);
 }
@@ -71,4 +69,29 @@ export function cleanupNote(
   const state = serves && request ? finishedBy(request) : undefined;
   const why = state ? `its ProvisioningRequest is ${state}` : "its ProvisioningRequest is gone";
   return `Deleted: ${rr.status?.state ?? ""} since ${finishedTime} and ${why}, past the provisioner's --provisioning-resize-request-retention of ${humanDuration(retentionMs)}.`;
+}
+
+/**
+ * Whether `rr` is one the provisioner made for a request that is gone (the one of its uid label, which
+ * its annotation names): owned by its group, and by no other request. The garbage collector removed
+ * the owner reference to the deleted request (the group's still owns it), so that one cannot be asked.
+ */
+function madeForGoneRequest(
+  rr: ResizeRequest,
+  uid: string,
+  group: InstanceGroupManager | undefined,
+): boolean {
+  const owners = ownersOf(rr.metadata);
+  const key = rr.metadata.annotations?.[PROVISIONING_REQUEST_ANNOTATION] ?? "";
+  return (
+    key.indexOf("/") > 0 &&
+    owners.some(
+      (o) =>
+        o.apiVersion === API_VERSION &&
+        o.kind === INSTANCE_GROUP_MANAGER.kind &&
+        o.name === rr.spec.instanceGroupManager &&
+        (group === undefined || o.uid === group.metadata.uid),
+    ) &&
+    owners.every((o) => o.kind !== PROVISIONING_REQUEST.kind || o.uid === uid)
+  );
 }

@@ -33,7 +33,11 @@ export function provisioningReconciler(deps: ProvisioningReconcilerDeps): Reconc
       const decision = cleanupDecision(rr, request, groups, deps.retentionMs, deps.now());
       if (decision.action === "wait") next = Math.min(next ?? Infinity, decision.afterMs);
       if (decision.action !== "delete") continue;
-      await deleteFinishedRequest(deps, rr, cleanupNote(rr, request, decision.finishedTime, deps.retentionMs));
+      await deleteFinishedRequest(
+        deps,
+        rr,
+        cleanupNote(rr, request, decision.finishedTime, deps.retentionMs),
+      );
     }
     return next;
   };
