@@ -28,7 +28,8 @@ import { groupQueue } from "../controller/queue-view.js";
 import { BY_PROVISIONING_REQUEST } from "../controller/setup.js";
 import { isNotFound } from "../runtime/api-errors.js";
 import { NAMESPACES, PODS } from "../runtime/builtin-kinds.js";
-import type { KubeClient } from "../runtime/resource-client.js";
+import type { Addressable, KubeClient } from "../runtime/resource-client.js";
+import type { ObjectKey, ResourceKind } from "../runtime/resource-kind.js";
 import type { Lister } from "../runtime/store.js";
 import { TtlCache } from "../runtime/ttl-cache.js";
 import { bookingEndsAt } from "./booking.js";
@@ -91,7 +92,7 @@ export async function observeProvisioning(
     resizeRequest = deps.resizeRequests.get(`${recorded}/${rrName}`);
     // After Provisioned=True the cache has seen it: one missing then was deleted (retention, cleanup).
     if (!resizeRequest && !failed && !provisioned)
-      resizeRequest = await liveResizeRequest(deps.client, recorded, rrName);
+      resizeRequest = await getIfExists(deps.client, RESIZE_REQUESTS, { namespace: recorded, name: rrName });
   }
   const nowMs = deps.now();
   const groupKey = resizeRequest && groupKeyOf(resizeRequest);
@@ -126,31 +127,22 @@ export async function observeProvisioning(
   };
 }
 
-async function liveResizeRequest(
+/** The object at `key`, or undefined when there is none. */
+async function getIfExists<T extends Addressable>(
   client: KubeClient,
-  namespace: string,
-  name: string,
-): Promise<ResizeRequest | undefined> {
+  kind: ResourceKind<T>,
+  key: ObjectKey,
+): Promise<T | undefined> {
   try {
-    return await client.resource(RESIZE_REQUESTS).get({ namespace, name });
+    return await client.resource(kind).get(key);
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;
   }
 }
 
-async function templateOf(
-  client: KubeClient,
-  namespace: string,
-  name: string,
-): Promise<PodTemplate | undefined> {
-  try {
-    return await client.resource(POD_TEMPLATES).get({ namespace, name });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}
+const templateOf = (client: KubeClient, namespace: string, name: string): Promise<PodTemplate | undefined> =>
+  getIfExists(client, POD_TEMPLATES, { namespace, name });
 
 async function templatesOf(
   client: KubeClient,

@@ -6,10 +6,9 @@
 // retryStrategy says (one retry, then the Workload is deactivated). The ResizeRequests of the finished
 // requests are deleted after the operator's --provisioning-resize-request-retention (2s here), while
 // one still holding capacity is kept.
-import { readFileSync } from "node:fs";
 import { installApi, kubectl } from "../api/install.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
-import { startOperator, type OperatorProcess } from "../../support/operator.js";
+import type { OperatorProcess } from "../../support/operator.js";
 import { createRequest, listRequests, untilState } from "../../support/resize.js";
 import {
   ClusterObjects,
@@ -17,6 +16,7 @@ import {
   createJob,
   createKueueQueue,
   createPoolAndGroup,
+  gpuFlavor,
   gpuJob,
   isTrue,
   provisioningRequestsOf,
@@ -24,6 +24,7 @@ import {
   readWorkload,
   runningPods,
   startKueueStack,
+  startProvisioner,
   tearDown,
   untilProvisioningRequest,
   untilResizeRequestFor,
@@ -70,25 +71,12 @@ beforeAll(async () => {
   await installApi();
   stack = await startKueueStack();
   ns = await createTestNamespace("kueue-gke");
-  operator = startOperator({
-    namespace: name(),
-    name: "provisioner",
-    args: ["--provisioning-resize-request-retention=2s"],
-  });
-  const log = operator.log;
-  await eventually("the operator to serve ProvisioningRequests", () =>
-    Promise.resolve(
-      readFileSync(log, "utf8").includes('"msg":"serving ProvisioningRequests"') ? true : undefined,
-    ),
-  );
+  operator = await startProvisioner(name(), ["--provisioning-resize-request-retention=2s"]);
   await createPoolAndGroup(name(), "gpu", { ...GPU_SHAPE, labels: { [POOL_LABEL]: `${name()}-gpu` } }, 8);
   await createPoolAndGroup(name(), "tpu", { ...TPU_SHAPE, labels: { [POOL_LABEL]: `${name()}-tpu` } }, 2);
   // As GKE's documentation writes it, but for provisioningClassName (queued-provisioning.gke.io there).
   await createKueueQueue(cluster, name(), gke(), {
-    flavor: {
-      nodeLabels: { [POOL_LABEL]: `${name()}-gpu` },
-      tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }],
-    },
+    flavor: gpuFlavor(`${name()}-gpu`),
     config: {
       managedResources: ["nvidia.com/gpu"],
       parameters: { ValidUntilSeconds: "600", maxRunDurationSeconds: "3600" },
@@ -202,7 +190,8 @@ test("a tiny ValidUntilSeconds: WaitTimeExceeded, one retry as the retryStrategy
     "the Workload deactivated",
     async () => {
       const now = await readWorkload(name(), wl);
-      return now.spec?.active === false ? now : undefined;
+      // Kueue writes spec.active and the Evicted condition one after the other.
+      return now.spec?.active === false && isTrue(now, "Evicted") ? now : undefined;
     },
     60_000,
   );

@@ -2,10 +2,9 @@
 // it made for it is Provisioned; the operator serves that request with a ResizeRequest on a group whose
 // target is a testbed NodePool (kwok Nodes standing in for a cloud's node pool). Figures: the time from a
 // Job's creation to its pods Running, and the time a plain ResizeRequest of the same size takes.
-import { readFileSync } from "node:fs";
 import { installApi, kubectl } from "../api/install.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
-import { startOperator, type OperatorProcess } from "../../support/operator.js";
+import type { OperatorProcess } from "../../support/operator.js";
 import { report } from "../../support/reliability.js";
 import { createRequest, untilState } from "../../support/resize.js";
 import {
@@ -15,12 +14,14 @@ import {
   createJob as createJobIn,
   createKueueQueue,
   createPoolAndGroup,
+  gpuFlavor,
   gpuJob,
   isTrue,
   readPr as readPrIn,
   readWorkload as readWorkloadIn,
   runningPods,
   startKueueStack,
+  startProvisioner,
   tearDown,
   untilProvisioningRequest,
   untilResizeRequestFor,
@@ -54,20 +55,11 @@ beforeAll(async () => {
   await installApi();
   stack = await startKueueStack(); // installs the ProvisioningRequest CRD before Kueue, and before the operator
   ns = await createTestNamespace("kueue-e2e");
-  operator = startOperator({ namespace: name(), name: "provisioner" });
-  const log = operator.log;
-  await eventually("the operator to serve ProvisioningRequests", () =>
-    Promise.resolve(
-      readFileSync(log, "utf8").includes('"msg":"serving ProvisioningRequests"') ? true : undefined,
-    ),
-  );
+  operator = await startProvisioner(name());
   await poolAndGroup("gpu", `${name()}-gpu`, 8);
   await poolAndGroup("plain", `${name()}-plain`, 4);
   await createKueueQueue(cluster, name(), name(), {
-    flavor: {
-      nodeLabels: { [POOL_LABEL]: `${name()}-gpu` },
-      tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }],
-    },
+    flavor: gpuFlavor(`${name()}-gpu`),
     config: {
       managedResources: ["nvidia.com/gpu"],
       retryStrategy: { backoffLimitCount: 0, backoffBaseSeconds: 1, backoffMaxSeconds: 1 },
@@ -213,7 +205,8 @@ test("an infeasible Job's request is Failed with the reason, and Kueue rejects i
   // Kueue rejects the check (no retries left) and deactivates the Workload; the Job never starts.
   const deactivated = await eventually("the Workload deactivated", async () => {
     const fresh = await readWorkload(wl);
-    return fresh.spec?.active === false ? fresh : undefined;
+    // Kueue writes spec.active and the Evicted condition one after the other.
+    return fresh.spec?.active === false && isTrue(fresh, "Evicted") ? fresh : undefined;
   });
   expect(condition(deactivated, "Evicted")).toMatchObject({
     status: "True",

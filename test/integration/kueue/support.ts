@@ -7,7 +7,8 @@ import { startNodePoolController, type NodePoolController } from "../../../testb
 import { ensureTools } from "../../../testbed/tools.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { eventually, kubeConfig } from "../../support/kube.js";
-import { stopAll, type OperatorProcess } from "../../support/operator.js";
+import { readFileSync } from "node:fs";
+import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { createGroup, listRequests } from "../../support/resize.js";
 
 const kc = kubeConfig();
@@ -302,3 +303,23 @@ export async function tearDown(o: {
   if (o.operator) await stopAll([o.operator]);
   await o.stack?.stop();
 }
+
+/** The operator, scoped to `namespace`, once it serves ProvisioningRequests. */
+export async function startProvisioner(
+  namespace: string,
+  args: readonly string[] = [],
+): Promise<OperatorProcess> {
+  const operator = startOperator({ namespace, name: "provisioner", args });
+  await eventually("the operator to serve ProvisioningRequests", () =>
+    Promise.resolve(
+      readFileSync(operator.log, "utf8").includes('"msg":"serving ProvisioningRequests"') ? true : undefined,
+    ),
+  );
+  return operator;
+}
+
+/** A ResourceFlavor of the GPU nodes whose `example.com/pool` label is `pool` (tolerating their taint). */
+export const gpuFlavor = (pool: string): object => ({
+  nodeLabels: { "example.com/pool": pool },
+  tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }],
+});

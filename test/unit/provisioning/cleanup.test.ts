@@ -4,7 +4,7 @@
 import type { PrCondition } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { cleanupDecision, cleanupNote, finishedBy } from "../../../src/provisioning/cleanup.js";
-import { T0, at, cond, group, pr, rr } from "./fixtures.js";
+import { T0, at, cancelledAt, cond, group, pr, rr } from "./fixtures.js";
 
 const HOUR = 3_600_000;
 const accepted = [cond("Accepted", "True", "Accepted")];
@@ -14,19 +14,7 @@ const failed = (s = 100): PrCondition[] => [
   cond("Failed", "True", "WaitTimeExceeded", s),
 ];
 
-const cancelled: ResizeRequestStatus = {
-  state: "CANCELLED",
-  conditions: [
-    {
-      type: "Cancelled",
-      status: "True",
-      reason: "Cancelled",
-      message: "",
-      lastTransitionTime: at(120),
-      observedGeneration: 1,
-    },
-  ],
-};
+const cancelled = cancelledAt(120);
 const heldWithRelease: ResizeRequestStatus = {
   state: "SUCCEEDED",
   succeededTime: at(60),

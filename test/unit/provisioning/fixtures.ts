@@ -195,3 +195,20 @@ export function snapshot(o: Partial<ProvisioningSnapshot> = {}): ProvisioningSna
           ),
   };
 }
+
+/** A ResizeRequest status: CANCELLED at `s` seconds. */
+export function cancelledAt(s: number): ResizeRequestStatus {
+  return {
+    state: "CANCELLED",
+    conditions: [
+      {
+        type: "Cancelled",
+        status: "True",
+        reason: "Cancelled",
+        message: "",
+        lastTransitionTime: at(s),
+        observedGeneration: 1,
+      },
+    ],
+  };
+}

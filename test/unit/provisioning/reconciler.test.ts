@@ -4,7 +4,7 @@
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import { PROVISIONING_REQUESTS, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
 import type { PrCondition, ProvisioningRequest } from "../../../src/api/provisioning-request.js";
-import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
+import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { REQUEST_INDEXERS } from "../../../src/controller/setup.js";
 import { consumptionCache } from "../../../src/provisioning/observe.js";
 import { provisioningReconciler } from "../../../src/provisioning/reconciler.js";
@@ -12,21 +12,9 @@ import { Store } from "../../../src/runtime/store.js";
 import { captureLog } from "../../support/log-capture.js";
 import { FakeKube } from "../../support/fake-kube.js";
 import { RecordingRecorder } from "../controller/cluster.js";
-import { T0, at, cond, group, pr, rr } from "./fixtures.js";
+import { T0, at, cancelledAt, cond, group, pr, rr } from "./fixtures.js";
 
-const cancelled: ResizeRequestStatus = {
-  state: "CANCELLED",
-  conditions: [
-    {
-      type: "Cancelled",
-      status: "True",
-      reason: "Cancelled",
-      message: "",
-      lastTransitionTime: at(120),
-      observedGeneration: 1,
-    },
-  ],
-};
+const cancelled = cancelledAt(120);
 const failed: PrCondition[] = [
   cond("Accepted", "False", "WaitTimeExceeded", 100),
   cond("Provisioned", "False", "WaitTimeExceeded", 100),
