@@ -6,6 +6,7 @@ import { z } from "zod";
 import { parseKubeDuration } from "./api/duration.js";
 import { DEFAULT_CLUSTER_SCOPED_TARGETS, GROUP_KIND_PATTERN } from "./api/target-kinds.js";
 import { DEFAULT_FINISHED_REQUEST_RETENTION } from "./controller/retention.js";
+import { DEFAULT_PROVISIONING_RETENTION } from "./provisioning/cleanup.js";
 import { DEFAULT_TOKEN_AUDIENCE } from "./rest/auth.js";
 
 const duration = (flag: string) =>
@@ -16,6 +17,16 @@ const duration = (flag: string) =>
         code: "custom",
         message: `--${flag} must be a positive duration such as 500ms, 10s or 5m`,
       });
+      return z.NEVER;
+    }
+    return ms;
+  });
+/** A retention: any duration, 0s included (deleted at once). */
+const retention = (flag: string) =>
+  z.string().transform((text, ctx) => {
+    const ms = parseKubeDuration(text);
+    if (ms === undefined) {
+      ctx.addIssue({ code: "custom", message: `--${flag} must be a duration such as 0s, 1h or 168h` });
       return z.NEVER;
     }
     return ms;
@@ -119,6 +130,12 @@ export const SETTINGS = {
     help: `serve autoscaling.x-k8s.io/v1 ProvisioningRequests of class ${PROVISIONING_CLASS} (Kueue's ProvisioningRequest admission check): auto (when the CRD is installed at start-up; restart after installing it), on (start-up fails without the CRD), off`,
     default: "auto",
     schema: z.enum(["auto", "on", "off"]),
+  },
+  "provisioning-resize-request-retention": {
+    env: "PROVISIONING_RESIZE_REQUEST_RETENTION",
+    help: "how long the ResizeRequest of a finished ProvisioningRequest (Failed, CapacityRevoked, BookingExpired, or deleted) is kept once it holds nothing, before it is deleted, as GKE does after 1h (0s: at once; a group's shorter finishedRequestRetention wins)",
+    default: DEFAULT_PROVISIONING_RETENTION,
+    schema: retention("provisioning-resize-request-retention"),
   },
   "token-audiences": {
     env: "TOKEN_AUDIENCES",
@@ -266,17 +283,7 @@ export const SETTINGS = {
     env: "FINISHED_REQUEST_RETENTION",
     help: "how long finished requests are kept before they are deleted, unless their group sets spec.finishedRequestRetention (0s: at once)",
     default: DEFAULT_FINISHED_REQUEST_RETENTION,
-    schema: z.string().transform((text, ctx) => {
-      const ms = parseKubeDuration(text);
-      if (ms === undefined) {
-        ctx.addIssue({
-          code: "custom",
-          message: "--finished-request-retention must be a duration such as 0s, 24h or 168h",
-        });
-        return z.NEVER;
-      }
-      return ms;
-    }),
+    schema: retention("finished-request-retention"),
   },
   "poll-interval": {
     env: "POLL_INTERVAL",

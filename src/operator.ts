@@ -132,6 +132,7 @@ async function addProvisioner(
     logger: log,
     metrics,
     concurrency: config.concurrency,
+    retentionMs: config["provisioning-resize-request-retention"],
     ...(config.namespace && { namespace: config.namespace }),
   });
   log.info({ provisioningClass: PROVISIONING_CLASS }, "serving ProvisioningRequests");

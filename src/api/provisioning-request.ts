@@ -129,6 +129,10 @@ export const PodTemplate = z.looseObject({
   apiVersion: z.string().optional(),
   kind: z.string().optional(),
   metadata: Meta,
-  template: z.looseObject({ spec: PodSpec }),
+  template: z.looseObject({
+    // Its pods' labels: they select the pods made from it (whether they consume the capacity).
+    metadata: z.looseObject({ labels: z.record(z.string(), z.string()).optional() }).optional(),
+    spec: PodSpec,
+  }),
 });
 export type PodTemplate = z.infer<typeof PodTemplate>;

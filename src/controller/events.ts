@@ -103,6 +103,6 @@ export const resizeEvents = defineEventCatalog({
     type: "Normal",
     reason: "RetentionExpired",
     action: "Delete",
-    when: "A finished request (its instances released, if it had a run duration) was deleted after its group's finishedRequestRetention.",
+    when: "A finished request (its instances released, if it had a run duration) was deleted after its group's finishedRequestRetention; or, made by the provisioner, after --provisioning-resize-request-retention (1h) once its ProvisioningRequest finished or went away.",
   },
 });

@@ -41,7 +41,8 @@ export function retentionOf(
   return (setting !== undefined ? parseKubeDuration(setting) : undefined) ?? deps.defaultRetentionMs;
 }
 
-function humanDuration(ms: number): string {
+/** A duration as people write it: `1h`, `30m`, `45s`. */
+export function humanDuration(ms: number): string {
   const s = Math.round(ms / 1000);
   if (s % 3600 === 0 && s > 0) return `${s / 3600}h`;
   if (s % 60 === 0 && s > 0) return `${s / 60}m`;
@@ -67,41 +68,51 @@ export function retentionReconciler(deps: RetentionDeps): Reconciler {
     const decision = retentionDecision(rr, retentionMs, deps.now());
     if (decision.action === "keep") return undefined;
     if (decision.action === "wait") return { requeueAfterMs: decision.afterMs };
-    const { uid, resourceVersion } = rr.metadata;
-    try {
-      await deps.client
-        .resource(RESIZE_REQUESTS)
-        .delete({ namespace, name: request.name }, { preconditions: { uid, resourceVersion } });
-    } catch (err) {
-      // Gone already, or changed since the cache saw it: the change brings the key back if still due.
-      if (isNotFound(err) || isConflict(err)) return undefined;
-      throw err;
-    }
     const note = `Deleted: ${rr.status?.state ?? ""} since ${decision.finishedTime}, past the group's finishedRequestRetention of ${humanDuration(retentionMs)}.`;
-    log.info({ state: rr.status?.state, finishedTime: decision.finishedTime }, note);
-    const group = deps.groups.get(groupKeyOf(rr));
-    deps.recorder.emit({
-      ...E.RetentionExpired,
-      note,
-      regarding: {
-        apiVersion: API_VERSION,
-        kind: RESIZE_REQUEST.kind,
-        namespace,
-        name: request.name,
-        uid: uid ?? "",
-      },
-      ...(group?.metadata.uid && {
-        related: {
-          apiVersion: API_VERSION,
-          kind: INSTANCE_GROUP_MANAGER.kind,
-          namespace,
-          name: rr.spec.instanceGroupManager,
-          uid: group.metadata.uid,
-        },
-      }),
-    });
+    if (await deleteFinishedRequest(deps, rr, note))
+      log.info({ state: rr.status?.state, finishedTime: decision.finishedTime }, note);
     return undefined;
   };
+}
+
+/**
+ * Deletes a finished request on condition that it is exactly what was decided on (uid and
+ * resourceVersion), and records RetentionExpired with `note`. False when it is gone already or changed
+ * since the cache saw it (the change brings its key back if it is still due). Also used by the
+ * provisioner for the ResizeRequests of finished ProvisioningRequests.
+ */
+export async function deleteFinishedRequest(
+  deps: Pick<RetentionDeps, "client" | "recorder" | "groups">,
+  rr: ResizeRequest,
+  note: string,
+): Promise<boolean> {
+  const namespace = rr.metadata.namespace ?? "";
+  const name = rr.metadata.name ?? "";
+  const { uid, resourceVersion } = rr.metadata;
+  try {
+    await deps.client
+      .resource(RESIZE_REQUESTS)
+      .delete({ namespace, name }, { preconditions: { uid, resourceVersion } });
+  } catch (err) {
+    if (isNotFound(err) || isConflict(err)) return false;
+    throw err;
+  }
+  const group = deps.groups.get(groupKeyOf(rr));
+  deps.recorder.emit({
+    ...E.RetentionExpired,
+    note,
+    regarding: { apiVersion: API_VERSION, kind: RESIZE_REQUEST.kind, namespace, name, uid: uid ?? "" },
+    ...(group?.metadata.uid && {
+      related: {
+        apiVersion: API_VERSION,
+        kind: INSTANCE_GROUP_MANAGER.kind,
+        namespace,
+        name: rr.spec.instanceGroupManager,
+        uid: group.metadata.uid,
+      },
+    }),
+  });
+  return true;
 }
 
 export interface RetentionControllerOptions {

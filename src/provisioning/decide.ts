@@ -4,8 +4,6 @@
 // observe.ts and execute.ts; the rules of the queue itself stay in the resize controller and the queue
 // model, which this only reads.
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { DEFAULT_BOOKING_WINDOW } from "../api/instance-shape.js";
-import { parseKubeDuration } from "../api/duration.js";
 import { isFinalState } from "../api/lifecycle.js";
 import {
   ProvisioningCondition as C,
@@ -23,7 +21,7 @@ import { classDetails, detailsFor, sameDetails, withoutQueue } from "./details.j
 import { failureOf, waitingMessage } from "./messages.js";
 import { acceptedMessage, foreignTemplate, groupOf, notMadeFor } from "./ownership.js";
 import { queuedEta, type GroupQueue } from "./obtainability.js";
-import { parseParameters, unknownParametersMessage } from "./parameters.js";
+import { unknownParametersMessage, type ParsedParameters } from "./parameters.js";
 import { place } from "./placement.js";
 import { Reason } from "./reasons.js";
 import { resizeRequestFor } from "./resize-request.js";
@@ -34,6 +32,13 @@ export const REFRESH_MS = 10_000;
 export interface ProvisioningSnapshot {
   readonly request: ProvisioningRequest;
   readonly nowMs: number;
+  /** Its parameters, parsed once per pass. */
+  readonly parameters: ParsedParameters;
+  /**
+   * When the booking of its provisioned capacity ends (booking.ts), computed once per pass; undefined
+   * without a ResizeRequest, once expired or once the capacity was released.
+   */
+  readonly bookingEndsAt: number | undefined;
   /** The request's ResizeRequest once it is accepted, if it exists: the one at the place recorded then. */
   readonly resizeRequest: ResizeRequest | undefined;
   /**
@@ -125,7 +130,8 @@ export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
   let requeueAfterMs: number | undefined;
   // GKE's ValidUntilSeconds holds in every state before Provisioned=True (a ResizeRequest that reached a
   // final state is reported as such instead).
-  const deadline = failed || provisioned || isFinalState(rr?.status?.state) ? undefined : waitDeadline(pr);
+  const deadline =
+    failed || provisioned || isFinalState(rr?.status?.state) ? undefined : waitDeadline(pr, s.parameters);
 
   if (failed) {
     // Final for us. A ResizeRequest still in the queue goes too (nothing will consume it).
@@ -175,8 +181,7 @@ export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
 }
 
 /** When a request with GKE's ValidUntilSeconds fails unless provisioned: that long after its creation. */
-function waitDeadline(pr: ProvisioningRequest): number | undefined {
-  const parameters = parseParameters(pr.spec.parameters);
+function waitDeadline(pr: ProvisioningRequest, parameters: ParsedParameters): number | undefined {
   const created = Date.parse(pr.metadata.creationTimestamp ?? "");
   if (!parameters.ok || parameters.value.validUntilSeconds === undefined || Number.isNaN(created))
     return undefined;
@@ -202,7 +207,7 @@ function admit(
 ): { create: ResizeRequest | undefined; requeueAfterMs: number | undefined } {
   const none = { create: undefined, requeueAfterMs: undefined };
   const pr = s.request;
-  const parameters = parseParameters(pr.spec.parameters);
+  const parameters = s.parameters;
   if (!parameters.ok) {
     fail(d, Reason.InvalidParameters, parameters.message);
     return none;
@@ -345,7 +350,7 @@ function afterSuccess(
     );
     return undefined;
   }
-  const expires = bookingExpiresAt(s.request, s.groups, rr, d.conditions, s.nowMs);
+  const expires = s.bookingEndsAt;
   if (expires === undefined || s.consumed) return undefined;
   if (s.nowMs < expires) return expires - s.nowMs;
   d.set(
@@ -358,28 +363,4 @@ function afterSuccess(
     E.BookingExpired,
   );
   return undefined;
-}
-
-/**
- * When the booking of a provisioned request ends (Provisioned=True's transition plus the window: the
- * request's bookingWindow parameter, else its group's, else 10 minutes); undefined once it expired or
- * the capacity was released. Observation asks it too, to look for consuming pods only when it matters.
- */
-export function bookingExpiresAt(
-  pr: ProvisioningRequest,
-  groups: readonly InstanceGroupManager[],
-  rr: ResizeRequest,
-  conditions: readonly PrCondition[] | undefined,
-  nowMs: number,
-): number | undefined {
-  if (isTrue(conditions, C.BookingExpired) || rr.status?.release !== undefined) return undefined;
-  const since = Date.parse(find(conditions, C.Provisioned)?.lastTransitionTime ?? "") || nowMs;
-  const parameters = parseParameters(pr.spec.parameters);
-  if (parameters.ok && parameters.value.bookingWindowMs !== undefined)
-    return since + parameters.value.bookingWindowMs;
-  const g = groupOf(groups, rr);
-  return (
-    since +
-    (parseKubeDuration(g?.spec.provisioningRequests?.bookingWindow ?? DEFAULT_BOOKING_WINDOW) ?? 600_000)
-  );
 }

@@ -4,7 +4,14 @@
 // ago) — or, before acceptance, the namesakes in the groups' namespaces; the ResizeRequests a deleted
 // request left (cache index), the groups (cache), and — only while they matter — its pod templates,
 // its namespace's labels and whether a pod consumes its capacity. Labels only find candidates; which
-// one is the request's is decided by owner references (ownership.ts).
+// one is the request's is decided by owner references (ownership.ts). Its parameters are parsed and its
+// booking computed here, once per pass, for the decision to read.
+//
+// Whether a pod consumes the capacity is asked once the booking window is over, and only then: a list
+// of the pods selected by the labels of the request's first pod template (Kueue copies the workload's
+// pod labels there, so this finds that workload's pods, never the whole namespace's), whose answer
+// "consumed" is remembered per request (it stays true), so later passes read nothing; "not consumed"
+// is answered by BookingExpired, after which nothing is read either.
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { POD_TEMPLATES, RESIZE_REQUESTS } from "../api/kinds.js";
 import {
@@ -21,10 +28,14 @@ import { groupQueue } from "../controller/group-queue.js";
 import { BY_PROVISIONING_REQUEST } from "../controller/indexes.js";
 import { isNotFound } from "../runtime/api-errors.js";
 import { NAMESPACES, PODS } from "../runtime/builtin-kinds.js";
-import type { KubeClient } from "../runtime/resource-client.js";
+import type { Addressable, KubeClient } from "../runtime/resource-client.js";
+import type { ObjectKey, ResourceKind } from "../runtime/resource-kind.js";
 import type { Lister } from "../runtime/store.js";
-import { bookingExpiresAt, type ProvisioningSnapshot } from "./decide.js";
-import { recordedNamespace } from "./ownership.js";
+import { TtlCache } from "../runtime/ttl-cache.js";
+import { bookingEndsAt } from "./booking.js";
+import type { ProvisioningSnapshot } from "./decide.js";
+import { groupOf, recordedNamespace } from "./ownership.js";
+import { parseParameters } from "./parameters.js";
 import { groupQueues } from "./obtainability.js";
 import { needsNamespaceLabels } from "./placement.js";
 import { resizeRequestName } from "./resize-request.js";
@@ -35,6 +46,8 @@ export interface ProvisioningObserveDeps {
   readonly groups: Lister<InstanceGroupManager>;
   readonly client: KubeClient;
   readonly now: () => number;
+  /** Requests (by uid) a pod was found consuming; only that answer is kept (`consumptionCache`). */
+  readonly consumption: TtlCache<string, boolean>;
 }
 
 export type ProvisioningObservation =
@@ -63,7 +76,8 @@ export async function observeProvisioning(
   const orphans = served.filter((rr) => rr.metadata.labels?.[PROVISIONING_REQUEST_UID_LABEL] !== uid);
   const accepted = isTrue(pr, C.Accepted);
   const failed = isTrue(pr, C.Failed);
-  const admitting = !accepted && !failed && !isTrue(pr, C.Provisioned);
+  const provisioned = isTrue(pr, C.Provisioned);
+  const admitting = !accepted && !failed && !provisioned;
   const groups = deps.groups.list();
   const rrName = resizeRequestName(pr);
   const recorded = recordedNamespace(pr);
@@ -77,7 +91,9 @@ export async function observeProvisioning(
   let resizeRequest: ResizeRequest | undefined;
   if (recorded !== undefined) {
     resizeRequest = deps.resizeRequests.get(`${recorded}/${rrName}`);
-    if (!resizeRequest && !failed) resizeRequest = await liveResizeRequest(deps.client, recorded, rrName);
+    // After Provisioned=True the cache has seen it: one missing then was deleted (retention, cleanup).
+    if (!resizeRequest && !failed && !provisioned)
+      resizeRequest = await getIfExists(deps.client, RESIZE_REQUESTS, { namespace: recorded, name: rrName });
   }
   const nowMs = deps.now();
   const groupKey = resizeRequest && groupKeyOf(resizeRequest);
@@ -85,18 +101,20 @@ export async function observeProvisioning(
     groupKey && deps.groups.get(groupKey)
       ? groupQueue(deps.groups, deps.resizeRequests, groupKey, nowMs)
       : undefined;
-  // Consuming pods matter only once the booking window is over (a list of the namespace's pods).
-  const expires =
-    resizeRequest && isTrue(pr, C.Provisioned)
-      ? bookingExpiresAt(pr, groups, resizeRequest, pr.status?.conditions, nowMs)
-      : undefined;
-  const bookingDue = expires !== undefined && nowMs >= expires;
+  const parameters = parseParameters(pr.spec.parameters);
+  const booking =
+    resizeRequest &&
+    bookingEndsAt(pr.status?.conditions, parameters, groupOf(groups, resizeRequest), resizeRequest, nowMs);
+  // Consuming pods matter only once the booking window is over.
+  const bookingDue = provisioned && booking !== undefined && nowMs >= booking;
   return {
     ours: true,
     orphans,
     snapshot: {
       request: pr,
       nowMs,
+      parameters,
+      bookingEndsAt: booking,
       resizeRequest,
       namesakes,
       groups,
@@ -105,27 +123,32 @@ export async function observeProvisioning(
         admitting && needsNamespaceLabels(groups) ? await namespaceLabels(deps.client, namespace) : undefined,
       insight: queue?.insight.requests.find((r) => r.name === resizeRequest?.metadata.name),
       queueLength: queue?.insight.queueLength ?? 0,
-      consumed: bookingDue ? await consumed(deps.client, namespace, name) : false,
+      consumed: bookingDue ? await deps.consumption.get(uid, () => consumed(deps.client, pr)) : false,
       ...(admitting &&
-        pr.spec.parameters?.capacitySearchStrategy === "OBTAINABILITY" && {
+        parameters.ok &&
+        parameters.value.capacitySearchStrategy === "OBTAINABILITY" && {
           queues: groupQueues(groups, deps.resizeRequests),
         }),
     },
   };
 }
 
-async function liveResizeRequest(
+/** The object at `key`, or undefined when there is none. */
+async function getIfExists<T extends Addressable>(
   client: KubeClient,
-  namespace: string,
-  name: string,
-): Promise<ResizeRequest | undefined> {
+  kind: ResourceKind<T>,
+  key: ObjectKey,
+): Promise<T | undefined> {
   try {
-    return await client.resource(RESIZE_REQUESTS).get({ namespace, name });
+    return await client.resource(kind).get(key);
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;
   }
 }
+
+const templateOf = (client: KubeClient, namespace: string, name: string): Promise<PodTemplate | undefined> =>
+  getIfExists(client, POD_TEMPLATES, { namespace, name });
 
 async function templatesOf(
   client: KubeClient,
@@ -135,15 +158,7 @@ async function templatesOf(
   for (const set of pr.spec.podSets) {
     const name = set.podTemplateRef.name ?? "";
     if (out.has(name) || name === "") continue;
-    try {
-      out.set(
-        name,
-        await client.resource(POD_TEMPLATES).get({ namespace: pr.metadata.namespace ?? "", name }),
-      );
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      out.set(name, undefined);
-    }
+    out.set(name, await templateOf(client, pr.metadata.namespace ?? "", name));
   }
   return out;
 }
@@ -153,8 +168,36 @@ async function namespaceLabels(client: KubeClient, namespace: string): Promise<R
   return ns.metadata.labels ?? {};
 }
 
-/** Whether a pod of the namespace carries Kueue's annotation naming this request (it consumes the capacity). */
-async function consumed(client: KubeClient, namespace: string, name: string): Promise<boolean> {
-  const pods = await client.resource(PODS).list({ namespace });
-  return pods.items.some((p) => p.metadata?.annotations?.[CONSUME_ANNOTATION] === name);
+/** How long a request found consumed is remembered (it stays consumed; the bound only frees memory). */
+const CONSUMED_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** The cache of `ProvisioningObserveDeps.consumption`: only "consumed" is kept, bounded. */
+export function consumptionCache(): TtlCache<string, boolean> {
+  return new TtlCache<string, boolean>({
+    ttlMs: CONSUMED_TTL_MS,
+    maxEntries: 10_000,
+    keep: (consumed) => consumed,
+  });
+}
+
+/**
+ * The label selector of the pods made from the request's first pod template (its labels, all of them),
+ * or undefined when the template is gone or has no labels.
+ */
+export function podSelector(template: PodTemplate | undefined): string | undefined {
+  const labels = Object.entries(template?.template.metadata?.labels ?? {});
+  return labels.length > 0 ? labels.map(([k, v]) => `${k}=${v}`).join(",") : undefined;
+}
+
+/**
+ * Whether a pod carries Kueue's annotation naming this request (it consumes the capacity): one read of
+ * the first pod template, one list of the pods its labels select (the namespace's, for a template
+ * without labels — one written by hand).
+ */
+async function consumed(client: KubeClient, pr: ProvisioningRequest): Promise<boolean> {
+  const namespace = pr.metadata.namespace ?? "";
+  const first = pr.spec.podSets[0]?.podTemplateRef.name;
+  const labelSelector = podSelector(first ? await templateOf(client, namespace, first) : undefined);
+  const pods = await client.resource(PODS).list({ namespace, ...(labelSelector && { labelSelector }) });
+  return pods.items.some((p) => p.metadata?.annotations?.[CONSUME_ANNOTATION] === pr.metadata.name);
 }

@@ -53,7 +53,7 @@ const describe = (owners: readonly OwnerReference[]): string =>
  * outlives the ProvisioningRequest.
  */
 export function resizeRequestOwners(
-  pr: ProvisioningRequest,
+  pr: Pick<ProvisioningRequest, "metadata">,
   group: Pick<InstanceGroupManager, "metadata">,
 ): OwnerReference[] {
   return [
@@ -84,7 +84,7 @@ export function resizeRequestOwners(
  */
 export function notMadeFor(
   rr: ResizeRequest,
-  pr: ProvisioningRequest,
+  pr: Pick<ProvisioningRequest, "metadata">,
   group: Pick<InstanceGroupManager, "metadata"> | undefined,
 ): string | undefined {
   const where = `ResizeRequest ${rr.metadata.namespace ?? ""}/${rr.metadata.name ?? ""}`;

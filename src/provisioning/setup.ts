@@ -20,6 +20,7 @@ import type { KubeClient } from "../runtime/resource-client.js";
 import { resourcePath } from "../runtime/resource-kind.js";
 import { objectKey } from "../runtime/store.js";
 import { stripUnreadMetadata } from "../runtime/transform.js";
+import { consumptionCache } from "./observe.js";
 import { provisioningReconciler } from "./reconciler.js";
 
 export interface ProvisioningOptions {
@@ -30,6 +31,8 @@ export interface ProvisioningOptions {
   /** Watch one namespace only; all namespaces when undefined. */
   readonly namespace?: string;
   readonly now?: () => number;
+  /** How long a ResizeRequest of a finished ProvisioningRequest is kept once nothing is held (cleanup.ts). */
+  readonly retentionMs: number;
 }
 
 /** Whether the API server serves ProvisioningRequests (the cluster-autoscaler CRD is installed). */
@@ -61,6 +64,8 @@ export function addProvisioningController(mgr: Manager, options: ProvisioningOpt
       client: mgr.client,
       recorder: options.recorder,
       now: options.now ?? Date.now,
+      consumption: consumptionCache(),
+      retentionMs: options.retentionMs,
     }),
   });
   // Our own status writes change no spec: only a new generation, a deletion or a resync needs a pass.

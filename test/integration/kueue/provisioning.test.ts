@@ -2,30 +2,33 @@
 // it made for it is Provisioned; the operator serves that request with a ResizeRequest on a group whose
 // target is a testbed NodePool (kwok Nodes standing in for a cloud's node pool). Figures: the time from a
 // Job's creation to its pods Running, and the time a plain ResizeRequest of the same size takes.
-import { readFileSync } from "node:fs";
 import { installApi, kubectl } from "../api/install.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
-import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import type { OperatorProcess } from "../../support/operator.js";
 import { report } from "../../support/reliability.js";
-import { createGroup, createRequest, listRequests, untilState } from "../../support/resize.js";
+import { createRequest, untilState } from "../../support/resize.js";
 import {
   batch,
   ClusterObjects,
-  KUEUE,
-  PROVISIONING,
   condition,
-  core,
-  custom,
+  createJob as createJobIn,
+  createKueueQueue,
+  createPoolAndGroup,
+  gpuFlavor,
   gpuJob,
   isTrue,
-  provisioningRequestsOf,
+  readPr as readPrIn,
+  readWorkload as readWorkloadIn,
   runningPods,
   startKueueStack,
-  workloadOf,
+  startProvisioner,
+  tearDown,
+  untilProvisioningRequest,
+  untilResizeRequestFor,
+  untilWorkload,
   type Obj,
 } from "./support.js";
 
-const CLASS = "queued-provisioning.compute.resize-operator.dev";
 const POOL_LABEL = "example.com/pool";
 const SHAPE = {
   allocatable: { cpu: "32", memory: "256Gi", "nvidia.com/gpu": "8", pods: "110" },
@@ -38,55 +41,15 @@ let operator: OperatorProcess | undefined;
 const cluster = new ClusterObjects();
 const name = (): string => ns?.name ?? "";
 
-/** A NodePool and a group over it whose instances carry `POOL_LABEL=<label>`, serving this namespace's requests. */
-async function poolAndGroup(pool: string, label: string, maxSize: number): Promise<void> {
-  const labels = { [POOL_LABEL]: label };
-  await custom.createNamespacedCustomObject({
-    group: "testbed.resize-operator.dev",
-    version: "v1",
-    plural: "nodepools",
-    namespace: name(),
-    body: {
-      apiVersion: "testbed.resize-operator.dev/v1",
-      kind: "NodePool",
-      metadata: { name: pool },
-      spec: { replicas: 0, ...SHAPE, labels },
-    },
-  });
-  await createGroup(name(), pool, {
-    zone: "local-a",
-    targetRef: { apiVersion: "testbed.resize-operator.dev/v1", kind: "NodePool", name: pool },
-    maxSize,
-    instanceShape: { ...SHAPE, labels },
-    provisioningRequests: { namespaces: "Same" },
-  });
-}
-
-async function createJob(job: ReturnType<typeof gpuJob>): Promise<{ uid: string; created: number }> {
-  const created = Date.now();
-  const made = await batch.createNamespacedJob({ namespace: name(), body: job });
-  return { uid: made.metadata?.uid ?? "", created };
-}
-
-const workload = (jobUid: string, what: string): Promise<Obj> =>
-  eventually(`the Workload of ${what}`, () => workloadOf(name(), jobUid));
-
-async function provisioningRequest(wl: Obj, what: string): Promise<Obj> {
-  const [pr] = await eventually(`the ProvisioningRequest of ${what}`, async () => {
-    const list = await provisioningRequestsOf(name(), wl.metadata.uid ?? "");
-    return list.length > 0 ? list : undefined;
-  });
-  if (!pr) throw new Error("unreachable");
-  return pr;
-}
-
-/** The object as it is now (a ProvisioningRequest or a Workload of the test's namespace). */
-const reread =
-  (where: { group: string; version: string; plural: string }) =>
-  async (o: Obj): Promise<Obj> =>
-    (await custom.getNamespacedCustomObject({ ...where, namespace: name(), name: o.metadata.name })) as Obj;
-const readPr = reread(PROVISIONING);
-const readWorkload = reread({ ...KUEUE, plural: "workloads" });
+const poolAndGroup = (pool: string, label: string, maxSize: number): Promise<void> =>
+  createPoolAndGroup(name(), pool, { ...SHAPE, labels: { [POOL_LABEL]: label } }, maxSize);
+const createJob = (job: ReturnType<typeof gpuJob>) => createJobIn(name(), job);
+const workload = (jobUid: string, what: string): Promise<Obj> => untilWorkload(name(), jobUid, what);
+const provisioningRequest = (wl: Obj, what: string): Promise<Obj> =>
+  untilProvisioningRequest(name(), wl, what);
+const readPr = (o: Obj): Promise<Obj> => readPrIn(name(), o);
+const readWorkload = (o: Obj): Promise<Obj> => readWorkloadIn(name(), o);
+const resizeRequestFor = (pr: Obj) => untilResizeRequestFor(name(), pr);
 
 /** The request's pod sets' PodTemplate names, as GKE's PodTemplateName detail joins them. */
 const templateNames = (pr: Obj): string | undefined =>
@@ -94,86 +57,24 @@ const templateNames = (pr: Obj): string | undefined =>
     ?.map((s) => s.podTemplateRef.name)
     .join(", ");
 
-async function resizeRequestFor(pr: Obj) {
-  return eventually(`the ResizeRequest of ${pr.metadata.name}`, async () =>
-    (await listRequests(name())).find(
-      (rr) =>
-        rr.metadata.annotations?.["compute.resize-operator.dev/provisioning-request"] ===
-        `${name()}/${pr.metadata.name}`,
-    ),
-  );
-}
-
 beforeAll(async () => {
   await installApi();
   stack = await startKueueStack(); // installs the ProvisioningRequest CRD before Kueue, and before the operator
   ns = await createTestNamespace("kueue-e2e");
-  operator = startOperator({ namespace: name(), name: "provisioner" });
-  const log = operator.log;
-  await eventually("the operator to serve ProvisioningRequests", () =>
-    Promise.resolve(
-      readFileSync(log, "utf8").includes('"msg":"serving ProvisioningRequests"') ? true : undefined,
-    ),
-  );
+  operator = await startProvisioner(name());
   await poolAndGroup("gpu", `${name()}-gpu`, 8);
   await poolAndGroup("plain", `${name()}-plain`, 4);
-  await cluster.create("ResourceFlavor", "resourceflavors", name(), {
-    nodeLabels: { [POOL_LABEL]: `${name()}-gpu` },
-    tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }],
-  });
-  await cluster.create("ProvisioningRequestConfig", "provisioningrequestconfigs", name(), {
-    provisioningClassName: CLASS,
-    managedResources: ["nvidia.com/gpu"],
-    retryStrategy: { backoffLimitCount: 0, backoffBaseSeconds: 1, backoffMaxSeconds: 1 },
-  });
-  await cluster.create("AdmissionCheck", "admissionchecks", name(), {
-    controllerName: "kueue.x-k8s.io/provisioning-request",
-    parameters: { apiGroup: "kueue.x-k8s.io", kind: "ProvisioningRequestConfig", name: name() },
-  });
-  const quota = { cpu: "1024", memory: "8Ti", "nvidia.com/gpu": "256" };
-  await cluster.create("ClusterQueue", "clusterqueues", name(), {
-    namespaceSelector: {},
-    resourceGroups: [
-      {
-        coveredResources: Object.keys(quota),
-        flavors: [
-          { name: name(), resources: Object.entries(quota).map(([n, q]) => ({ name: n, nominalQuota: q })) },
-        ],
-      },
-    ],
-    admissionChecksStrategy: { admissionChecks: [{ name: name() }] },
-  });
-  await custom.createNamespacedCustomObject({
-    group: "kueue.x-k8s.io",
-    version: "v1beta2",
-    plural: "localqueues",
-    namespace: name(),
-    body: {
-      apiVersion: "kueue.x-k8s.io/v1beta2",
-      kind: "LocalQueue",
-      metadata: { name: "gpu" },
-      spec: { clusterQueue: name() },
+  await createKueueQueue(cluster, name(), name(), {
+    flavor: gpuFlavor(`${name()}-gpu`),
+    config: {
+      managedResources: ["nvidia.com/gpu"],
+      retryStrategy: { backoffLimitCount: 0, backoffBaseSeconds: 1, backoffMaxSeconds: 1 },
     },
+    quota: { cpu: "1024", memory: "8Ti", "nvidia.com/gpu": "256" },
   });
 }, 600_000);
 
-afterAll(async () => {
-  // Kueue's objects carry its finalizers: the namespace (Jobs, Workloads) and the cluster-scoped
-  // objects go while Kueue still runs; the pools' nodes go while their controller still runs.
-  if (ns) {
-    await ns.remove();
-    await eventually(
-      `namespace ${ns.name} gone`,
-      async () => ((await core.readNamespace({ name: name() }).catch(() => undefined)) ? undefined : true),
-      240_000,
-    ).catch((err: unknown) => {
-      console.warn(String(err));
-    });
-  }
-  await cluster.deleteAll();
-  if (operator) await stopAll([operator]);
-  await stack?.stop();
-}, 600_000);
+afterAll(() => tearDown({ ns, cluster, operator, stack }), 600_000);
 
 test("a plain ResizeRequest of 4 instances (the baseline)", async () => {
   const started = Date.now();
@@ -190,7 +91,7 @@ let first: { uid: string; created: number; pr: Obj; wl: Obj } | undefined;
 
 test("a Job of 4 pods × 8 GPUs stays suspended until its ResizeRequest succeeds, then runs on the new nodes", async () => {
   const job = await createJob(
-    gpuJob("train", 4, 8, "gpu", { "provreq.kueue.x-k8s.io/maxRunDurationSeconds": "40" }),
+    gpuJob("train", 4, 8, name(), { "provreq.kueue.x-k8s.io/maxRunDurationSeconds": "40" }),
   );
   const wl = await workload(job.uid, "train");
   const pr = await provisioningRequest(wl, "train");
@@ -249,7 +150,7 @@ test("a Job of 4 pods × 8 GPUs stays suspended until its ResizeRequest succeeds
 test("a second Job waits behind it with our ETA on its Workload, and is admitted when the ETA says", async () => {
   if (!first) throw new Error("needs the first Job");
   const job = await createJob(
-    gpuJob("train-2", 8, 8, "gpu", { "provreq.kueue.x-k8s.io/maxRunDurationSeconds": "20" }),
+    gpuJob("train-2", 8, 8, name(), { "provreq.kueue.x-k8s.io/maxRunDurationSeconds": "20" }),
   );
   const wl = await workload(job.uid, "train-2");
   const message = await eventually("an ETA on the Workload's admission check", async () => {
@@ -279,7 +180,7 @@ test("a second Job waits behind it with our ETA on its Workload, and is admitted
   });
 
   // Meanwhile: a Workload whose capacity is still queued is deleted with its Job → its ResizeRequest is cancelled.
-  const doomed = await createJob(gpuJob("doomed", 8, 8, "gpu"));
+  const doomed = await createJob(gpuJob("doomed", 8, 8, name()));
   const doomedPr = await provisioningRequest(await workload(doomed.uid, "doomed"), "doomed");
   const doomedRr = await resizeRequestFor(doomedPr);
   expect(doomedRr.status?.state).not.toBe("SUCCEEDED");
@@ -316,7 +217,7 @@ test("a second Job waits behind it with our ETA on its Workload, and is admitted
 });
 
 test("an infeasible Job's request is Failed with the reason, and Kueue rejects it and deactivates the Workload (retryStrategy: no retries)", async () => {
-  const job = await createJob(gpuJob("too-big", 1, 16, "gpu"));
+  const job = await createJob(gpuJob("too-big", 1, 16, name()));
   const wl = await workload(job.uid, "too-big");
   const pr = await provisioningRequest(wl, "too-big");
   const failed = await eventually("Failed=True", async () => {
@@ -330,7 +231,8 @@ test("an infeasible Job's request is Failed with the reason, and Kueue rejects i
   // Kueue rejects the check (no retries left) and deactivates the Workload; the Job never starts.
   const deactivated = await eventually("the Workload deactivated", async () => {
     const fresh = await readWorkload(wl);
-    return fresh.spec?.active === false ? fresh : undefined;
+    // Kueue writes spec.active and the Evicted condition one after the other.
+    return fresh.spec?.active === false && isTrue(fresh, "Evicted") ? fresh : undefined;
   });
   expect(condition(deactivated, "Evicted")).toMatchObject({
     status: "True",

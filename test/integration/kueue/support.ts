@@ -5,7 +5,11 @@ import * as k8s from "@kubernetes/client-node";
 import { startKueue, KEEP_RUNNING_LABEL, QUEUE_NAME_LABEL, type Kueue } from "../../../testbed/kueue.js";
 import { startNodePoolController, type NodePoolController } from "../../../testbed/node-pool.js";
 import { ensureTools } from "../../../testbed/tools.js";
+import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { eventually, kubeConfig } from "../../support/kube.js";
+import { readFileSync } from "node:fs";
+import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { createGroup, listRequests } from "../../support/resize.js";
 
 const kc = kubeConfig();
 export const custom = kc.makeApiClient(k8s.CustomObjectsApi);
@@ -147,3 +151,175 @@ export async function runningPods(
   );
   return running.length === count ? running : undefined;
 }
+
+/** What one instance of a testbed NodePool's group offers (its NodePool's nodes offer the same). */
+export interface Shape {
+  readonly allocatable: Readonly<Record<string, string>>;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints?: readonly { key: string; value: string; effect: string }[];
+}
+
+/** A testbed NodePool with no nodes yet and a group over it that serves its own namespace's requests. */
+export async function createPoolAndGroup(
+  namespace: string,
+  pool: string,
+  shape: Shape,
+  maxSize: number,
+): Promise<void> {
+  await custom.createNamespacedCustomObject({
+    group: "testbed.resize-operator.dev",
+    version: "v1",
+    plural: "nodepools",
+    namespace,
+    body: {
+      apiVersion: "testbed.resize-operator.dev/v1",
+      kind: "NodePool",
+      metadata: { name: pool },
+      spec: { replicas: 0, ...shape },
+    },
+  });
+  await createGroup(namespace, pool, {
+    zone: "local-a",
+    targetRef: { apiVersion: "testbed.resize-operator.dev/v1", kind: "NodePool", name: pool },
+    maxSize,
+    instanceShape: shape,
+    provisioningRequests: { namespaces: "Same" },
+  });
+}
+
+/**
+ * Kueue's side of one queue named `name`: a ResourceFlavor, a ProvisioningRequestConfig (`config`, with
+ * our class), an AdmissionCheck using it, a ClusterQueue with `quota` of that flavor, and a LocalQueue of
+ * the same name in `namespace`.
+ */
+export async function createKueueQueue(
+  cluster: ClusterObjects,
+  namespace: string,
+  name: string,
+  o: {
+    readonly flavor: object;
+    readonly config: object;
+    readonly quota: Readonly<Record<string, string>>;
+  },
+): Promise<void> {
+  await cluster.create("ResourceFlavor", "resourceflavors", name, o.flavor);
+  await cluster.create("ProvisioningRequestConfig", "provisioningrequestconfigs", name, {
+    provisioningClassName: "queued-provisioning.compute.resize-operator.dev",
+    ...o.config,
+  });
+  await cluster.create("AdmissionCheck", "admissionchecks", name, {
+    controllerName: "kueue.x-k8s.io/provisioning-request",
+    parameters: { apiGroup: "kueue.x-k8s.io", kind: "ProvisioningRequestConfig", name },
+  });
+  await cluster.create("ClusterQueue", "clusterqueues", name, {
+    namespaceSelector: {},
+    resourceGroups: [
+      {
+        coveredResources: Object.keys(o.quota),
+        flavors: [
+          { name, resources: Object.entries(o.quota).map(([n, q]) => ({ name: n, nominalQuota: q })) },
+        ],
+      },
+    ],
+    admissionChecksStrategy: { admissionChecks: [{ name }] },
+  });
+  await custom.createNamespacedCustomObject({
+    ...KUEUE,
+    plural: "localqueues",
+    namespace,
+    body: {
+      apiVersion: `${KUEUE.group}/${KUEUE.version}`,
+      kind: "LocalQueue",
+      metadata: { name },
+      spec: { clusterQueue: name },
+    },
+  });
+}
+
+export async function createJob(
+  namespace: string,
+  job: k8s.V1Job,
+): Promise<{ uid: string; created: number }> {
+  const created = Date.now();
+  const made = await batch.createNamespacedJob({ namespace, body: job });
+  return { uid: made.metadata?.uid ?? "", created };
+}
+
+export const untilWorkload = (namespace: string, jobUid: string, what: string): Promise<Obj> =>
+  eventually(`the Workload of ${what}`, () => workloadOf(namespace, jobUid));
+
+/** The first ProvisioningRequest Kueue makes for a Workload. */
+export async function untilProvisioningRequest(namespace: string, wl: Obj, what: string): Promise<Obj> {
+  const [pr] = await eventually(`the ProvisioningRequest of ${what}`, async () => {
+    const list = await provisioningRequestsOf(namespace, wl.metadata.uid ?? "");
+    return list.length > 0 ? list : undefined;
+  });
+  if (!pr) throw new Error("unreachable");
+  return pr;
+}
+
+/** The object as it is now (a ProvisioningRequest or a Workload of `namespace`). */
+const reread =
+  (where: { group: string; version: string; plural: string }) =>
+  async (namespace: string, o: Obj): Promise<Obj> =>
+    (await custom.getNamespacedCustomObject({ ...where, namespace, name: o.metadata.name })) as Obj;
+export const readPr = reread(PROVISIONING);
+export const readWorkload = reread({ ...KUEUE, plural: "workloads" });
+
+/** The ResizeRequest the operator made for a ProvisioningRequest of `namespace`. */
+export function untilResizeRequestFor(namespace: string, pr: Obj): Promise<ResizeRequest> {
+  return eventually(`the ResizeRequest of ${pr.metadata.name}`, async () =>
+    (await listRequests(namespace)).find(
+      (rr) =>
+        rr.metadata.annotations?.["compute.resize-operator.dev/provisioning-request"] ===
+        `${namespace}/${pr.metadata.name}`,
+    ),
+  );
+}
+
+/**
+ * Undoes a Kueue test file's set-up. Kueue's objects carry its finalizers: the namespace (Jobs,
+ * Workloads) and the cluster-scoped objects go while Kueue still runs; the pools' nodes go while their
+ * controller still runs.
+ */
+export async function tearDown(o: {
+  ns: { name: string; remove(): Promise<void> } | undefined;
+  cluster: ClusterObjects;
+  operator: OperatorProcess | undefined;
+  stack: { stop(): Promise<void> } | undefined;
+}): Promise<void> {
+  const ns = o.ns;
+  if (ns) {
+    await ns.remove();
+    await eventually(
+      `namespace ${ns.name} gone`,
+      async () => ((await core.readNamespace({ name: ns.name }).catch(() => undefined)) ? undefined : true),
+      240_000,
+    ).catch((err: unknown) => {
+      console.warn(String(err));
+    });
+  }
+  await o.cluster.deleteAll();
+  if (o.operator) await stopAll([o.operator]);
+  await o.stack?.stop();
+}
+
+/** The operator, scoped to `namespace`, once it serves ProvisioningRequests. */
+export async function startProvisioner(
+  namespace: string,
+  args: readonly string[] = [],
+): Promise<OperatorProcess> {
+  const operator = startOperator({ namespace, name: "provisioner", args });
+  await eventually("the operator to serve ProvisioningRequests", () =>
+    Promise.resolve(
+      readFileSync(operator.log, "utf8").includes('"msg":"serving ProvisioningRequests"') ? true : undefined,
+    ),
+  );
+  return operator;
+}
+
+/** A ResourceFlavor of the GPU nodes whose `example.com/pool` label is `pool` (tolerating their taint). */
+export const gpuFlavor = (pool: string): object => ({
+  nodeLabels: { "example.com/pool": pool },
+  tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }],
+});

@@ -15,7 +15,10 @@ import {
 } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { rfc3339 } from "../../../src/api/time.js";
+import { bookingEndsAt } from "../../../src/provisioning/booking.js";
 import type { ProvisioningSnapshot } from "../../../src/provisioning/decide.js";
+import { groupOf } from "../../../src/provisioning/ownership.js";
+import { parseParameters } from "../../../src/provisioning/parameters.js";
 import type { RequestInsight } from "../../../src/queue/insight.js";
 
 export const T0 = Date.parse("2026-01-01T00:00:00.000Z");
@@ -158,9 +161,13 @@ export function rr(
   };
 }
 
-/** A snapshot of a new request whose templates exist (main: 4 pods × 8 GPUs). */
+/**
+ * A snapshot of a new request whose templates exist (main: 4 pods × 8 GPUs). Its parameters and its
+ * booking are derived from the request, the groups and the ResizeRequest as observation derives them,
+ * unless given.
+ */
 export function snapshot(o: Partial<ProvisioningSnapshot> = {}): ProvisioningSnapshot {
-  return {
+  const base = {
     request: pr(),
     nowMs: T0 + 60_000,
     resizeRequest: undefined,
@@ -172,6 +179,40 @@ export function snapshot(o: Partial<ProvisioningSnapshot> = {}): ProvisioningSna
     queueLength: 0,
     consumed: false,
     ...o,
+  };
+  const parameters = o.parameters ?? parseParameters(base.request.spec.parameters);
+  const rr = base.resizeRequest;
+  return {
+    ...base,
+    parameters,
+    bookingEndsAt:
+      "bookingEndsAt" in o
+        ? o.bookingEndsAt
+        : rr &&
+          bookingEndsAt(
+            base.request.status?.conditions,
+            parameters,
+            groupOf(base.groups, rr),
+            rr,
+            base.nowMs,
+          ),
+  };
+}
+
+/** A ResizeRequest status: CANCELLED at `s` seconds. */
+export function cancelledAt(s: number): ResizeRequestStatus {
+  return {
+    state: "CANCELLED",
+    conditions: [
+      {
+        type: "Cancelled",
+        status: "True",
+        reason: "Cancelled",
+        message: "",
+        lastTransitionTime: at(s),
+        observedGeneration: 1,
+      },
+    ],
   };
 }
 

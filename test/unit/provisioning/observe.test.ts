@@ -3,16 +3,17 @@
 // (a live read when the cache has not seen it yet), or before acceptance the namesakes in the groups'
 // namespaces; a ResizeRequest elsewhere that carries the request's uid label and annotation is never it.
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
-import { RESIZE_REQUESTS } from "../../../src/api/kinds.js";
-import type { ProvisioningRequest } from "../../../src/api/provisioning-request.js";
+import { POD_TEMPLATES, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
+import { CONSUME_ANNOTATION, type ProvisioningRequest } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { REQUEST_INDEXERS } from "../../../src/controller/indexes.js";
 import { decideProvisioning } from "../../../src/provisioning/decide.js";
 import { createResizeRequest } from "../../../src/provisioning/execute.js";
-import { observeProvisioning } from "../../../src/provisioning/observe.js";
+import { consumptionCache, observeProvisioning, podSelector } from "../../../src/provisioning/observe.js";
+import { PODS } from "../../../src/runtime/builtin-kinds.js";
 import { Store } from "../../../src/runtime/store.js";
 import { FakeKube } from "../../support/fake-kube.js";
-import { T0, cond, group, pr, rr } from "./fixtures.js";
+import { T0, at, cond, gpuPod, group, pr, rr, template } from "./fixtures.js";
 
 const NAME = "pr-job-a-prov-1-0f1e2d3c4b";
 const accepted = [cond("Accepted", "True", "SuccessfullyQueued"), cond("Provisioned", "False", "Queued")];
@@ -52,7 +53,14 @@ function world(o: {
   for (const g of o.groups ?? [group(), group("gpu", "mallory")]) groups.set(g);
   const client = new FakeKube();
   for (const x of o.stored ?? []) client.seed(RESIZE_REQUESTS, x);
-  const deps = { provisioningRequests: requests, resizeRequests, groups, client, now: () => T0 };
+  const deps = {
+    provisioningRequests: requests,
+    resizeRequests,
+    groups,
+    client,
+    now: () => T0,
+    consumption: consumptionCache(),
+  };
   return { client, observe: () => observeProvisioning(deps, "team-a", "job-a-prov-1") };
 }
 
@@ -118,4 +126,104 @@ test("creating: an existing one of the same name counts as created only if made 
   await expect(createResizeRequest(squatted, pr(), mine)).rejects.toThrow(
     /is not the one the provisioner created/,
   );
+});
+
+describe("whether a pod consumes the capacity", () => {
+  const provisionedAt0 = [cond("Accepted", "True", "Accepted"), cond("Provisioned", "True", "Provisioned")];
+  const request = pr({ conditions: provisionedAt0, details: recorded });
+  const labelled = {
+    ...template("ppt-job-a-prov-1-main", gpuPod()),
+    template: { metadata: { labels: { "job-name": "job-a", app: "train" } }, spec: gpuPod() },
+  };
+  const pod = (name: string, labels: Record<string, string>, consumes?: string) => ({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name,
+      namespace: "team-a",
+      labels,
+      ...(consumes && { annotations: { [CONSUME_ANNOTATION]: consumes } }),
+    },
+    spec: { containers: [] },
+  });
+
+  function booked(o: { nowMs: number; pods: readonly object[]; template?: object }) {
+    const requests = new Store<ProvisioningRequest>();
+    requests.set(request);
+    const resizeRequests = new Store<ResizeRequest>(REQUEST_INDEXERS);
+    resizeRequests.set(rr({ state: "SUCCEEDED", succeededTime: at(0) }));
+    const groups = new Store<InstanceGroupManager>();
+    groups.set(group());
+    const client = new FakeKube();
+    client.seed(POD_TEMPLATES, o.template ?? labelled);
+    for (const p of o.pods) client.seed(PODS, p);
+    const deps = {
+      provisioningRequests: requests,
+      resizeRequests,
+      groups,
+      client,
+      now: () => o.nowMs,
+      consumption: consumptionCache(),
+    };
+    return {
+      client,
+      observe: () =>
+        snapshotOf({ client, observe: () => observeProvisioning(deps, "team-a", "job-a-prov-1") }),
+    };
+  }
+
+  test("within the booking window nothing is read; its end is computed once, for the decision", async () => {
+    const w = booked({ nowMs: T0 + 300_000, pods: [] });
+    const s = await w.observe();
+    expect(s.bookingEndsAt).toBe(T0 + 600_000);
+    expect(s.consumed).toBe(false);
+    expect(w.client.calls).toEqual([]);
+  });
+
+  test("past the window: the template's pods are listed by its labels, once; a consuming pod is remembered", async () => {
+    const w = booked({
+      nowMs: T0 + 601_000,
+      pods: [
+        pod("job-a-0", { "job-name": "job-a", app: "train", extra: "x" }, "job-a-prov-1"),
+        pod("other", { app: "other" }, "job-a-prov-1"),
+      ],
+    });
+    expect((await w.observe()).consumed).toBe(true);
+    expect(w.client.calls).toEqual([
+      { verb: "get", resource: "podtemplates", namespace: "team-a", name: "ppt-job-a-prov-1-main" },
+      { verb: "list", resource: "pods", namespace: "team-a" },
+    ]);
+    // Every later pass (a group's change maps to every request) reads nothing.
+    expect((await w.observe()).consumed).toBe(true);
+    expect(w.client.calls).toHaveLength(2);
+  });
+
+  test("a pod that carries the template's labels but names another request does not consume it", async () => {
+    const w = booked({
+      nowMs: T0 + 601_000,
+      pods: [
+        pod("job-a-0", { "job-name": "job-a", app: "train" }, "another-request"),
+        // Consuming, but not one of the template's pods: not listed.
+        pod("stray", { app: "train" }, "job-a-prov-1"),
+      ],
+    });
+    expect((await w.observe()).consumed).toBe(false);
+    expect(
+      decideProvisioning(await w.observe()).status?.conditions.find((c) => c.type === "BookingExpired"),
+    ).toMatchObject({ status: "True" });
+  });
+
+  test("a template without labels (written by hand): the namespace's pods are listed", async () => {
+    const w = booked({
+      nowMs: T0 + 601_000,
+      template: template("ppt-job-a-prov-1-main", gpuPod()),
+      pods: [pod("any", {}, "job-a-prov-1")],
+    });
+    expect((await w.observe()).consumed).toBe(true);
+  });
+
+  test("podSelector: every label of the template, none without it", () => {
+    expect(podSelector(labelled)).toBe("job-name=job-a,app=train");
+    expect(podSelector(undefined)).toBeUndefined();
+  });
 });
