@@ -69,8 +69,6 @@ export interface KarpenterView {
   readonly launching: readonly string[];
   /** NodeClaims not being deleted. */
   readonly active: number;
-  /** NodeClaims being deleted: Karpenter counts them against limits.nodes until they are gone. */
-  readonly deleting: number;
   /** Why the NodeClaims could not be read (no permission): they then say nothing. */
   readonly unreadable?: string;
 }
@@ -98,7 +96,6 @@ export function karpenterView(args: {
   const launching: string[] = [];
   let lastLaunchMs = 0;
   let active = 0;
-  let deleting = 0;
   for (const claim of args.nodeClaims) {
     if (claim.metadata.labels?.[KARPENTER.nodePoolLabel] !== args.pool) continue;
     const conditions = claim.status?.conditions ?? [];
@@ -118,12 +115,10 @@ export function karpenterView(args: {
         reason: launched.reason ?? "",
         message: launched.message ?? "",
       });
-    if (claim.metadata.deletionTimestamp !== undefined) deleting++;
-    else {
-      active++;
-      const registered = conditions.some((c) => c.type === "Registered" && c.status === "True");
-      if (!registered && !failed) launching.push(claim.metadata.name ?? "");
-    }
+    if (claim.metadata.deletionTimestamp !== undefined) continue;
+    active++;
+    const registered = conditions.some((c) => c.type === "Registered" && c.status === "True");
+    if (!registered && !failed) launching.push(claim.metadata.name ?? "");
   }
   const ours = claimNamePattern(args.pool);
   for (const e of args.events) {
@@ -144,7 +139,6 @@ export function karpenterView(args: {
     nodeLimit: args.nodeLimit,
     launching,
     active,
-    deleting,
   };
 }
 
@@ -188,11 +182,11 @@ export function karpenterBlock(
  * Karpenter removes the Node of a NodeClaim it deletes only once that NodeClaim is registered; one
  * deleted while it launches leaves its instance to the cloud provider (which terminates it, and the
  * cloud's node lifecycle controller then removes its Node; Karpenter's kwok provider does neither, and
- * the Node stays, tainted karpenter.sh/unregistered, with no NodeClaim). So the rollback waits until
- * none of the pool's NodeClaims is launching and Karpenter has made every NodeClaim it will for the
- * pool's `replicas`: as many as replicas, or up to limits.nodes counting those being deleted, as its
- * static provisioning does, unless launches failed since `sinceMs` (then it will not get them all).
- * NodeClaims the operator may not read say nothing: it goes ahead.
+ * the Node stays, tainted karpenter.sh/unregistered, with no NodeClaim, counted against limits.nodes).
+ * So the rollback waits until Karpenter has made every NodeClaim it will for the pool's `replicas` (as
+ * many as replicas, or limits.nodes; those being deleted do not count, as Karpenter may still replace
+ * them) unless launches failed since `sinceMs` (then it will not get them all), and none of them is
+ * still launching. NodeClaims the operator may not read say nothing: it goes ahead.
  */
 export function rollbackWait(
   view: KarpenterView | undefined,
@@ -202,12 +196,8 @@ export function rollbackWait(
   if (!view || view.unreadable !== undefined) return undefined;
   if (view.launching.length > 0)
     return `Karpenter is launching NodeClaim(s) ${view.launching.join(", ")} of NodePool ${view.pool}`;
-  const from = Math.floor(sinceMs / 1000) * 1000;
-  const made =
-    view.active >= replicas ||
-    (view.nodeLimit !== undefined && view.active + view.deleting >= view.nodeLimit) ||
-    view.failures.some((f) => f.atMs >= from);
-  if (made) return undefined;
   const wanted = view.nodeLimit === undefined ? replicas : Math.min(replicas, view.nodeLimit);
+  const from = Math.floor(sinceMs / 1000) * 1000;
+  if (view.active >= wanted || view.failures.some((f) => f.atMs >= from)) return undefined;
   return `Karpenter has made ${String(view.active)} of the ${String(wanted)} NodeClaims of NodePool ${view.pool} it will make`;
 }

@@ -60,6 +60,20 @@ afterAll(async () => {
   await e2e.tearDown();
 }, 240_000);
 
+/**
+ * Creates a group over `pool` and waits until the operator has reconciled it (its Ready condition
+ * written): on a busy machine the operator may still be starting, and a request's queue deadline runs
+ * from its creation.
+ */
+async function createPoolGroup(name: string, pool: string, spec: Record<string, unknown>): Promise<void> {
+  await resize.createGroup(ns, name, nodePoolGroup(pool, spec));
+  await eventually(
+    `group ${name} reconciled`,
+    async () => ((await resize.getGroup(ns, name)).status?.conditions ?? []).find((c) => c.type === "Ready"),
+    90_000,
+  );
+}
+
 /** Waits until the pool has neither NodeClaims nor Nodes; returns when that was first seen. */
 async function untilNothingLeft(pool: string, timeoutMs = 120_000): Promise<number> {
   await eventually(
@@ -109,11 +123,11 @@ function untilLastAttemptError(name: string): Promise<ResizeRequest> {
 describe("stockout: limits.nodes lets only 2 of 4 grow", () => {
   test("the attempt rolls back early, retries, FAILED at its queue deadline; nothing is left behind", async () => {
     const pool = POOLS.stockFails;
-    await resize.createGroup(
-      ns,
-      "stock-a",
-      nodePoolGroup(pool, { maxSize: 4, unschedulableGracePeriod: "0s", provisioningTimeout: "5m" }),
-    );
+    await createPoolGroup("stock-a", pool, {
+      maxSize: 4,
+      unschedulableGracePeriod: "0s",
+      provisioningTimeout: "5m",
+    });
     const rec = recordReplicas(pool);
     try {
       await resize.createRequest(ns, "four-a", {
@@ -159,11 +173,11 @@ describe("stockout: limits.nodes lets only 2 of 4 grow", () => {
 
   test("the attempt rolls back early and retries; SUCCEEDED once the limit is raised", async () => {
     const pool = POOLS.stockSucceeds;
-    await resize.createGroup(
-      ns,
-      "stock-b",
-      nodePoolGroup(pool, { maxSize: 4, unschedulableGracePeriod: "0s", provisioningTimeout: "5m" }),
-    );
+    await createPoolGroup("stock-b", pool, {
+      maxSize: 4,
+      unschedulableGracePeriod: "0s",
+      provisioningTimeout: "5m",
+    });
     const rec = recordReplicas(pool);
     try {
       await resize.createRequest(ns, "four-b", { instanceGroupManager: "stock-b", resizeBy: 4 });
@@ -172,7 +186,6 @@ describe("stockout: limits.nodes lets only 2 of 4 grow", () => {
       const { upMs, downMs } = await eventually("the rollback seen", () =>
         Promise.resolve(firstChange(rec, 4, 0)),
       );
-      // Between attempts (backoff), the rolled-back pool is empty: nothing of the attempt stayed.
       await eventually("a retry", async () => {
         const rr = await resize.getRequest(ns, "four-b");
         return (rr.status?.attempts ?? 0) >= 2 ? rr : undefined;
@@ -202,7 +215,7 @@ describe("stockout: limits.nodes lets only 2 of 4 grow", () => {
 test("cancel while queued: CANCELLED, the pool never scaled for it", async () => {
   const pool = POOLS.cancel;
   // maxSize 4: the second request (2) cannot start while the first holds 3 of the pool's nodes.
-  await resize.createGroup(ns, "cancel", nodePoolGroup(pool, { maxSize: 4 }));
+  await createPoolGroup("cancel", pool, { maxSize: 4 });
   const rec = recordReplicas(pool);
   try {
     await resize.createRequest(ns, "first", { instanceGroupManager: "cancel", resizeBy: 3 });
@@ -233,11 +246,11 @@ test("cancel while queued: CANCELLED, the pool never scaled for it", async () =>
 test("the NodePool deleted under the group: a clear failure, nothing stuck", async () => {
   const pool = POOLS.gone;
   // limits.nodes 1 and a long grace: the attempt for 2 waits (Applied) when the pool goes.
-  await resize.createGroup(
-    ns,
-    "gone",
-    nodePoolGroup(pool, { maxSize: 4, unschedulableGracePeriod: "10m", provisioningTimeout: "10m" }),
-  );
+  await createPoolGroup("gone", pool, {
+    maxSize: 4,
+    unschedulableGracePeriod: "10m",
+    provisioningTimeout: "10m",
+  });
   await resize.createRequest(ns, "running", { instanceGroupManager: "gone", resizeBy: 2 });
   // Deleted while Karpenter still launches, a NodeClaim leaves its kwok Node behind (Karpenter deletes
   // the Node of a registered NodeClaim only; docs/karpenter.md): the pool goes once its one Node is up.

@@ -225,7 +225,6 @@ describe("a Karpenter NodePool target", () => {
       nodeLimit: 8,
       launching: [],
       active: 1,
-      deleting: 0,
     });
   });
 
