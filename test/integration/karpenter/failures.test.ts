@@ -60,6 +60,17 @@ afterAll(async () => {
   await e2e.tearDown();
 }, 240_000);
 
+/** The pools' replicas recorded by the test running, stopped after it. */
+const recorders: ReplicasRecorder[] = [];
+function recorded(pool: string): ReplicasRecorder {
+  const rec = recordReplicas(pool);
+  recorders.push(rec);
+  return rec;
+}
+afterEach(async () => {
+  await Promise.all(recorders.splice(0).map((rec) => rec.stop()));
+});
+
 /**
  * Creates a group over `pool` and waits until the operator has reconciled it (its Ready condition
  * written): on a busy machine the operator may still be starting, and a request's queue deadline runs
@@ -128,47 +139,40 @@ describe("stockout: limits.nodes lets only 2 of 4 grow", () => {
       unschedulableGracePeriod: "0s",
       provisioningTimeout: "5m",
     });
-    const rec = recordReplicas(pool);
-    try {
-      await resize.createRequest(ns, "four-a", {
-        instanceGroupManager: "stock-a",
-        resizeBy: 4,
-        maxQueueDuration: "12s",
-      });
-      const retrying = await untilLastAttemptError("four-a");
-      const error = lastAttemptError(retrying);
-      expect(error?.code).toBe("ZONE_RESOURCE_POOL_EXHAUSTED");
-      expect(error?.message).toContain(`NodePool ${pool} has limits.nodes 2 and the target wants 4 nodes`);
-      const failed = await resize.untilState(ns, "four-a", ["FAILED"], 90_000);
-      expect(failed.status?.error?.errors[0]?.code).toBe("DEADLINE_EXCEEDED");
-      expect(failed.status?.error?.errors[0]?.message).toMatch(
-        /in backoff after \d+ failed attempts \(last: ZONE_RESOURCE_POOL_EXHAUSTED\)/,
-      );
-      expect(failed.status?.attempts).toBeGreaterThanOrEqual(2);
-      expect(failed.metadata.finalizers ?? []).not.toContain(FINALIZER);
-      const { upMs, downMs } = await eventually("the rollback seen", () =>
-        Promise.resolve(firstChange(rec, 4, 0)),
-      );
-      const lastDownMs = rec.changes.at(-1)?.atMs ?? downMs;
-      expect(await poolReplicas(pool)).toBe(0);
-      const cleanMs = await untilNothingLeft(pool);
-      const figures = {
-        scaleToRollbackMs: downMs - upMs,
-        lastRollbackToNothingLeftMs: cleanMs - lastDownMs,
-        attempts: failed.status?.attempts ?? 0,
-      };
-      process.stderr.write(`[karpenter-failures] stockout, FAILED: ${JSON.stringify(figures)}\n`);
-      report(
-        "karpenter failures: stockout rolled back, nothing left behind (FAILED at its deadline)",
-        figures,
-      );
-      // Nothing comes back once Karpenter has settled.
-      await new Promise((resolve) => setTimeout(resolve, 5_000));
-      expect(await nodeClaimsOf(poolSelector(pool))).toHaveLength(0);
-      expect(await poolNodes(pool)).toHaveLength(0);
-    } finally {
-      await rec.stop();
-    }
+    const rec = recorded(pool);
+    await resize.createRequest(ns, "four-a", {
+      instanceGroupManager: "stock-a",
+      resizeBy: 4,
+      maxQueueDuration: "12s",
+    });
+    const retrying = await untilLastAttemptError("four-a");
+    const error = lastAttemptError(retrying);
+    expect(error?.code).toBe("ZONE_RESOURCE_POOL_EXHAUSTED");
+    expect(error?.message).toContain(`NodePool ${pool} has limits.nodes 2 and the target wants 4 nodes`);
+    const failed = await resize.untilState(ns, "four-a", ["FAILED"], 90_000);
+    expect(failed.status?.error?.errors[0]?.code).toBe("DEADLINE_EXCEEDED");
+    expect(failed.status?.error?.errors[0]?.message).toMatch(
+      /in backoff after \d+ failed attempts \(last: ZONE_RESOURCE_POOL_EXHAUSTED\)/,
+    );
+    expect(failed.status?.attempts).toBeGreaterThanOrEqual(2);
+    expect(failed.metadata.finalizers ?? []).not.toContain(FINALIZER);
+    const { upMs, downMs } = await eventually("the rollback seen", () =>
+      Promise.resolve(firstChange(rec, 4, 0)),
+    );
+    const lastDownMs = rec.changes.at(-1)?.atMs ?? downMs;
+    expect(await poolReplicas(pool)).toBe(0);
+    const cleanMs = await untilNothingLeft(pool);
+    const figures = {
+      scaleToRollbackMs: downMs - upMs,
+      lastRollbackToNothingLeftMs: cleanMs - lastDownMs,
+      attempts: failed.status?.attempts ?? 0,
+    };
+    process.stderr.write(`[karpenter-failures] stockout, FAILED: ${JSON.stringify(figures)}\n`);
+    report("karpenter failures: stockout rolled back, nothing left behind (FAILED at its deadline)", figures);
+    // Nothing comes back once Karpenter has settled.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    expect(await nodeClaimsOf(poolSelector(pool))).toHaveLength(0);
+    expect(await poolNodes(pool)).toHaveLength(0);
   }, 240_000);
 
   test("the attempt rolls back early and retries; SUCCEEDED once the limit is raised", async () => {
@@ -178,37 +182,33 @@ describe("stockout: limits.nodes lets only 2 of 4 grow", () => {
       unschedulableGracePeriod: "0s",
       provisioningTimeout: "5m",
     });
-    const rec = recordReplicas(pool);
-    try {
-      await resize.createRequest(ns, "four-b", { instanceGroupManager: "stock-b", resizeBy: 4 });
-      const retrying = await untilLastAttemptError("four-b");
-      expect(lastAttemptError(retrying)?.code).toBe("ZONE_RESOURCE_POOL_EXHAUSTED");
-      const { upMs, downMs } = await eventually("the rollback seen", () =>
-        Promise.resolve(firstChange(rec, 4, 0)),
-      );
-      await eventually("a retry", async () => {
-        const rr = await resize.getRequest(ns, "four-b");
-        return (rr.status?.attempts ?? 0) >= 2 ? rr : undefined;
-      });
-      await setNodeLimit(pool, 4);
-      const started = Date.now();
-      const done = await resize.untilState(ns, "four-b", ["SUCCEEDED", "FAILED"], 120_000);
-      expect(done.status?.state).toBe("SUCCEEDED");
-      const nodes = await poolNodes(pool);
-      expect(nodes).toHaveLength(4);
-      expect(nodes.every(isReadyNode)).toBe(true);
-      // Every Node has its NodeClaim: none left over from the rolled-back attempts.
-      expect(await nodeClaimsOf(poolSelector(pool))).toHaveLength(4);
-      const figures = {
-        scaleToRollbackMs: downMs - upMs,
-        limitRaisedToSucceededMs: Date.now() - started,
-        attempts: done.status?.attempts ?? 0,
-      };
-      process.stderr.write(`[karpenter-failures] stockout, SUCCEEDED: ${JSON.stringify(figures)}\n`);
-      report("karpenter failures: stockout retried, SUCCEEDED once limits.nodes raised", figures);
-    } finally {
-      await rec.stop();
-    }
+    const rec = recorded(pool);
+    await resize.createRequest(ns, "four-b", { instanceGroupManager: "stock-b", resizeBy: 4 });
+    const retrying = await untilLastAttemptError("four-b");
+    expect(lastAttemptError(retrying)?.code).toBe("ZONE_RESOURCE_POOL_EXHAUSTED");
+    const { upMs, downMs } = await eventually("the rollback seen", () =>
+      Promise.resolve(firstChange(rec, 4, 0)),
+    );
+    await eventually("a retry", async () => {
+      const rr = await resize.getRequest(ns, "four-b");
+      return (rr.status?.attempts ?? 0) >= 2 ? rr : undefined;
+    });
+    await setNodeLimit(pool, 4);
+    const started = Date.now();
+    const done = await resize.untilState(ns, "four-b", ["SUCCEEDED", "FAILED"], 120_000);
+    expect(done.status?.state).toBe("SUCCEEDED");
+    const nodes = await poolNodes(pool);
+    expect(nodes).toHaveLength(4);
+    expect(nodes.every(isReadyNode)).toBe(true);
+    // Every Node has its NodeClaim: none left over from the rolled-back attempts.
+    expect(await nodeClaimsOf(poolSelector(pool))).toHaveLength(4);
+    const figures = {
+      scaleToRollbackMs: downMs - upMs,
+      limitRaisedToSucceededMs: Date.now() - started,
+      attempts: done.status?.attempts ?? 0,
+    };
+    process.stderr.write(`[karpenter-failures] stockout, SUCCEEDED: ${JSON.stringify(figures)}\n`);
+    report("karpenter failures: stockout retried, SUCCEEDED once limits.nodes raised", figures);
   }, 240_000);
 });
 
@@ -216,31 +216,27 @@ test("cancel while queued: CANCELLED, the pool never scaled for it", async () =>
   const pool = POOLS.cancel;
   // maxSize 4: the second request (2) cannot start while the first holds 3 of the pool's nodes.
   await createPoolGroup("cancel", pool, { maxSize: 4 });
-  const rec = recordReplicas(pool);
-  try {
-    await resize.createRequest(ns, "first", { instanceGroupManager: "cancel", resizeBy: 3 });
-    await resize.createRequest(ns, "second", { instanceGroupManager: "cancel", resizeBy: 2 });
-    const queued = await eventually("second queued", async () => {
-      const rr = await resize.getRequest(ns, "second");
-      return rr.status?.conditions?.some((c) => c.type === "Queued" && c.status === "True") ? rr : undefined;
-    });
-    expect(queued.status?.state).toBe("ACCEPTED");
-    await resize.cancelRequest(ns, "second");
-    const cancelled = await resize.untilState(ns, "second", ["CANCELLED"], 30_000);
-    expect(cancelled.status?.attempts ?? 0).toBe(0);
-    expect(cancelled.metadata.finalizers ?? []).not.toContain(FINALIZER);
-    expect((await resize.untilState(ns, "first", ["SUCCEEDED"], 120_000)).status?.state).toBe("SUCCEEDED");
-    // The pool went 0 → 3 for the first request and never further.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    expect(rec.max()).toBe(3);
-    expect(await poolReplicas(pool)).toBe(3);
-    expect(await nodeClaimsOf(poolSelector(pool))).toHaveLength(3);
-    const reasons = (await listEvents(ns)).filter((e) => e.regarding?.name === "second").map((e) => e.reason);
-    expect(reasons).toContain("Cancelled");
-    expect(reasons).not.toContain("ProvisioningStarted");
-  } finally {
-    await rec.stop();
-  }
+  const rec = recorded(pool);
+  await resize.createRequest(ns, "first", { instanceGroupManager: "cancel", resizeBy: 3 });
+  await resize.createRequest(ns, "second", { instanceGroupManager: "cancel", resizeBy: 2 });
+  const queued = await eventually("second queued", async () => {
+    const rr = await resize.getRequest(ns, "second");
+    return rr.status?.conditions?.some((c) => c.type === "Queued" && c.status === "True") ? rr : undefined;
+  });
+  expect(queued.status?.state).toBe("ACCEPTED");
+  await resize.cancelRequest(ns, "second");
+  const cancelled = await resize.untilState(ns, "second", ["CANCELLED"], 30_000);
+  expect(cancelled.status?.attempts ?? 0).toBe(0);
+  expect(cancelled.metadata.finalizers ?? []).not.toContain(FINALIZER);
+  expect((await resize.untilState(ns, "first", ["SUCCEEDED"], 120_000)).status?.state).toBe("SUCCEEDED");
+  // The pool went 0 → 3 for the first request and never further.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  expect(rec.max()).toBe(3);
+  expect(await poolReplicas(pool)).toBe(3);
+  expect(await nodeClaimsOf(poolSelector(pool))).toHaveLength(3);
+  const reasons = (await listEvents(ns)).filter((e) => e.regarding?.name === "second").map((e) => e.reason);
+  expect(reasons).toContain("Cancelled");
+  expect(reasons).not.toContain("ProvisioningStarted");
 }, 240_000);
 
 test("the NodePool deleted under the group: a clear failure, nothing stuck", async () => {
