@@ -69,6 +69,8 @@ export interface KarpenterView {
   readonly launching: readonly string[];
   /** NodeClaims not being deleted. */
   readonly active: number;
+  /** NodeClaims being deleted (Karpenter drains and removes their Nodes first). */
+  readonly deleting: number;
   /** Why the NodeClaims could not be read (no permission): they then say nothing. */
   readonly unreadable?: string;
 }
@@ -96,6 +98,7 @@ export function karpenterView(args: {
   const launching: string[] = [];
   let lastLaunchMs = 0;
   let active = 0;
+  let deleting = 0;
   for (const claim of args.nodeClaims) {
     if (claim.metadata.labels?.[KARPENTER.nodePoolLabel] !== args.pool) continue;
     const conditions = claim.status?.conditions ?? [];
@@ -115,7 +118,10 @@ export function karpenterView(args: {
         reason: launched.reason ?? "",
         message: launched.message ?? "",
       });
-    if (claim.metadata.deletionTimestamp !== undefined) continue;
+    if (claim.metadata.deletionTimestamp !== undefined) {
+      deleting++;
+      continue;
+    }
     active++;
     const registered = conditions.some((c) => c.type === "Registered" && c.status === "True");
     if (!registered && !failed) launching.push(claim.metadata.name ?? "");
@@ -139,6 +145,7 @@ export function karpenterView(args: {
     nodeLimit: args.nodeLimit,
     launching,
     active,
+    deleting,
   };
 }
 
@@ -200,4 +207,17 @@ export function rollbackWait(
   const from = Math.floor(sinceMs / 1000) * 1000;
   if (view.active >= wanted || view.failures.some((f) => f.atMs >= from)) return undefined;
   return `Karpenter has made ${String(view.active)} of the ${String(wanted)} NodeClaims of NodePool ${view.pool} it will make`;
+}
+
+/**
+ * Pure: why an attempt rolled back to `replicas` must wait before it ends, or undefined when it may end.
+ * It ends once Karpenter has removed the NodeClaims beyond `replicas` (their Nodes go first), so that a
+ * retry starts from the pool as it was: Karpenter counts NodeClaims still being removed against
+ * limits.nodes, and refuses new ones over it with a growing backoff of its own.
+ */
+export function removalWait(view: KarpenterView | undefined, replicas: number): string | undefined {
+  if (!view || view.unreadable !== undefined) return undefined;
+  const extra = view.active + view.deleting - replicas;
+  if (extra <= 0) return undefined;
+  return `Karpenter is removing ${String(extra)} NodeClaim(s) of NodePool ${view.pool}`;
 }

@@ -8,7 +8,7 @@ import type { Provisioning } from "../../api/resize-request.js";
 import { sizeOf } from "../../queue/rules.js";
 import { exponentialDelay } from "../../runtime/backoff.js";
 import { fastRollback } from "../capacity.js";
-import { rollbackWait } from "../karpenter.js";
+import { removalWait, rollbackWait } from "../karpenter.js";
 import { attemptTimedOut, messageOf, targetModified } from "../errors.js";
 import { resizeEvents as E } from "../events.js";
 import { TARGET_RECHECK_POLLS, type DecideConfig, type TargetView } from "../snapshot.js";
@@ -174,6 +174,16 @@ function stepRollBack(a: Held, turn: Turn): Turn {
   const { d, p, pass, target } = a;
   const t = target.replicas;
   if (t === p.baseReplicas && t !== p.targetReplicas) return lowerOnceLaunched(a, turn);
+  // A Karpenter NodePool: the attempt ends once Karpenter has removed what it lowered (karpenter.ts).
+  const removing = removalWait(pass.s.karpenter, t);
+  if (
+    removing !== undefined &&
+    pass.s.nowMs - ms(p.startedTime) < (pass.s.group?.provisioningTimeoutMs ?? 0)
+  ) {
+    const back = `The target is back at ${t} replicas; ${removing}, and the attempt ends once they are gone.`;
+    d.phase("provisioning", "RollingBack", back);
+    return wake(turn, pass.cfg.pollIntervalMs);
+  }
   const group = pass.s.group;
   d.emit(
     E.RolledBack,

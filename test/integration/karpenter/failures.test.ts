@@ -43,6 +43,9 @@ const POOLS = {
   gone: "fail-gone",
 } as const;
 
+/** A group over a stockout pool: rolled back as soon as Karpenter says it will not grow. */
+const STOCKOUT_GROUP = { maxSize: 4, unschedulableGracePeriod: "0s", provisioningTimeout: "5m" };
+
 let e2e: KarpenterE2e;
 let ns: string;
 
@@ -134,11 +137,7 @@ function untilLastAttemptError(name: string): Promise<ResizeRequest> {
 describe("stockout: limits.nodes lets only 2 of 4 grow", () => {
   test("the attempt rolls back early, retries, FAILED at its queue deadline; nothing is left behind", async () => {
     const pool = POOLS.stockFails;
-    await createPoolGroup("stock-a", pool, {
-      maxSize: 4,
-      unschedulableGracePeriod: "0s",
-      provisioningTimeout: "5m",
-    });
+    await createPoolGroup("stock-a", pool, STOCKOUT_GROUP);
     const rec = recorded(pool);
     await resize.createRequest(ns, "four-a", {
       instanceGroupManager: "stock-a",
@@ -177,11 +176,7 @@ describe("stockout: limits.nodes lets only 2 of 4 grow", () => {
 
   test("the attempt rolls back early and retries; SUCCEEDED once the limit is raised", async () => {
     const pool = POOLS.stockSucceeds;
-    await createPoolGroup("stock-b", pool, {
-      maxSize: 4,
-      unschedulableGracePeriod: "0s",
-      provisioningTimeout: "5m",
-    });
+    await createPoolGroup("stock-b", pool, STOCKOUT_GROUP);
     const rec = recorded(pool);
     await resize.createRequest(ns, "four-b", { instanceGroupManager: "stock-b", resizeBy: 4 });
     const retrying = await untilLastAttemptError("four-b");

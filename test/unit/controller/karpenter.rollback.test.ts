@@ -5,6 +5,7 @@
 import { decide } from "../../../src/controller/decide/index.js";
 import {
   karpenterView,
+  removalWait,
   rollbackWait,
   type KarpenterView,
   type NodeClaim,
@@ -63,16 +64,20 @@ const view = (claims: readonly NodeClaim[], nodeLimit?: number): KarpenterView =
   karpenterView({ pool: POOL, nodeClaims: claims, events: [], nodeLimit });
 
 describe("karpenterView(): which NodeClaims Karpenter is still launching", () => {
-  test.each<[string, NodeClaim, { launching: number; active: number }]>([
-    ["created, no condition yet", nodeClaim("gpu-aaaaa", "new"), { launching: 1, active: 1 }],
-    ["launched, not registered", nodeClaim("gpu-aaaaa", "launched"), { launching: 1, active: 1 }],
-    ["registered", nodeClaim("gpu-aaaaa", "registered"), { launching: 0, active: 1 }],
-    ["its launch failed", nodeClaim("gpu-aaaaa", "failed"), { launching: 0, active: 1 }],
-    ["being deleted", nodeClaim("gpu-aaaaa", "deleting"), { launching: 0, active: 0 }],
-    ["of another pool", nodeClaim("cpu-aaaaa", "new", "cpu"), { launching: 0, active: 0 }],
+  test.each<[string, NodeClaim, { launching: number; active: number; deleting: number }]>([
+    ["created, no condition yet", nodeClaim("gpu-aaaaa", "new"), { launching: 1, active: 1, deleting: 0 }],
+    [
+      "launched, not registered",
+      nodeClaim("gpu-aaaaa", "launched"),
+      { launching: 1, active: 1, deleting: 0 },
+    ],
+    ["registered", nodeClaim("gpu-aaaaa", "registered"), { launching: 0, active: 1, deleting: 0 }],
+    ["its launch failed", nodeClaim("gpu-aaaaa", "failed"), { launching: 0, active: 1, deleting: 0 }],
+    ["being deleted", nodeClaim("gpu-aaaaa", "deleting"), { launching: 0, active: 0, deleting: 1 }],
+    ["of another pool", nodeClaim("cpu-aaaaa", "new", "cpu"), { launching: 0, active: 0, deleting: 0 }],
   ])("%s", (_title, claim, counts) => {
     const v = view([claim]);
-    expect({ launching: v.launching.length, active: v.active }).toEqual(counts);
+    expect({ launching: v.launching.length, active: v.active, deleting: v.deleting }).toEqual(counts);
   });
 });
 
@@ -123,6 +128,15 @@ describe("rollbackWait(): whether lowering the pool to roll back must wait", () 
       "Karpenter has made 1 of the 4 NodeClaims of NodePool gpu it will make",
     );
   });
+});
+
+test("removalWait(): a rolled-back attempt ends once Karpenter has removed the NodeClaims beyond the replicas", () => {
+  const claims = [nodeClaim("gpu-aaaaa", "registered"), nodeClaim("gpu-bbbbb", "deleting")];
+  expect(removalWait(undefined, 1)).toBeUndefined();
+  expect(removalWait({ ...view(claims), unreadable: "forbidden" }, 1)).toBeUndefined();
+  expect(removalWait(view(claims), 1)).toBe("Karpenter is removing 1 NodeClaim(s) of NodePool gpu");
+  expect(removalWait(view(claims.slice(0, 1)), 1)).toBeUndefined();
+  expect(removalWait(view([]), 0)).toBeUndefined();
 });
 
 describe("decide(): rolling back an attempt on a Karpenter NodePool", () => {
@@ -190,6 +204,42 @@ describe("decide(): rolling back an attempt on a Karpenter NodePool", () => {
       CFG,
     );
     expect(plan.scale).toEqual({ request: "a", from: 5, replicas: 2 });
+  });
+
+  test("lowered: the attempt ends (back to the queue) only once Karpenter has removed the NodeClaims", () => {
+    const removing = view(
+      [
+        nodeClaim("gpu-aaaaa", "registered"),
+        nodeClaim("gpu-bbbbb", "registered"),
+        nodeClaim("gpu-ccccc", "deleting"),
+      ],
+      4,
+    );
+    const waiting = decide(
+      withKarpenter(snap({ group: g, replicas: 2, requests: [rollingBack(T0 - SEC)] }), removing),
+      CFG,
+    );
+    expect(statusOf(waiting, "a").provisioning?.phase).toBe("RollingBack");
+    expect(reasons(waiting, "a")).toEqual([]);
+    expect(waiting.requeueAfterMs).toBe(CFG.pollIntervalMs);
+    expect(cond(statusOf(waiting, "a"), "Provisioning")?.message).toBe(
+      "The target is back at 2 replicas; Karpenter is removing 1 NodeClaim(s) of NodePool gpu, and the attempt ends once they are gone.",
+    );
+    const gone = view([nodeClaim("gpu-aaaaa", "registered"), nodeClaim("gpu-bbbbb", "registered")], 4);
+    const ended = decide(
+      withKarpenter(snap({ group: g, replicas: 2, requests: [rollingBack(T0 - SEC)] }), gone),
+      CFG,
+    );
+    expect(statusOf(ended, "a").provisioning).toBeUndefined();
+    expect(reasons(ended, "a")).toEqual(["RolledBack"]);
+    const late = decide(
+      withKarpenter(
+        snap({ group: g, replicas: 2, requests: [rollingBack(T0 - g.provisioningTimeoutMs)] }),
+        removing,
+      ),
+      CFG,
+    );
+    expect(reasons(late, "a")).toEqual(["RolledBack"]);
   });
 
   test("a cancel during the attempt waits the same way", () => {

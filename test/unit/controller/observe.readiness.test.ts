@@ -225,6 +225,7 @@ describe("a Karpenter NodePool target", () => {
       nodeLimit: 8,
       launching: [],
       active: 1,
+      deleting: 0,
     });
   });
 
