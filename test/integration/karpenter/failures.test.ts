@@ -88,6 +88,13 @@ async function createPoolGroup(name: string, pool: string, spec: Record<string, 
   );
 }
 
+/** Waits until the request no longer holds the operator's finalizer (removed after its final status). */
+async function untilFinalizerReleased(name: string): Promise<void> {
+  await eventually(`${name} without the finalizer`, async () =>
+    (await resize.getRequest(ns, name)).metadata.finalizers?.includes(FINALIZER) ? undefined : true,
+  );
+}
+
 /** Waits until the pool has neither NodeClaims nor Nodes; returns when that was first seen. */
 async function untilNothingLeft(pool: string, timeoutMs = 120_000): Promise<number> {
   await eventually(
@@ -154,7 +161,7 @@ describe("stockout: limits.nodes lets only 2 of 4 grow", () => {
       /in backoff after \d+ failed attempts \(last: ZONE_RESOURCE_POOL_EXHAUSTED\)/,
     );
     expect(failed.status?.attempts).toBeGreaterThanOrEqual(2);
-    expect(failed.metadata.finalizers ?? []).not.toContain(FINALIZER);
+    await untilFinalizerReleased("four-a");
     const { upMs, downMs } = await eventually("the rollback seen", () =>
       Promise.resolve(firstChange(rec, 4, 0)),
     );
@@ -222,7 +229,7 @@ test("cancel while queued: CANCELLED, the pool never scaled for it", async () =>
   await resize.cancelRequest(ns, "second");
   const cancelled = await resize.untilState(ns, "second", ["CANCELLED"], 30_000);
   expect(cancelled.status?.attempts ?? 0).toBe(0);
-  expect(cancelled.metadata.finalizers ?? []).not.toContain(FINALIZER);
+  await untilFinalizerReleased("second");
   expect((await resize.untilState(ns, "first", ["SUCCEEDED"], 120_000)).status?.state).toBe("SUCCEEDED");
   // The pool went 0 → 3 for the first request and never further.
   await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -300,10 +307,10 @@ test("the NodePool deleted under the group: a clear failure, nothing stuck", asy
   // Nothing is stuck: the attempt ends when cancelled (its finalizer released), the queued request at
   // its queue deadline.
   await resize.cancelRequest(ns, "running");
-  const cancelled = await resize.untilState(ns, "running", ["CANCELLED"], 30_000);
-  expect(cancelled.metadata.finalizers ?? []).not.toContain(FINALIZER);
+  await resize.untilState(ns, "running", ["CANCELLED"], 30_000);
+  await untilFinalizerReleased("running");
   const expired = await resize.untilState(ns, "waiting", ["FAILED"], 60_000);
   expect(expired.status?.error?.errors[0]?.code).toBe("DEADLINE_EXCEEDED");
   expect(expired.status?.error?.errors[0]?.message).toContain(`for its target NodePool/${pool}`);
-  expect(expired.metadata.finalizers ?? []).not.toContain(FINALIZER);
+  await untilFinalizerReleased("waiting");
 }, 240_000);
