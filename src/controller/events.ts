@@ -93,6 +93,12 @@ export const resizeEvents = defineEventCatalog({
     action: "CheckTarget",
     when: "On the group: the API server serves the target's kind under another resource name than the one guessed from the kind, which is the one the admission policy checked; the operator never scales it and the group's requests fail (UNSUPPORTED_OPERATION). Ready is False with this reason.",
   },
+  TargetNotFound: {
+    type: "Warning",
+    reason: "TargetNotFound",
+    action: "WaitForTarget",
+    when: "On a request: its group's target no longer exists (deleted, e.g. a Karpenter NodePool). A queued request keeps its place and waits (its queue deadline still applies); one in a provisioning attempt keeps its record and waits for the target to be recreated, or to be cancelled or deleted (then CANCELLED at once: nothing is left to roll back). Emitted when the request starts waiting so; its reason is TargetNotFound and the group's Ready condition is False (NotFound).",
+  },
   NodeReadinessForbidden: {
     type: "Warning",
     reason: "NodeReadinessForbidden",

@@ -8,6 +8,9 @@
 //   through, and the attempt waits.
 // - The pool's spec.limits.nodes is below the replicas wanted: Karpenter's static provisioning never
 //   creates NodeClaims past it.
+// And, before the pool is lowered again (a rollback), whether Karpenter is still launching: it deletes
+// the Node of a NodeClaim only once the NodeClaim is registered, and leaves an unregistered one's
+// instance (and the Node that instance may still register) to the cloud provider.
 import { parseQuantity } from "../api/quantity.js";
 import { KARPENTER } from "../api/readiness.js";
 import { z } from "zod";
@@ -62,6 +65,12 @@ export interface KarpenterView {
   readonly lastLaunchMs: number;
   /** The pool's spec.limits.nodes; undefined when it sets none. */
   readonly nodeLimit: number | undefined;
+  /** NodeClaims Karpenter is launching: not being deleted, not registered, their launch not failed. */
+  readonly launching: readonly string[];
+  /** NodeClaims not being deleted. */
+  readonly active: number;
+  /** NodeClaims being deleted (Karpenter drains and removes their Nodes first). */
+  readonly deleting: number;
   /** Why the NodeClaims could not be read (no permission): they then say nothing. */
   readonly unreadable?: string;
 }
@@ -86,26 +95,36 @@ export function karpenterView(args: {
   readonly nodeLimit: number | undefined;
 }): KarpenterView {
   const failures: LaunchFailure[] = [];
+  const launching: string[] = [];
   let lastLaunchMs = 0;
+  let active = 0;
+  let deleting = 0;
   for (const claim of args.nodeClaims) {
     if (claim.metadata.labels?.[KARPENTER.nodePoolLabel] !== args.pool) continue;
-    const launched = claim.status?.conditions?.find((c) => c.type === "Launched");
-    if (!launched) continue;
-    const atMs = Date.parse(launched.lastTransitionTime ?? "") || 0;
-    if (launched.status === "True") lastLaunchMs = Math.max(lastLaunchMs, atMs);
+    const conditions = claim.status?.conditions ?? [];
+    const launched = conditions.find((c) => c.type === "Launched");
+    const atMs = Date.parse(launched?.lastTransitionTime ?? "") || 0;
+    if (launched?.status === "True") lastLaunchMs = Math.max(lastLaunchMs, atMs);
     const failed =
-      launched.status === "False" ||
-      (launched.status === "Unknown" &&
+      launched?.status === "False" ||
+      (launched?.status === "Unknown" &&
         launched.reason !== undefined &&
         launched.reason !== "" &&
         launched.reason !== NOT_RECONCILED);
-    if (failed)
+    if (launched && failed)
       failures.push({
         nodeClaim: claim.metadata.name ?? "",
         atMs,
         reason: launched.reason ?? "",
         message: launched.message ?? "",
       });
+    if (claim.metadata.deletionTimestamp !== undefined) {
+      deleting++;
+      continue;
+    }
+    active++;
+    const registered = conditions.some((c) => c.type === "Registered" && c.status === "True");
+    if (!registered && !failed) launching.push(claim.metadata.name ?? "");
   }
   const ours = claimNamePattern(args.pool);
   for (const e of args.events) {
@@ -119,7 +138,15 @@ export function karpenterView(args: {
     });
   }
   failures.sort((a, b) => a.atMs - b.atMs);
-  return { pool: args.pool, failures, lastLaunchMs, nodeLimit: args.nodeLimit };
+  return {
+    pool: args.pool,
+    failures,
+    lastLaunchMs,
+    nodeLimit: args.nodeLimit,
+    launching,
+    active,
+    deleting,
+  };
 }
 
 /** Karpenter will not add what the attempt still lacks: since when, why, and what it said. */
@@ -155,4 +182,42 @@ export function karpenterBlock(
     why: `Karpenter will not add capacity (NodeClaim ${first.nodeClaim} of NodePool ${view.pool} was not launched: ${said})`,
     summary: `${String(recent.length)} launch(es) of NodePool ${view.pool} failed: ${said}`,
   };
+}
+
+/**
+ * Pure: why lowering the pool to roll an attempt back must wait, or undefined when it may go ahead.
+ * Karpenter removes the Node of a NodeClaim it deletes only once that NodeClaim is registered; one
+ * deleted while it launches leaves its instance to the cloud provider (which terminates it, and the
+ * cloud's node lifecycle controller then removes its Node; Karpenter's kwok provider does neither, and
+ * the Node stays, tainted karpenter.sh/unregistered, with no NodeClaim, counted against limits.nodes).
+ * So the rollback waits until Karpenter has made every NodeClaim it will for the pool's `replicas` (as
+ * many as replicas, or limits.nodes; those being deleted do not count, as Karpenter may still replace
+ * them) unless launches failed since `sinceMs` (then it will not get them all), and none of them is
+ * still launching. NodeClaims the operator may not read say nothing: it goes ahead.
+ */
+export function rollbackWait(
+  view: KarpenterView | undefined,
+  replicas: number,
+  sinceMs: number,
+): string | undefined {
+  if (!view || view.unreadable !== undefined) return undefined;
+  if (view.launching.length > 0)
+    return `Karpenter is launching NodeClaim(s) ${view.launching.join(", ")} of NodePool ${view.pool}`;
+  const wanted = view.nodeLimit === undefined ? replicas : Math.min(replicas, view.nodeLimit);
+  const from = Math.floor(sinceMs / 1000) * 1000;
+  if (view.active >= wanted || view.failures.some((f) => f.atMs >= from)) return undefined;
+  return `Karpenter has made ${String(view.active)} of the ${String(wanted)} NodeClaims of NodePool ${view.pool} it will make`;
+}
+
+/**
+ * Pure: why an attempt rolled back to `replicas` must wait before it ends, or undefined when it may end.
+ * It ends once Karpenter has removed the NodeClaims beyond `replicas` (their Nodes go first), so that a
+ * retry starts from the pool as it was: Karpenter counts NodeClaims still being removed against
+ * limits.nodes, and refuses new ones over it with a growing backoff of its own.
+ */
+export function removalWait(view: KarpenterView | undefined, replicas: number): string | undefined {
+  if (!view || view.unreadable !== undefined) return undefined;
+  const extra = view.active + view.deleting - replicas;
+  if (extra <= 0) return undefined;
+  return `Karpenter is removing ${String(extra)} NodeClaim(s) of NodePool ${view.pool}`;
 }

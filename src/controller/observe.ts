@@ -159,7 +159,11 @@ export async function observeGroup(
     // Only an Applied attempt that is not all ready uses what the pods say (its timeout, its fast rollback);
     // a cluster-scoped target's selector names no pods of the group's namespace.
     const waiting = requests.some((r) => r.status?.provisioning?.phase === "Applied");
-    if (waiting && target.found && targetView.found && targetView.readyReplicas < target.replicas) {
+    const rollingBack = requests.some((r) => r.status?.provisioning?.phase === "RollingBack");
+    if (rollingBack && target.found && isKarpenterNodePool(ref))
+      // Before a rollback lowers the pool: is Karpenter still launching? (karpenter.ts, rollbackWait)
+      karpenter = await readKarpenter(deps.client, ref.name, target.object);
+    else if (waiting && target.found && targetView.found && targetView.readyReplicas < target.replicas) {
       if (target.served.namespaced && target.selector)
         stuck = await unschedulable(
           deps.client,

@@ -19,6 +19,9 @@ import { waitsForAccess } from "../target-access.js";
 import type { RequestDraft } from "./draft.js";
 import { ms, wake, type Pass, type Turn } from "./pass.js";
 
+/** The reason of a request whose group's target does not exist. */
+export const TARGET_NOT_FOUND = "TargetNotFound";
+
 export type Verdict = "admitted" | "waiting" | "failed";
 
 export interface Admission {
@@ -41,7 +44,10 @@ export function admit(d: RequestDraft, pass: Pass, turn: Turn): Admission {
     const recheck = wake(turn, cfg.pollIntervalMs * TARGET_RECHECK_POLLS);
     if (!creating) {
       // An admitted request keeps its place while its target is briefly missing (e.g. being recreated)
-      // or refused (a grant or a listed kind fixes it).
+      // or refused (a grant or a listed kind fixes it). A missing target is told on the request (a
+      // refusal is told on the group, group-status.ts).
+      if (reason === TARGET_NOT_FOUND && d.status.reason !== reason)
+        d.emit(E.TargetNotFound, `${message}; the request keeps its place in the queue and waits for it.`);
       d.phase("queued", reason, message);
       return { verdict: "waiting", turn: recheck };
     }
@@ -64,7 +70,7 @@ export function admit(d: RequestDraft, pass: Pass, turn: Turn): Admission {
     if (target.reason === "TargetResourceMismatch")
       return failed(target.reason, unsupportedTarget(target.message));
     if (waitsForAccess(target.reason)) return wait(target.reason, target.message);
-    return wait("TargetNotFound", target.message, notFound(target.message));
+    return wait(TARGET_NOT_FOUND, target.message, notFound(target.message));
   }
   const k = sizeOf(r);
   if (group.maxSize !== undefined && !everFits(k, group.maxSize)) {

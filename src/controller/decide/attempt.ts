@@ -9,10 +9,12 @@ import type { Provisioning } from "../../api/resize-request.js";
 import { sizeOf } from "../../queue/rules.js";
 import { exponentialDelay } from "../../runtime/backoff.js";
 import { fastRollback } from "../capacity.js";
+import { removalWait, rollbackWait } from "../karpenter.js";
 import { attemptTimedOut, messageOf, targetModified } from "../errors.js";
 import { resizeEvents as E } from "../events.js";
 import { TARGET_RECHECK_POLLS, type DecideConfig, type TargetView } from "../snapshot.js";
 import { waitsForAccess } from "../target-access.js";
+import { TARGET_NOT_FOUND } from "./admission.js";
 import type { RequestDraft } from "./draft.js";
 import {
   cancelled,
@@ -98,7 +100,10 @@ export function stepAttempt(d: RequestDraft, pass: Pass, turn: Turn): Turn {
       d.emit(E.Cancelled, note);
       return resolved(inFlight);
     }
-    d.patch({ reason: "TargetNotFound" });
+    const missing = target?.message ?? `InstanceGroupManager ${pass.s.groupName} does not exist`;
+    const note = `${missing}; attempt ${p.attempt} keeps its record and waits for it to be recreated (cancel or delete the request to end it).`;
+    if (d.status.reason !== TARGET_NOT_FOUND) d.emit(E.TargetNotFound, note);
+    d.phase("provisioning", TARGET_NOT_FOUND, note);
     return wake(inFlight, pass.cfg.pollIntervalMs);
   }
   const a: Held = { d, p, pass, target, k: sizeOf(d.view) };
@@ -116,19 +121,35 @@ export function stepAttempt(d: RequestDraft, pass: Pass, turn: Turn): Turn {
 }
 
 /** Records the removal of the attempt's instances, then plans it. */
-function rollBack({ d, p, pass, target, k }: Held, turn: Turn): Turn {
+function rollBack(a: Held, turn: Turn): Turn {
+  const { d, p, pass, target, k } = a;
   const t = target.replicas;
-  d.patch({
-    provisioning: {
-      ...p,
-      phase: "RollingBack",
-      baseReplicas: t,
-      targetReplicas: Math.max(0, t - k),
-      startedTime: pass.now,
-    },
-  });
+  const record = {
+    ...p,
+    phase: "RollingBack" as const,
+    baseReplicas: t,
+    targetReplicas: Math.max(0, t - k),
+    startedTime: pass.now,
+  };
+  d.patch({ provisioning: record });
   d.phase("provisioning", "RollingBack", `Removing the ${k} instances of attempt ${p.attempt}.`);
-  return planScale(turn, d.name, t, Math.max(0, t - k));
+  return lowerOnceLaunched({ ...a, p: record }, turn);
+}
+
+/**
+ * Applies a recorded rollback. A Karpenter NodePool is lowered only once Karpenter has finished
+ * launching (karpenter.ts, rollbackWait), for at most the group's provisioningTimeout from the record.
+ */
+function lowerOnceLaunched({ d, p, pass, target, k }: Held, turn: Turn): Turn {
+  const t = target.replicas;
+  const wait = rollbackWait(pass.s.karpenter, t, ms(p.appliedTime ?? p.startedTime));
+  const waitedMs = pass.s.nowMs - ms(p.startedTime);
+  if (wait !== undefined && waitedMs < (pass.s.group?.provisioningTimeoutMs ?? 0)) {
+    const removing = `Removing the ${k} instances of attempt ${p.attempt} once Karpenter has finished launching`;
+    d.phase("provisioning", "RollingBack", `${removing}: ${wait}.`);
+    return wake(turn, pass.cfg.pollIntervalMs);
+  }
+  return planScale(turn, d.name, t, p.targetReplicas);
 }
 
 /** The attempt ended without success: back in the queue (in its FIFO place) after a backoff. */
@@ -152,7 +173,17 @@ function endAttempt(a: Held, turn: Turn, cancelNote: string, reason: string, mes
 function stepRollBack(a: Held, turn: Turn): Turn {
   const { d, p, pass, target } = a;
   const t = target.replicas;
-  if (t === p.baseReplicas && t !== p.targetReplicas) return planScale(turn, d.name, t, p.targetReplicas);
+  if (t === p.baseReplicas && t !== p.targetReplicas) return lowerOnceLaunched(a, turn);
+  // A Karpenter NodePool: the attempt ends once Karpenter has removed what it lowered (karpenter.ts).
+  const removing = removalWait(pass.s.karpenter, t);
+  if (
+    removing !== undefined &&
+    pass.s.nowMs - ms(p.startedTime) < (pass.s.group?.provisioningTimeoutMs ?? 0)
+  ) {
+    const back = `The target is back at ${t} replicas; ${removing}, and the attempt ends once they are gone.`;
+    d.phase("provisioning", "RollingBack", back);
+    return wake(turn, pass.cfg.pollIntervalMs);
+  }
   const group = pass.s.group;
   d.emit(
     E.RolledBack,

@@ -44,7 +44,7 @@ function groupObject(spec: Record<string, unknown>): InstanceGroupManager {
   });
 }
 
-function appliedRequest(): ResizeRequest {
+function appliedRequest(phase: "Applied" | "RollingBack" = "Applied"): ResizeRequest {
   return ResizeRequest.parse({
     apiVersion: API_VERSION,
     kind: "ResizeRequest",
@@ -60,7 +60,7 @@ function appliedRequest(): ResizeRequest {
       state: "ACCEPTED",
       provisioning: {
         attempt: 1,
-        phase: "Applied",
+        phase,
         baseReplicas: 2,
         targetReplicas: 5,
         startedTime: "2025-01-01T00:09:00Z",
@@ -223,7 +223,17 @@ describe("a Karpenter NodePool target", () => {
       ],
       lastLaunchMs: 0,
       nodeLimit: 8,
+      launching: [],
+      active: 1,
+      deleting: 0,
     });
+  });
+
+  test("while a rollback is recorded: whether Karpenter is still launching, ready or not", async () => {
+    const obs = await observe(withNodePool(), karpenterGroup, new FakeCounter({ ready: 5 }), [
+      appliedRequest("RollingBack"),
+    ]);
+    expect(obs.snapshot.karpenter).toMatchObject({ pool: "gpu", launching: [], active: 1, nodeLimit: 8 });
   });
 
   test("without permission on NodeClaims: the view says so, the Events and the limit still count", async () => {
