@@ -118,6 +118,7 @@ async function simulatedSide(http: KubeHttp, kc: KubeConfig, jobs: number): Prom
     void exit.then(() => reject(new Error("the simulated provisioner exited before it was ready")));
   });
   const result = await measure(kc, f, jobs);
+  log(`provisioning: simulated ${JSON.stringify(summary(result, jobs))}`);
   child.kill("SIGTERM");
   const providerExit = await exit;
   await f.remove();
@@ -135,6 +136,7 @@ async function ourSide(http: KubeHttp, kc: KubeConfig, cli: string, jobs: number
     60_000,
   );
   const result = await measure(kc, f, jobs);
+  log(`provisioning: ours ${JSON.stringify(summary(result, jobs))}`);
   const rssMiB = {
     end: round(rssBytes(op.pid) / 2 ** 20, 1),
     peak: round(rssBytes(op.pid, "VmHWM") / 2 ** 20, 1),
@@ -144,7 +146,7 @@ async function ourSide(http: KubeHttp, kc: KubeConfig, cli: string, jobs: number
   return { ...result, rssMiB, providerExit };
 }
 
-const summary = (side: SideResult, jobs: number) => ({
+const summary = (side: Measured & { providerExit?: number | null }, jobs: number) => ({
   seconds: round(side.seconds, 2),
   jobsAdmittedPerSecond: round(side.jobsPerSecond, 2),
   provisionedMsP50: side.provisionedMs.p50,
