@@ -84,7 +84,12 @@ function enqueue(key: string): void {
 const consider = (pr: ProvisioningRequest): void => {
   if (pr.spec.provisioningClassName === provisioningClass && !answered(pr)) enqueue(objectKey(pr));
 };
-informer.addEventHandler({ onAdd: consider, onUpdate: (_, pr) => consider(pr) });
+informer.addEventHandler({
+  onAdd: consider,
+  onUpdate: (_, pr) => {
+    consider(pr);
+  },
+});
 
 const ctl = new AbortController();
 process.on("SIGTERM", () => {

@@ -8,12 +8,13 @@ export const DEFAULT_JOBS = 500;
 export function jobsFlag(args: readonly string[]): number {
   let value: string | undefined;
   let given = false;
-  args.forEach((arg, i) => {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? "";
     if (arg === "--jobs") value = args[i + 1];
     else if (arg.startsWith("--jobs=")) value = arg.slice("--jobs=".length);
-    else return;
+    else continue;
     given = true;
-  });
+  }
   if (!given) return DEFAULT_JOBS;
   const jobs = Number(value);
   if (!Number.isInteger(jobs) || jobs < 1)

@@ -47,7 +47,12 @@ export class Sightings {
         listWatch: httpListWatch(this.http, path),
         decode: (raw) => raw,
       });
-      informer.addEventHandler({ onAdd: seen, onUpdate: (_, o) => seen(o) });
+      informer.addEventHandler({
+        onAdd: seen,
+        onUpdate: (_, o) => {
+          seen(o);
+        },
+      });
       this.running.push(informer.run(this.ctl.signal));
       return informer;
     };
@@ -66,7 +71,11 @@ export class Sightings {
       },
     );
     this.workloadsSeen = 0;
-    workloads.addEventHandler({ onAdd: () => void this.workloadsSeen++ });
+    workloads.addEventHandler({
+      onAdd: () => {
+        this.workloadsSeen++;
+      },
+    });
     await Promise.all([workloads.waitForSync(this.ctl.signal), requests.waitForSync(this.ctl.signal)]);
   }
 

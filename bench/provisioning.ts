@@ -63,11 +63,9 @@ interface SideResult {
 }
 
 /** Releases the held ClusterQueue and waits until every Job is admitted; counts the API calls meanwhile. */
-async function measure(
-  kc: KubeConfig,
-  f: Fixture,
-  jobs: number,
-): Promise<Omit<SideResult, "rssMiB" | "providerExit">> {
+type Measured = Omit<SideResult, "rssMiB" | "providerExit">;
+
+async function measure(kc: KubeConfig, f: Fixture, jobs: number): Promise<Measured> {
   const c0 = await apiServerCounters(kc);
   const started = Date.now();
   await f.release();
@@ -115,7 +113,9 @@ async function simulatedSide(http: KubeHttp, kc: KubeConfig, jobs: number): Prom
     child.stdout.on("data", (chunk: Buffer) => {
       if (chunk.toString().includes("ready")) resolve();
     });
-    void exit.then(() => reject(new Error("the simulated provisioner exited before it was ready")));
+    void exit.then(() => {
+      reject(new Error("the simulated provisioner exited before it was ready"));
+    });
   });
   const result = await measure(kc, f, jobs);
   log(`provisioning: simulated ${JSON.stringify(summary(result, jobs))}`);
