@@ -219,8 +219,8 @@ export async function prepare(
     },
     remove: async () => {
       await sightings.stop();
-      // Our ResizeRequests keep their finalizer while they hold capacity and the operator is stopped
-      // by now: the benchmark lets them go, or the namespace would never be deleted.
+      // A ResizeRequest still carrying our finalizer (one mid-attempt) would hold the namespace's
+      // deletion forever, the operator being stopped by now: the benchmark lets it go.
       const list = (await http.request("GET", rrPath(ns)).catch(() => ({ items: [] }))) as {
         items: { metadata: { name: string; finalizers?: string[] } }[];
       };
