@@ -1,10 +1,13 @@
 // `npm run bench [-- NAME...]`: runs the benchmarks (all, or those named) one after another against the
 // local cluster from `npm run cluster:up`. Each prints one JSON line and writes bench/results/NAME.json.
 // BENCH_CPU_PROF=1 also writes CPU profiles of the operator (throughput and REST runs) to .local/bench/work.
+// Flags after the names go to the benchmarks (bench/args.ts): `npm run bench -- provisioning --jobs 2000`.
 import path from "node:path";
 import { buildOperator, kubeconfigFile, log, workDir } from "./lib.js";
+import { splitArgs } from "./args.js";
 import { eventSeries } from "./events.js";
 import { memoryAndStartup } from "./memory.js";
+import { provisioning } from "./provisioning.js";
 import { redisTopologies } from "./redis-topologies.js";
 import { restBench } from "./rest.js";
 import { scale } from "./scale.js";
@@ -13,6 +16,8 @@ import { throughput } from "./throughput.js";
 const profileDir = (name: string): string | undefined =>
   process.env.BENCH_CPU_PROF ? path.join(workDir, "profile", name) : undefined;
 
+const { names: wanted, flags } = splitArgs(process.argv.slice(2));
+
 const BENCHES: Record<string, (cli: string) => Promise<void>> = {
   throughput: (cli) => throughput(cli, profileDir("throughput")),
   rest: (cli) => restBench(cli, profileDir("rest")),
@@ -20,9 +25,9 @@ const BENCHES: Record<string, (cli: string) => Promise<void>> = {
   scale: (cli) => scale(cli, profileDir("scale")),
   memory: memoryAndStartup,
   events: () => eventSeries(),
+  provisioning: (cli) => provisioning(cli, flags),
 };
 
-const wanted = process.argv.slice(2);
 for (const name of wanted)
   if (!(name in BENCHES))
     throw new Error(`unknown benchmark ${name}; have ${Object.keys(BENCHES).join(", ")}`);

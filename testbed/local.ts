@@ -16,7 +16,8 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 /** `.local/` in the checkout; RESIZE_OPERATOR_LOCAL_DIR moves it (tests of these scripts use a temp dir). */
 export const localDir = process.env.RESIZE_OPERATOR_LOCAL_DIR ?? path.join(repoRoot, ".local");
 export const localKubeconfig = path.join(localDir, "kubeconfig");
-const clusterDir = path.join(localDir, "cluster");
+/** The local cluster's folder (cluster.ts's `dir`): its state, PKI and logs, and Kueue's files when started. */
+export const localClusterDir = path.join(localDir, "cluster");
 
 const log = (message: string): void => {
   process.stderr.write(`[cluster] ${message}\n`);
@@ -26,20 +27,20 @@ const log = (message: string): void => {
 export async function localClusterUp(): Promise<ClusterState> {
   ensureSystemPackages();
   const tools = await ensureTools();
-  const existing = readClusterState(clusterDir);
-  if (existing && (await isClusterRunning(clusterDir))) {
+  const existing = readClusterState(localClusterDir);
+  if (existing && (await isClusterRunning(localClusterDir))) {
     log(`already running at ${existing.server}`);
     return existing;
   }
-  await stopCluster(clusterDir, true);
-  mkdirSync(clusterDir, { recursive: true });
-  const state = await startCluster({ dir: clusterDir, tools, log });
+  await stopCluster(localClusterDir, true);
+  mkdirSync(localClusterDir, { recursive: true });
+  const state = await startCluster({ dir: localClusterDir, tools, log });
   copyFileSync(state.kubeconfig, localKubeconfig);
   return state;
 }
 
 export async function localClusterDown(): Promise<void> {
-  await stopCluster(clusterDir, true);
+  await stopCluster(localClusterDir, true);
   rmSync(localKubeconfig, { force: true });
   log("stopped");
 }
