@@ -1,6 +1,6 @@
 // The compute dispatcher's edges, on an in-process server: what reaches a route (then the caller's
 // credentials are refused, 401) and what is refused before it, with the answers Express gave.
-import { createServer, request } from "node:http";
+import { request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { createApp } from "../../../src/rest/app.js";
@@ -29,7 +29,9 @@ beforeAll(async () => {
     notReady: () => [],
     rest: { deps, routes: ROUTES, maxBodyBytes: 64, discovery: { endpoints: [] } },
   });
-  const server = createServer(app.listener()).listen(0, "127.0.0.1");
+  const { server } = app;
+  await app.fastify.ready();
+  server.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   origin = { host: "127.0.0.1", port: (server.address() as AddressInfo).port };
   close = () => {
