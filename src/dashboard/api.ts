@@ -10,7 +10,7 @@ import type { ApiRoute, DashboardApiDeps } from "./api-route.js";
 import { WRITES } from "./api-writes.js";
 import { requireCsrf } from "./csrf.js";
 import type { DashboardSession } from "./session.js";
-import { harden, type Front } from "./site.js";
+import { harden, inOrder, type Front } from "./site.js";
 import type { LiveHub } from "./sse.js";
 
 export const API_BASE = "/dashboard/api";
@@ -62,12 +62,7 @@ export function dashboardApi(app: FastifyInstance, deps: DashboardApiDeps, front
         throw new ForbiddenError("The session carries no email to authorize with.");
     },
   ];
-  const before = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    for (const check of checks) {
-      await check(req, reply);
-      if (reply.sent) return;
-    }
-  };
+  const before = inOrder(...checks);
   app.addHook("preHandler", before);
   app.get("/stream", (req, reply) => {
     const user = userOf(req, deps.identity);

@@ -36,22 +36,31 @@ export function harden(res: ServerResponse): void {
   res.setHeader("Referrer-Policy", "same-origin");
 }
 
-/** A hook of the dashboard's routes, run before the handler (the host check, the session guard). */
+/** A check of the dashboard's routes, run before the handler (the host check, the session guard). */
 export type Front = (req: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
+
+/** One preHandler hook running `checks` in order, until one throws or answers (a redirect). */
+export function inOrder(...checks: readonly Front[]) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    for (const check of checks) {
+      await check(req, reply);
+      if (reply.sent) return;
+    }
+  };
+}
 
 /** The page (behind `hostCheck` and `guarded`, the session guard) and its assets. */
 export async function site(app: FastifyInstance, hostCheck: Front, guarded: Front): Promise<void> {
   app.get(
     "/",
     {
-      preHandler: [
+      preHandler: inOrder(
         hostCheck,
-        (_req, reply, done) => {
+        (_req, reply) => {
           harden(reply.raw);
-          done();
         },
         guarded,
-      ],
+      ),
     },
     async (_req, reply) => {
       reply.raw.setHeader("Cache-Control", "no-store");
