@@ -81,6 +81,8 @@ export function createApp(options: AppOptions): HttpApp {
     routerOptions: {
       ignoreTrailingSlash: true,
       caseSensitive: false,
+      // A value longer than its parameter allows is the parameter's 400 (its schema words it), not a 404.
+      maxParamLength: 16 * 1024,
       // Repeated names give arrays, which handlers and the standard parameters refuse by name.
       querystringParser: (text: string) => parseQuery(text),
     },
