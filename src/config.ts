@@ -170,7 +170,7 @@ export const SETTINGS = {
   },
   "trust-proxy": {
     env: "TRUST_PROXY",
-    help: "Express trust proxy: true, a hop count, or addresses/subnets (e.g. loopback,10.0.0.0/8) whose X-Forwarded-* headers are believed; without --public-url the discovery rootUrl then follows them",
+    help: "Trust proxy: true, a hop count, or addresses/subnets (e.g. loopback,10.0.0.0/8) whose X-Forwarded-* headers are believed; without --public-url the discovery rootUrl then follows them",
     schema: z
       .string()
       .min(1)

@@ -3,7 +3,6 @@
 // API is served too and the operations controller follows the requests' Operations. Every replica
 // serves HTTP; only the leader reconciles.
 import { PROVISIONING_CLASS } from "./api/provisioning-request.js";
-import { createServer, type RequestListener, type Server } from "node:http";
 import { Redis } from "ioredis";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
@@ -32,7 +31,7 @@ import { closeRedisClient, redisClient, type RedisClient } from "./redis/clients
 import { checkTopology } from "./redis/probe.js";
 import { ReplicaWatch } from "./redis/replicas.js";
 import { RedisConfigError, redisSettings, type RedisSettings } from "./redis/settings.js";
-import { createApp, REST_BASE, type AppOptions } from "./rest/app.js";
+import { createApp, REST_BASE, type AppOptions, type HttpApp } from "./rest/app.js";
 import { Authenticator, Authorizer } from "./rest/auth.js";
 import { rawClientErrorResponse } from "./rest/errors.js";
 import { ROUTES } from "./rest/routes.js";
@@ -51,18 +50,18 @@ function loadKubeConfig(file: string | undefined): KubeConfig {
   return kc;
 }
 
-/** Serves `handler` on `port` until the signal aborts. */
-function httpServer(handler: RequestListener, port: number, log: Logger): Runnable {
+/** Serves the app on `port` until the signal aborts. */
+function httpServer(app: HttpApp, port: number, log: Logger): Runnable {
   return {
     name: "http",
     async run(signal) {
-      const server: Server = createServer(handler);
+      await app.fastify.ready();
       // Requests Node's parser refuses (e.g. headers over 16 KiB) get the Google error body too.
-      server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+      app.server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
         if (socket.writable) socket.end(rawClientErrorResponse(err.code));
         else socket.destroy();
       });
-      await serveUntilAborted(server, port, signal, log, "HTTP");
+      await serveUntilAborted(app.server, port, signal, log, "HTTP");
     },
   };
 }
@@ -288,7 +287,7 @@ export async function runOperator(config: Config): Promise<void> {
         ...(rest && { rest: rest.deps }),
         routes: ROUTES,
         log,
-      }).mount(app.express);
+      });
     } catch (err) {
       if (err instanceof AuthSettingsError) throw new ConfigError(err.message, { cause: err });
       throw err;
@@ -304,15 +303,12 @@ export async function runOperator(config: Config): Promise<void> {
     ],
     ...(rest && { rest }),
   });
-  // The compute calls are served before the dashboard and Express; every other request reaches them.
-  const site = app.listener(authSettings ? dashboardSite(authSettings) : app.express);
   const observeRest = restMetrics(metrics, ROUTES, REST_BASE);
-  const handler: RequestListener = (req, res) => {
-    observeRest(req, res, () => {
-      site(req, res);
-    });
-  };
-  mgr.addRunnable(httpServer(handler, config["http-port"], log), false);
+  app.fastify.addHook("onRequest", (req, reply, done) => {
+    observeRest(req.raw, reply.raw, done);
+  });
+  if (authSettings) await dashboardSite(authSettings).register(app.fastify);
+  mgr.addRunnable(httpServer(app, config["http-port"], log), false);
   mgr.addRunnable(metricsServer(metrics, config["metrics-port"], log), false);
   const shutdown = shutdownOnSignals();
   log.info("starting resize-operator");

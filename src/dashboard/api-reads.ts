@@ -112,8 +112,9 @@ export const READS: readonly ApiRoute[] = [
     path: "/requests",
     answer: async ({ req, user }, { authz, requests }): Promise<ItemsAnswer<RequestSummary>> => {
       const visible = await authz.visible(user, namespacesOf(requests), "request");
-      const namespace = typeof req.query.namespace === "string" ? req.query.namespace : undefined;
-      const group = typeof req.query.group === "string" ? req.query.group : undefined;
+      const query = req.query as Readonly<Record<string, unknown>>;
+      const namespace = typeof query.namespace === "string" ? query.namespace : undefined;
+      const group = typeof query.group === "string" ? query.group : undefined;
       return {
         items: requests.lister
           .list()

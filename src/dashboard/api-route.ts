@@ -1,7 +1,8 @@
 // A row of the dashboard's JSON API table (api-reads.ts, api-writes.ts): method, path and the function
 // that answers it, given the call and what the API reads from. The router (api.ts) mounts the rows;
 // a row only computes its answer.
-import type { Request, Response } from "express";
+import type { ServerResponse } from "node:http";
+import type { FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { groupLocation, type Location } from "../api/location.js";
@@ -25,7 +26,7 @@ export interface DashboardApiDeps {
   readonly authz: DashboardAuthz;
   readonly identity: (session: DashboardSession) => UserInfo | undefined;
   readonly secrets: readonly string[];
-  readonly secureCookies: (req: Request) => boolean;
+  readonly secureCookies: (req: FastifyRequest) => boolean;
   /**
    * Where the page signs in and out (AUTH_BASE_PATH, AUTH_PAGES_SIGN_IN): the UI has no path of its
    * own for them, so a custom base path works there too.
@@ -39,15 +40,16 @@ export interface DashboardApiDeps {
 
 /** One call of the API, by a signed-in user with an identity (the router refuses any other). */
 export interface ApiCall {
-  readonly req: Request;
-  readonly res: Response;
+  readonly req: FastifyRequest;
+  /** The raw response, for headers (the CSRF cookie) set beside the JSON answer. */
+  readonly res: ServerResponse;
   readonly user: UserInfo;
   readonly session: DashboardSession;
 }
 
 export interface ApiRoute {
   readonly method: "get" | "post";
-  /** Express path below the API base, e.g. "/requests/:namespace/:name". */
+  /** Path below the API base, e.g. "/requests/:namespace/:name". */
   readonly path: string;
   /** The JSON answer (declared in answers.ts); an error thrown is answered by dashboard/errors.ts. */
   readonly answer: (call: ApiCall, deps: DashboardApiDeps) => unknown;
@@ -57,8 +59,8 @@ export interface ApiRoute {
 export const SEGMENT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 /** A path parameter that is a valid name; NotFoundError otherwise. */
-export function pathParam(req: Request, name: string): string {
-  const value = req.params[name];
+export function pathParam(req: FastifyRequest, name: string): string {
+  const value = (req.params as Readonly<Record<string, unknown>>)[name];
   if (typeof value !== "string" || !SEGMENT.test(value)) throw new NotFoundError(`No such ${name}.`);
   return value;
 }

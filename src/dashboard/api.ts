@@ -1,77 +1,92 @@
 // The dashboard's JSON API under /dashboard/api: the answers are the table's rows (api-reads.ts,
-// api-writes.ts); this router puts in front of them what every call needs — the security headers, the
+// api-writes.ts); this scope puts in front of them what every call needs — the security headers, the
 // pinned host, a session with an identity, no caching, CSRF on mutations — plus the live stream.
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { UserInfo } from "../rest/auth.js";
+import { pathOf } from "../rest/path.js";
 import { BackendError, ForbiddenError, NotFoundError } from "../rest/errors.js";
 import { READS } from "./api-reads.js";
 import type { ApiRoute, DashboardApiDeps } from "./api-route.js";
 import { WRITES } from "./api-writes.js";
 import { requireCsrf } from "./csrf.js";
 import type { DashboardSession } from "./session.js";
-import { hardened } from "./site.js";
+import { harden, inOrder, type Front } from "./site.js";
 import type { LiveHub } from "./sse.js";
 
 export const API_BASE = "/dashboard/api";
+/** The largest body a dashboard call takes. */
+const MAX_BODY_BYTES = 64 * 1024;
 
 /** The route table of the JSON API. */
 export const API_ROUTES: readonly ApiRoute[] = [...READS, ...WRITES];
 
 /** The identity of the request's session (the guard put the session there). */
-export function userOf(res: Response, identity: DashboardApiDeps["identity"]): UserInfo | undefined {
-  const session = res.locals.session as DashboardSession | null | undefined;
-  return session ? identity(session) : undefined;
+export function userOf(req: FastifyRequest, identity: DashboardApiDeps["identity"]): UserInfo | undefined {
+  return req.session ? identity(req.session) : undefined;
 }
 
 export interface ApiFront {
   /** Refuses a request naming another host than AUTH_URL's (host-guard.ts). */
-  readonly hostCheck: RequestHandler;
+  readonly hostCheck: Front;
   /** The session guard: 401 without a session (guard.ts). */
-  readonly guarded: RequestHandler;
+  readonly guarded: Front;
   /** The request's session as it is now (the guard's read, without passing refreshed cookies on). */
-  readonly session: (req: Request) => Promise<DashboardSession | null>;
+  readonly session: (req: FastifyRequest) => Promise<DashboardSession | null>;
   readonly hub: LiveHub;
 }
 
-/** A row as Express middleware: its answer as JSON, its error to the error handler. */
-function mounted(route: ApiRoute, deps: DashboardApiDeps): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    Promise.resolve()
-      .then(() => {
-        const user = userOf(res, deps.identity);
-        // The router refused calls without an identity already; this keeps the row's type honest.
-        if (!user) throw new BackendError("The session has no identity.");
-        const session = res.locals.session as DashboardSession;
-        return route.answer({ req, res, user, session }, deps);
-      })
-      .then((body) => {
-        if (!res.headersSent) res.json(body);
-      }, next);
+/** A row as a route handler: its answer as JSON; its error goes to the dashboard's error handler. */
+function handlerOf(route: ApiRoute, deps: DashboardApiDeps) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const user = userOf(req, deps.identity);
+    // The scope refused calls without an identity already; this keeps the row's type honest.
+    if (!user || !req.session) throw new BackendError("The session has no identity.");
+    const body = await route.answer({ req, res: reply.raw, user, session: req.session }, deps);
+    if (!reply.sent) await reply.send(body);
   };
 }
 
-export function dashboardApi(deps: DashboardApiDeps, front: ApiFront): express.Router {
-  const router = express.Router();
-  router.use(hardened, front.hostCheck, front.guarded);
-  router.use((_req: Request, res: Response, next: NextFunction) => {
-    res.setHeader("Cache-Control", "no-store");
-    if (userOf(res, deps.identity)) next();
-    else next(new ForbiddenError("The session carries no email to authorize with."));
-  });
-  router.get("/stream", (req, res) => {
-    const user = userOf(res, deps.identity);
+/** The API's routes, registered under API_BASE (a scope of its own: its 404 is the API's). */
+export function dashboardApi(app: FastifyInstance, deps: DashboardApiDeps, front: ApiFront): void {
+  const csrf = requireCsrf(deps.secrets, (req) => userOf(req, deps.identity)?.username);
+  // Every call, an unknown path's too: the headers, the host, a session with an identity, no caching.
+  const checks: Front[] = [
+    (_req, reply) => {
+      harden(reply.raw);
+    },
+    front.hostCheck,
+    front.guarded,
+    (req, reply) => {
+      reply.raw.setHeader("Cache-Control", "no-store");
+      if (!userOf(req, deps.identity))
+        throw new ForbiddenError("The session carries no email to authorize with.");
+    },
+  ];
+  const before = inOrder(...checks);
+  app.addHook("preHandler", before);
+  app.get("/stream", (req, reply) => {
+    const user = userOf(req, deps.identity);
     // The stream follows the session of the request that opened it, read again as it goes.
     const session = async (): Promise<UserInfo | undefined> => {
       const now = await front.session(req);
       return now ? deps.identity(now) : undefined;
     };
-    if (user) front.hub.connect(res, user, session);
+    if (!user) return;
+    reply.hijack();
+    front.hub.connect(reply.raw, user, session);
   });
-  router.use(express.json({ limit: 64 * 1024 }));
-  router.use(requireCsrf(deps.secrets, (res) => userOf(res, deps.identity)?.username));
-  for (const route of API_ROUTES) router[route.method](route.path, mounted(route, deps));
-  router.use((req: Request, _res: Response, next: NextFunction) => {
-    next(new NotFoundError(`No dashboard API at ${req.path}.`));
+  for (const route of API_ROUTES)
+    app.route({
+      method: route.method === "get" ? "GET" : "POST",
+      url: route.path,
+      bodyLimit: MAX_BODY_BYTES,
+      preHandler: (req) =>
+        Promise.resolve().then(() => {
+          csrf(req);
+        }),
+      handler: handlerOf(route, deps),
+    });
+  app.setNotFoundHandler({ preHandler: before }, (req) => {
+    throw new NotFoundError(`No dashboard API at ${pathOf(req.url).slice(API_BASE.length)}.`);
   });
-  return router;
 }

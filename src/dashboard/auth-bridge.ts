@@ -1,53 +1,79 @@
-// Express ↔ Auth.js: the sign-in endpoints under the base path, and the session read in front of the
-// page and the JSON API. The Auth.js configuration is computed per request (lazy initialisation), which
-// is how AUTH_PROVIDERS_BY_HOST offers different providers per host.
+// The app ↔ Auth.js, through @auth/core's Web Request/Response API (`Auth(request, config)`): the
+// sign-in endpoints under the base path, and the session read in front of the page and the JSON API.
+// The Auth.js configuration is computed per request (lazy initialisation), which is how
+// AUTH_PROVIDERS_BY_HOST offers different providers per host.
 import { Auth, createActionURL, setEnvDefaults } from "@auth/core";
-import { ExpressAuth } from "@auth/express";
-import type { Request, RequestHandler, Response } from "express";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { buildAuthConfig, type AuthDeps } from "./auth-config.js";
 import type { AuthSettings } from "./auth-settings.js";
-import { callbackUrlGuard, cleanCookieHeader } from "./callback-url.js";
+import { authjsOrigin, cleanCookieHeader, withoutForeignCallbacks } from "./callback-url.js";
 import type { DashboardSession } from "./session.js";
 
 export interface AuthBridge {
-  /** Auth.js's endpoints (mounted at the base path), behind the callback-URL guard. */
-  readonly endpoints: RequestHandler;
+  /** Auth.js's endpoints (every method, every path under the base path), foreign callback URLs dropped. */
+  readonly endpoints: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
   /**
-   * Auth.js's `auth`: reads the session and keeps it alive (refreshed cookies are passed on to `res`;
-   * without one, as for a stream whose headers are sent, the session is only read).
+   * Auth.js's `auth`: reads the session and keeps it alive (refreshed cookies are passed on to
+   * `reply`; without one, as for a stream whose headers are sent, the session is only read).
    */
-  readonly readSession: (req: Request, res?: Response) => Promise<DashboardSession | null>;
+  readonly readSession: (req: FastifyRequest, reply?: FastifyReply) => Promise<DashboardSession | null>;
 }
 
 /** A Node request's headers as a Fetch API Headers (what Auth.js reads). */
-function requestHeaders(req: Request): Headers {
+function requestHeaders(req: FastifyRequest, cookie: string | undefined): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
+    if (name === "cookie") continue;
     if (typeof value === "string") headers.set(name, value);
     else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
   }
+  if (cookie) headers.set("cookie", cookie);
   return headers;
+}
+
+/** Auth.js's answer as the app's: status, every header (each Set-Cookie on its own), body. */
+async function sendResponse(response: Response, reply: FastifyReply): Promise<void> {
+  const res = reply.raw;
+  for (const [name, value] of response.headers)
+    if (name !== "set-cookie" && name !== "content-type" && value) res.setHeader(name, value);
+  for (const cookie of response.headers.getSetCookie()) res.appendHeader("Set-Cookie", cookie);
+  res.setHeader("Content-Type", response.headers.get("content-type") ?? "");
+  const body = await response.text();
+  reply.hijack();
+  res.statusCode = response.status;
+  res.end(body);
 }
 
 export function authBridge(settings: AuthSettings, deps: AuthDeps): AuthBridge {
   const env = { ...(settings.url && { AUTH_URL: settings.url }) };
-  const configFor = (req: Request) => buildAuthConfig(settings, deps, req.hostname);
+  const configFor = (req: FastifyRequest) => buildAuthConfig(settings, deps, req.hostname);
   const callbackName = settings.cookies?.callbackUrl?.name;
-  const callbackUrls = callbackUrlGuard(callbackName);
 
-  const endpoints: RequestHandler = (req, res, next) => {
-    callbackUrls(req, res, () => void ExpressAuth(configFor(req))(req, res, next));
+  const endpoints = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const origin = authjsOrigin(req.protocol, req.headers.host);
+    const { url, cookie } = withoutForeignCallbacks(req.url, req.headers.cookie, origin, callbackName);
+    const config = { ...configFor(req), basePath: settings.basePath };
+    setEnvDefaults(process.env, config);
+    const body = req.method === "GET" || req.method === "HEAD" ? undefined : (req.body as string | undefined);
+    // As the request reached us: the protocol (`--trust-proxy` decides about X-Forwarded-Proto) and Host.
+    const request = new Request(`${req.protocol}://${req.headers.host ?? ""}${url}`, {
+      method: req.method,
+      headers: requestHeaders(req, cookie),
+      ...(body !== undefined && { body }),
+    });
+    await sendResponse(await Auth(request, config), reply);
   };
 
-  const readSession = async (req: Request, res?: Response): Promise<DashboardSession | null> => {
+  const readSession = async (req: FastifyRequest, reply?: FastifyReply): Promise<DashboardSession | null> => {
     if (!req.headers.cookie) return null;
     const config = configFor(req);
     setEnvDefaults(env, config);
-    const url = createActionURL("session", req.protocol, requestHeaders(req), env, config);
+    const headers = requestHeaders(req, req.headers.cookie);
+    const url = createActionURL("session", req.protocol, headers, env, config);
     // A foreign callback-url cookie would make Auth.js refuse the session read (InvalidCallbackUrl).
     const cookie = cleanCookieHeader(req.headers.cookie, url.origin, callbackName) ?? req.headers.cookie;
     const response = await Auth(new Request(url, { headers: { cookie } }), config);
-    if (res) for (const cookie of response.headers.getSetCookie()) res.append("Set-Cookie", cookie);
+    if (reply) for (const c of response.headers.getSetCookie()) reply.raw.appendHeader("Set-Cookie", c);
     const data = (await response.json()) as Partial<DashboardSession> | null;
     if (response.status !== 200 || !data?.user) return null;
     return data as DashboardSession;

@@ -3,7 +3,7 @@
 // setting (auth-settings.ts); callbacks, events and the logger are always ours (allow-list, groups,
 // same-origin redirects, audit log, pino).
 import { randomBytes, randomUUID } from "node:crypto";
-import type { ExpressAuthConfig } from "@auth/express";
+import type { AuthConfig } from "@auth/core";
 import type { Adapter } from "@auth/core/adapters";
 import { CredentialsSignin } from "@auth/core/errors";
 import type { JWT } from "@auth/core/jwt";
@@ -61,7 +61,7 @@ async function databaseSession(adapter: Adapter, token: JWT, settings: AuthSetti
  * The Auth.js configuration for one request (lazy initialisation: `host` selects the providers of
  * AUTH_PROVIDERS_BY_HOST). Pure: everything comes from `settings` and `deps`.
  */
-export function buildAuthConfig(settings: AuthSettings, deps: AuthDeps, host?: string): ExpressAuthConfig {
+export function buildAuthConfig(settings: AuthSettings, deps: AuthDeps, host?: string): AuthConfig {
   const { log, audit, adapter } = deps;
   const who = (user: User | undefined | null) => ({ email: user?.email ?? undefined, userId: user?.id });
   return {

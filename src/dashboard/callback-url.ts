@@ -4,7 +4,6 @@
 // `%2F%2Fevil.example` would each be a server error caused by user input. Such values are removed from
 // the request instead: the sign-in then uses the default callback (our origin), exactly what the
 // `redirect` callback (safeRedirect) makes of any other foreign URL.
-import type { Request, RequestHandler } from "express";
 
 const PARAM = "callbackUrl";
 /** Auth.js's cookie, with or without the `__Secure-` prefix (unless AUTH_COOKIES renames it). */
@@ -60,35 +59,30 @@ export function cleanCookieHeader(header: string, origin: string, cookieName?: s
   return kept.length === pairs.length ? undefined : kept.join("; ");
 }
 
-/** The origin Auth.js sees: @auth/express builds its Request URL from the protocol and Host header. */
-function authjsOrigin(req: Request): string {
+/** The origin Auth.js sees: its Request URL is built from the protocol and the Host header. */
+export function authjsOrigin(protocol: string, host: string | undefined): string {
   try {
-    return new URL(`${req.protocol}://${req.get("host") ?? ""}`).origin;
+    return new URL(`${protocol}://${host ?? ""}`).origin;
   } catch {
     // No usable Host: nothing can be same-origin, so every callback URL is dropped.
     return "null";
   }
 }
 
-/** Middleware mounted right before Auth.js: drops foreign callback URLs from the query and the cookie. */
-export function callbackUrlGuard(cookieName?: string): RequestHandler {
-  return (req, _res, next) => {
-    const ours = authjsOrigin(req);
-    const q = req.originalUrl.indexOf("?");
-    if (q >= 0) {
-      const cleaned = cleanQuery(req.originalUrl.slice(q), ours);
-      if (cleaned !== undefined) {
-        // @auth/express builds its Request from originalUrl; req.url is kept in step for later handlers.
-        req.originalUrl = req.originalUrl.slice(0, q) + cleaned;
-        const u = req.url.indexOf("?");
-        if (u >= 0) req.url = req.url.slice(0, u) + cleaned;
-      }
-    }
-    const cookie = req.headers.cookie;
-    if (cookie) {
-      const cleaned = cleanCookieHeader(cookie, ours, cookieName);
-      if (cleaned !== undefined) req.headers.cookie = cleaned;
-    }
-    next();
+/**
+ * What Auth.js is handed of a request, foreign callback URLs dropped from the query and the cookie:
+ * the path and query (`url`, as sent), and the Cookie header (undefined without one).
+ */
+export function withoutForeignCallbacks(
+  url: string,
+  cookie: string | undefined,
+  origin: string,
+  cookieName?: string,
+): { readonly url: string; readonly cookie: string | undefined } {
+  const q = url.indexOf("?");
+  const query = q < 0 ? undefined : cleanQuery(url.slice(q), origin);
+  return {
+    url: q < 0 || query === undefined ? url : url.slice(0, q) + query,
+    cookie: cookie ? (cleanCookieHeader(cookie, origin, cookieName) ?? cookie) : cookie,
   };
 }

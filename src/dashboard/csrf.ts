@@ -3,7 +3,8 @@
 // handed to the page in JSON (which another origin cannot read) and set as a SameSite=Strict cookie;
 // every POST/DELETE must send it in the X-CSRF-Token header and carry the same cookie.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { ServerResponse } from "node:http";
+import type { FastifyRequest } from "fastify";
 import { ForbiddenError } from "../rest/errors.js";
 
 const CSRF_HEADER = "x-csrf-token";
@@ -36,40 +37,38 @@ export function cookieValue(header: string | undefined, name: string): string | 
   return undefined;
 }
 
-/** Sets the cookie half of the pair. */
-export function setCsrfCookie(res: Response, token: string, secure: boolean): void {
-  res.cookie(CSRF_COOKIE, token, { httpOnly: true, sameSite: "strict", secure, path: "/dashboard" });
+/** Sets the cookie half of the pair (the token is base64url and a dot: nothing to escape). */
+export function setCsrfCookie(res: ServerResponse, token: string, secure: boolean): void {
+  res.appendHeader(
+    "Set-Cookie",
+    `${CSRF_COOKIE}=${token}; Path=/dashboard; HttpOnly${secure ? "; Secure" : ""}; SameSite=Strict`,
+  );
 }
 
-/** Refuses a state-changing request without a valid, matching token pair (or from another origin). */
+/**
+ * Refuses a state-changing request without a valid, matching token pair (or from another origin):
+ * throws ForbiddenError (reason `csrf`).
+ */
 export function requireCsrf(
   secrets: readonly string[],
-  subjectOf: (res: Response) => string | undefined,
-): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (req.method === "GET" || req.method === "HEAD") {
-      next();
-      return;
-    }
+  subjectOf: (req: FastifyRequest) => string | undefined,
+): (req: FastifyRequest) => void {
+  return (req) => {
+    if (req.method === "GET" || req.method === "HEAD") return;
     const origin = req.headers.origin;
     const host = req.headers["x-forwarded-host"] ?? req.headers.host;
-    if (origin !== undefined && URL.parse(origin)?.host !== host) {
-      next(new ForbiddenError("Cross-origin request refused.", "csrf"));
-      return;
-    }
+    if (origin !== undefined && URL.parse(origin)?.host !== host)
+      throw new ForbiddenError("Cross-origin request refused.", "csrf");
     const header = req.headers[CSRF_HEADER];
     const cookie = cookieValue(req.headers.cookie, CSRF_COOKIE);
-    const subject = subjectOf(res);
+    const subject = subjectOf(req);
     if (
       typeof header !== "string" ||
       cookie === undefined ||
       header !== cookie ||
       subject === undefined ||
       !verifyCsrfToken(secrets, subject, header)
-    ) {
-      next(new ForbiddenError("Missing or invalid CSRF token.", "csrf"));
-      return;
-    }
-    next();
+    )
+      throw new ForbiddenError("Missing or invalid CSRF token.", "csrf");
   };
 }

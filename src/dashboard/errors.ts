@@ -2,7 +2,7 @@
 // answer with the REST API's Google error body (`toGoogleError`, so typed errors map the same way
 // everywhere) plus Google's canonical `status` name, which the dashboard's clients read
 // (UNAUTHENTICATED: sign in again). Never an HTML page: nothing from the request is echoed as markup.
-import type { ErrorRequestHandler } from "express";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { toGoogleError } from "../rest/errors.js";
 
@@ -31,17 +31,20 @@ function canonicalStatus(status: number, reason: string | undefined): string {
   }
 }
 
-/** Express error middleware answering every dashboard error (after the headers: Express's default). */
-export function dashboardErrors(log: Logger): ErrorRequestHandler {
-  return (err: unknown, _req, res, next) => {
-    if (res.headersSent) {
-      next(err);
+/**
+ * The dashboard scope's error handler: every dashboard error answered. After the headers there is no
+ * status left to change: the connection is cut, and the client sees an incomplete answer.
+ */
+export function dashboardErrors(log: Logger) {
+  return (err: unknown, _req: FastifyRequest, reply: FastifyReply): void => {
+    if (reply.raw.headersSent) {
+      reply.raw.destroy();
       return;
     }
     const { status, body, internal } = toGoogleError(err);
     if (internal) log.error({ err }, "dashboard error");
-    res
-      .status(status)
-      .json({ error: { ...body.error, status: canonicalStatus(status, body.error.errors[0]?.reason) } });
+    void reply
+      .code(status)
+      .send({ error: { ...body.error, status: canonicalStatus(status, body.error.errors[0]?.reason) } });
   };
 }

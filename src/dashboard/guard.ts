@@ -1,7 +1,7 @@
 // Auth.js's `authorized` behaviour as a route guard in front of the dashboard: a page without a
 // session redirects to the sign-in page with a callbackUrl back to it, a JSON call answers 401, and the
 // sign-in routes themselves are never guarded (a guarded sign-in page would loop forever).
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { RestError } from "../rest/errors.js";
 import type { DashboardSession } from "./session.js";
 
@@ -12,7 +12,7 @@ export type GuardDecision =
 
 export interface GuardRequest {
   readonly method: string;
-  /** Path and query as the client sent them (Express `originalUrl`). */
+  /** Path and query as the client sent them. */
   readonly originalUrl: string;
   readonly accept?: string;
 }
@@ -49,26 +49,25 @@ export function guardDecision(signedIn: boolean, req: GuardRequest, options: Gua
   return { kind: "redirect", location: `${signIn}?callbackUrl=${encodeURIComponent(req.originalUrl)}` };
 }
 
-/** Express middleware: reads the session (`readSession`), stores it in res.locals.session, decides. */
+/**
+ * A preHandler hook: reads the session (`readSession`), stores it in `req.session`, decides. A
+ * redirect is the answer; a refusal is thrown to the dashboard's error handler.
+ */
 export function guard(
-  readSession: (req: Request, res: Response) => Promise<DashboardSession | null>,
+  readSession: (req: FastifyRequest, reply: FastifyReply) => Promise<DashboardSession | null>,
   options: GuardOptions,
-): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    readSession(req, res)
-      .then((session) => {
-        res.locals.session = session;
-        const accept = req.headers.accept;
-        const decision = guardDecision(
-          session !== null,
-          { method: req.method, originalUrl: req.originalUrl, ...(accept !== undefined && { accept }) },
-          options,
-        );
-        if (decision.kind === "allow") next();
-        else if (decision.kind === "redirect") res.redirect(302, decision.location);
-        // A session, not an Authorization header, is missing: no header location in the error.
-        else next(new RestError(401, "required", "Sign-in required."));
-      })
-      .catch(next);
+): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  return async (req, reply) => {
+    const session = await readSession(req, reply);
+    req.session = session;
+    const accept = req.headers.accept;
+    const decision = guardDecision(
+      session !== null,
+      { method: req.method, originalUrl: req.url, ...(accept !== undefined && { accept }) },
+      options,
+    );
+    if (decision.kind === "redirect") await reply.redirect(decision.location, 302);
+    // A session, not an Authorization header, is missing: no header location in the error.
+    else if (decision.kind === "unauthorized") throw new RestError(401, "required", "Sign-in required.");
   };
 }

@@ -1,9 +1,10 @@
-// The dashboard: Auth.js sign-in (mounted at the base path, default /auth), the route guard, the JSON
-// API with live updates under /dashboard/api, and the static UI at / and /ui/. Built once at start-up
+// The dashboard: Auth.js sign-in (at the base path, default /auth), the route guard, the JSON API with
+// live updates under /dashboard/api, and the static UI at / and /ui/, registered on the app's Fastify
+// instance in a scope of its own (its errors carry Google's canonical status). Built once at start-up
 // from validated settings, by composing its parts: the host guard (host-guard.ts), the Auth.js bridge
 // (auth-bridge.ts), the page (site.ts), the JSON API's table (api.ts), the live hub (sse.ts) and the
 // capacity history (capacity-history.ts).
-import express from "express";
+import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
@@ -13,7 +14,8 @@ import type { RestDeps } from "../rest/deps.js";
 import type { Route } from "../rest/route.js";
 import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
-import { API_BASE, dashboardApi } from "./api.js";
+import { API_BASE, dashboardApi, type ApiFront } from "./api.js";
+import type { DashboardApiDeps } from "./api-route.js";
 import { authBridge } from "./auth-bridge.js";
 import type { AuthDeps } from "./auth-config.js";
 import { providerIds } from "./auth-providers.js";
@@ -27,7 +29,7 @@ import { guard, signInPage } from "./guard.js";
 import { hostGuard } from "./host-guard.js";
 import { redisAdapter, type RedisAdapter } from "./redis-adapter.js";
 import type { DashboardSession } from "./session.js";
-import { BROWSER_DIR, site, uiCompiled } from "./site.js";
+import { BROWSER_DIR, site, uiCompiled, type Front } from "./site.js";
 import { LiveHub } from "./sse.js";
 
 export {
@@ -57,8 +59,8 @@ export interface DashboardOptions {
 export interface Dashboard {
   readonly adapter?: RedisAdapter;
   readonly hub: LiveHub;
-  /** An app serving the sign-in routes and the dashboard, then everything `inner` serves. */
-  mount(inner: express.Express): express.Express;
+  /** Registers the sign-in routes, the page and the JSON API on the app. */
+  register(app: FastifyInstance): Promise<void>;
 }
 
 /** Settings that validate one by one but not together stop start-up. */
@@ -116,41 +118,61 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     ...(settings.pages.signIn && { signInPage: settings.pages.signIn }),
   };
   const guarded = guard(bridge.readSession, { ...signIn, jsonPrefixes: [API_BASE] });
-  const api = dashboardApi(
-    {
-      requests: options.requests,
-      groups: options.groups,
-      events,
-      history,
-      authz,
-      identity: (session: DashboardSession) => identityOf(session, settings),
-      secrets: settings.secrets,
-      secureCookies: (req) =>
-        settings.useSecureCookies ?? (settings.url ?? `${req.protocol}://`).startsWith("https:"),
-      auth: { basePath: settings.basePath, signInPage: signInPage(signIn) },
-      ...(options.rest && { rest: options.rest }),
-      routes: options.routes,
-      log,
-    },
-    { hostCheck: host.check, guarded, session: (req) => bridge.readSession(req), hub },
-  );
-
-  const router = express.Router();
-  router.use(site(host.check, guarded));
-  router.use(API_BASE, api);
-  router.use(answerError);
+  const apiDeps: DashboardApiDeps = {
+    requests: options.requests,
+    groups: options.groups,
+    events,
+    history,
+    authz,
+    identity: (session: DashboardSession) => identityOf(session, settings),
+    secrets: settings.secrets,
+    secureCookies: (req) =>
+      settings.useSecureCookies ?? (settings.url ?? `${req.protocol}://`).startsWith("https:"),
+    auth: { basePath: settings.basePath, signInPage: signInPage(signIn) },
+    ...(options.rest && { rest: options.rest }),
+    routes: options.routes,
+    log,
+  };
+  const hostCheck: Front = (req) => {
+    host.check(req);
+  };
+  const front: ApiFront = { hostCheck, guarded, session: (req) => bridge.readSession(req), hub };
 
   announce(settings, log);
-  const mount = (inner: express.Express): express.Express => {
-    const outer = express();
-    outer.disable("x-powered-by");
-    outer.set("etag", false);
-    outer.set("trust proxy", inner.get("trust proxy"));
-    // Express 5: a plain prefix mount; the documented "/auth/*" pattern does not match there.
-    outer.use(settings.basePath, host.pin, bridge.endpoints, answerError);
-    outer.use(router);
-    outer.use(inner);
-    return outer;
+  const register = async (app: FastifyInstance): Promise<void> => {
+    await app.register(async (scope) => {
+      scope.decorateRequest("session", null);
+      scope.setErrorHandler(answerError);
+      await scope.register((auth, _options, registered) => {
+        // Auth.js reads forms and JSON itself: the body is handed over as sent (100 KiB at most).
+        auth.removeAllContentTypeParsers();
+        auth.addContentTypeParser(
+          ["application/x-www-form-urlencoded", "application/json"],
+          { parseAs: "string", bodyLimit: 100 * 1024 },
+          (_req, body, done) => {
+            done(null, body);
+          },
+        );
+        auth.addContentTypeParser("*", (_req, _payload, done) => {
+          done(null, undefined);
+        });
+        auth.addHook("onRequest", (req) =>
+          Promise.resolve().then(() => {
+            host.pin(req);
+          }),
+        );
+        for (const url of [settings.basePath, `${settings.basePath}/*`]) auth.all(url, bridge.endpoints);
+        registered();
+      });
+      await site(scope, hostCheck, guarded);
+      await scope.register(
+        (api, _options, done) => {
+          dashboardApi(api, apiDeps, front);
+          done();
+        },
+        { prefix: API_BASE },
+      );
+    });
   };
-  return { hub, mount, ...(adapter && { adapter }) };
+  return { hub, register, ...(adapter && { adapter }) };
 }

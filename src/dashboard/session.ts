@@ -9,6 +9,12 @@ declare module "@auth/core/types" {
     groups?: string[];
   }
 }
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The dashboard's session, once the guard has read it (null: not signed in). */
+    session?: DashboardSession | null;
+  }
+}
 declare module "@auth/core/jwt" {
   interface JWT {
     groups?: string[];

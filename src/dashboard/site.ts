@@ -1,9 +1,13 @@
 // The dashboard's page and its assets: the guarded page at /, its public scripts, styles and images
-// under /ui, and the security headers the page and the JSON API are served with.
+// under /ui (served by @fastify/static: Fastify's core serves no files), and the security headers the
+// page and the JSON API are served with.
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import type { ServerResponse } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import express, { type RequestHandler } from "express";
+import fastifyStatic from "@fastify/static";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 /** The UI's page, styles and images: src/dashboard/ui, or its copy in dist/dashboard/ui once built. */
 const UI_DIR = fileURLToPath(new URL("./ui/", import.meta.url));
@@ -25,26 +29,58 @@ const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
-export const hardened: RequestHandler = (_req, res, next) => {
+/** The security headers, on the raw response so that a hijacked answer (the live stream) has them too. */
+export function harden(res: ServerResponse): void {
   res.setHeader("Content-Security-Policy", CSP);
   res.setHeader("X-Content-Type-Options", "nosniff");
   res.setHeader("Referrer-Policy", "same-origin");
-  next();
-};
+}
+
+/** A check of the dashboard's routes, run before the handler (the host check, the session guard). */
+export type Front = (req: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
+
+/** One preHandler hook running `checks` in order, until one throws or answers (a redirect). */
+export function inOrder(...checks: readonly Front[]) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    for (const check of checks) {
+      await check(req, reply);
+      if (reply.sent) return;
+    }
+  };
+}
 
 /** The page (behind `hostCheck` and `guarded`, the session guard) and its assets. */
-export function site(hostCheck: RequestHandler, guarded: RequestHandler): express.Router {
-  const router = express.Router();
-  router.use("/ui", hardened);
-  router.get("/", hostCheck, hardened, guarded, (_req, res) => {
-    res.setHeader("Cache-Control", "no-store");
-    res.sendFile("index.html", { root: UI_DIR });
-  });
-  router.get("/dashboard", (_req, res) => {
-    res.redirect(302, "/");
-  });
+export async function site(app: FastifyInstance, hostCheck: Front, guarded: Front): Promise<void> {
+  app.get(
+    "/",
+    {
+      preHandler: inOrder(
+        hostCheck,
+        (_req, reply) => {
+          harden(reply.raw);
+        },
+        guarded,
+      ),
+    },
+    async (_req, reply) => {
+      reply.raw.setHeader("Cache-Control", "no-store");
+      return reply.type("text/html; charset=utf-8").send(await readFile(path.join(UI_DIR, "index.html")));
+    },
+  );
+  app.get("/dashboard", (_req, reply) => reply.redirect("/", 302));
   // Assets are public (a custom sign-in page may use them) and hold nothing but code and styles.
-  router.use("/ui/js", express.static(BROWSER_DIR, { index: false, maxAge: "5m", fallthrough: false }));
-  router.use("/ui", express.static(UI_DIR, { index: false, maxAge: "5m", fallthrough: false }));
-  return router;
+  await app.register(async (ui) => {
+    ui.addHook("onRequest", (_req, reply, done) => {
+      harden(reply.raw);
+      done();
+    });
+    await ui.register(fastifyStatic, { root: BROWSER_DIR, prefix: "/ui/js/", index: false, maxAge: "5m" });
+    await ui.register(fastifyStatic, {
+      root: UI_DIR,
+      prefix: "/ui/",
+      index: false,
+      maxAge: "5m",
+      decorateReply: false,
+    });
+  });
 }

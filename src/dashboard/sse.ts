@@ -4,7 +4,7 @@
 // the cached SubjectAccessReviews of authz.ts), so the stream leaks nothing the JSON API would not
 // show. A connection follows its session: it is checked again as often as an RBAC answer is reused,
 // takes on the session's identity as it is then, and ends once the session is gone.
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
@@ -42,7 +42,7 @@ export type SessionCheck = () => Promise<UserInfo | undefined>;
 interface Client {
   /** The session's identity as last checked. */
   user: UserInfo;
-  readonly res: Response;
+  readonly res: ServerResponse;
   /** Keeps each client's messages in order while their RBAC checks are pending. */
   chain: Promise<void>;
 }
@@ -107,8 +107,8 @@ export class LiveHub {
    * Serves one SSE connection until the client goes away or its session ends: `session` is asked
    * again every `authz.ttlMs` (the age at which an RBAC answer is asked again too).
    */
-  connect(res: Response, user: UserInfo, session: SessionCheck): void {
-    res.status(200);
+  connect(res: ServerResponse, user: UserInfo, session: SessionCheck): void {
+    res.statusCode = 200;
     res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
     res.setHeader("Cache-Control", "no-cache, no-transform");
     // Proxies such as nginx would otherwise buffer the stream.

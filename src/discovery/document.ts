@@ -1,5 +1,5 @@
 // The discovery document (docs/design.md §7) of the compute API, generated: resources and methods from the
-// route table that also builds the Express router, schemas from the zod model through `fieldTree()`
+// route table that also registers the compute routes, schemas from the zod model through `fieldTree()`
 // (converted by schemas.ts), common parameters from the table the REST layer honours. Pure: the same
 // input gives the same document, and `revision` is a hash of everything else in it, so it changes
 // exactly when the document does.

@@ -3,15 +3,20 @@
 // cacheable (strong ETag over the exact bytes sent, If-None-Match answered with 304).
 //
 // rootUrl rule: `--public-url` when configured; otherwise the request's own origin, but only when
-// `--trust-proxy` is set (then Express takes scheme and host from X-Forwarded-Proto/-Host of trusted
+// `--trust-proxy` is set (then the app takes scheme and host from X-Forwarded-Proto/-Host of trusted
 // proxies only); otherwise the default public URL (http://localhost:PORT), the same base as the self
 // links, so an untrusted Host header can never steer clients of a cached document elsewhere.
 import { createHash } from "node:crypto";
-import express, { type Request, type Response } from "express";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RestError } from "../rest/errors.js";
 import type { Route } from "../rest/route.js";
 import { SCOPE_DESCRIPTIONS } from "../rest/routes.js";
-import { COMMON_PARAMETERS, renderJson, SYSTEM_PARAMETER_NAMES } from "../rest/system-parameters.js";
+import {
+  COMMON_PARAMETERS,
+  readSystemParameters,
+  renderJson,
+  SYSTEM_PARAMETER_NAMES,
+} from "../rest/system-parameters.js";
 import { directoryList, DOC_PATH, REST_PATH, restDescription } from "./document.js";
 import type { DiscoveryEndpoint, RestDescription } from "./format.js";
 import { icon } from "./icons.js";
@@ -29,7 +34,7 @@ export interface DiscoveryOptions {
   readonly publicUrl?: string;
   /** The base used without `--public-url` when no proxy is trusted. */
   readonly defaultUrl: string;
-  /** Whether Express's `trust proxy` is set, i.e. forwarded headers may name the origin. */
+  /** Whether `--trust-proxy` is set, i.e. forwarded headers may name the origin. */
   readonly trustProxy: boolean;
   readonly endpoints: readonly EndpointSetting[];
 }
@@ -54,9 +59,9 @@ function checkQuery(query: Readonly<Record<string, unknown>>, allowed: readonly 
 }
 
 /**
- * If-None-Match (RFC 9110 §13.1.2, weak comparison). Not Express's `req.fresh`: that also honours a
- * request's `Cache-Control: no-cache`, which fetch() adds to every conditional request, although the
- * directive is addressed to caches and an origin server answers the condition regardless.
+ * If-None-Match (RFC 9110 §13.1.2, weak comparison). A request's `Cache-Control: no-cache`, which
+ * fetch() adds to every conditional request, is addressed to caches: an origin server answers the
+ * condition regardless.
  */
 function notModified(header: string | undefined, etag: string): boolean {
   return (header ?? "")
@@ -65,7 +70,16 @@ function notModified(header: string | undefined, etag: string): boolean {
     .some((tag) => tag === "*" || tag === etag);
 }
 
-export function discoveryRouter(options: DiscoveryOptions): express.Router {
+/** Adds `names` to the answer's Vary header. */
+function vary(reply: FastifyReply, ...names: string[]): void {
+  const had = reply.getHeader("vary");
+  const list = typeof had === "string" && had !== "" ? had.split(/\s*,\s*/) : [];
+  for (const name of names) if (!list.some((n) => n.toLowerCase() === name.toLowerCase())) list.push(name);
+  void reply.header("Vary", list.join(", "));
+}
+
+/** The discovery service's routes under `prefix` (e.g. `/discovery/v1`). */
+export function discoveryRoutes(app: FastifyInstance, prefix: string, options: DiscoveryOptions): void {
   const documents = new Map<string, RestDescription>();
   const endpoints: DiscoveryEndpoint[] = options.endpoints.map((e) => ({
     endpointUrl: withSlash(e.url),
@@ -90,45 +104,48 @@ export function discoveryRouter(options: DiscoveryOptions): express.Router {
   const fixedUrl = options.publicUrl ?? (options.trustProxy ? undefined : options.defaultUrl);
   // Generated once up front so a broken route table fails at start-up, not on the first request.
   describe(withSlash(fixedUrl ?? options.defaultUrl));
-  const rootUrlOf = (req: Request, res: Response): string => {
+  const rootUrlOf = (req: FastifyRequest, reply: FastifyReply): string => {
     if (fixedUrl !== undefined) return withSlash(fixedUrl);
-    res.vary("Host").vary("X-Forwarded-Host").vary("X-Forwarded-Proto");
+    vary(reply, "Host", "X-Forwarded-Host", "X-Forwarded-Proto");
     return `${req.protocol}://${req.host}/`;
   };
 
   /** Sends `body` with a strong ETag, or 304 when the client already has it. */
-  const send = (req: Request, res: Response, type: string, body: string | Buffer): void => {
+  const send = (req: FastifyRequest, reply: FastifyReply, type: string, body: string | Buffer): void => {
     const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
-    res.set({ ETag: etag, "Cache-Control": "public, max-age=300" }).type(type);
-    if (notModified(req.headers["if-none-match"], etag)) res.status(304).end();
-    else res.send(body);
+    void reply.header("ETag", etag).header("Cache-Control", "public, max-age=300").type(type);
+    if (notModified(req.headers["if-none-match"], etag)) void reply.code(304).send();
+    else void reply.send(body);
   };
-  const json = "application/json; charset=UTF-8";
+  const json = "application/json; charset=utf-8";
+  const query = (req: FastifyRequest) => req.query as Readonly<Record<string, unknown>>;
 
-  const router = express.Router();
-  router.get("/apis", (req, res) => {
-    checkQuery(req.query, ["name", "preferred"]);
-    const { name, preferred } = req.query as Record<string, string | undefined>;
+  app.get(`${prefix}/apis`, (req, reply) => {
+    readSystemParameters(reply.raw, query(req));
+    checkQuery(query(req), ["name", "preferred"]);
+    const { name, preferred } = query(req) as Record<string, string | undefined>;
     if (preferred !== undefined && preferred !== "true" && preferred !== "false")
       throw invalidParameter("preferred", "expected true or false");
-    const list = directoryList(describe(rootUrlOf(req, res)), {
+    const list = directoryList(describe(rootUrlOf(req, reply)), {
       ...(name !== undefined && { name }),
       preferred: preferred === "true",
     });
-    send(req, res, json, renderJson(res, list));
+    send(req, reply, json, renderJson(reply.raw, list));
   });
-  router.get(`/${REST_PATH}`, (req, res) => {
-    checkQuery(req.query, []);
-    send(req, res, json, renderJson(res, describe(rootUrlOf(req, res))));
+  app.get(`${prefix}/${REST_PATH}`, (req, reply) => {
+    readSystemParameters(reply.raw, query(req));
+    checkQuery(query(req), []);
+    send(req, reply, json, renderJson(reply.raw, describe(rootUrlOf(req, reply))));
   });
-  router.get(`/${DOC_PATH}`, (req, res) => {
-    send(req, res, "text/html; charset=utf-8", documentationPage(describe(rootUrlOf(req, res))));
+  app.get(`${prefix}/${DOC_PATH}`, (req, reply) => {
+    readSystemParameters(reply.raw, query(req));
+    send(req, reply, "text/html; charset=utf-8", documentationPage(describe(rootUrlOf(req, reply))));
   });
   for (const size of [16, 32]) {
     const png = icon(size);
-    router.get(`/icons/x${size}.png`, (req, res) => {
-      send(req, res, "image/png", png);
+    app.get(`${prefix}/icons/x${size}.png`, (req, reply) => {
+      readSystemParameters(reply.raw, query(req));
+      send(req, reply, "image/png", png);
     });
   }
-  return router;
 }

@@ -33,7 +33,7 @@ export function routeMatcher(routes: readonly RouteShape[]): (httpMethod: string
 }
 
 /**
- * Middleware (Express, or plain node:http with a `next` callback) for the compute REST API under
+ * A hook (node:http request and response, with a `next` callback) for the compute REST API under
  * `base`: counts `rest_requests_total{method,code}` and observes `rest_request_duration_seconds{method}`
  * when the response is finished or the client left. Other paths (health, discovery) are not counted.
  */
@@ -70,7 +70,7 @@ export function restMetrics(
     const record = (): void => {
       if (recorded) return;
       recorded = true;
-      // Calls refused before the dispatcher matched them (a bad body, an unknown path) are matched here.
+      // Calls refused before a route served them (a bad body, an unknown path) are matched here.
       const method = matchedRoute(res) ?? match(req.method ?? "GET", path.slice(base.length));
       // A client that went away before the answer has no status; 499 as nginx logs it.
       const code = res.writableFinished ? String(res.statusCode) : "499";

@@ -1,6 +1,6 @@
 // The access log: one line per call, written when the answer is finished, with the request id,
 // method, path (never the query), status, duration and the authenticated user. Both ways a call is
-// served (the compute dispatcher and Express for everything else) start their calls here.
+// is served (compute, discovery, batch, the dashboard) starts here, in the app's one onRequest hook.
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
@@ -23,7 +23,7 @@ export interface CallRecord {
   user?: string;
 }
 
-/** Starts a call: `path` is read when the answer is finished (Express may rewrite the URL until then). */
+/** Starts a call: `path` is read when the answer is finished (the path of the call as routed). */
 export type StartCall = (method: string, res: ServerResponse, path: () => string) => CallRecord;
 
 /** Probes are polled every few seconds and would drown the log. */

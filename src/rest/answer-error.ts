@@ -1,5 +1,5 @@
-// How a failed call is answered, whichever way it was served (the compute dispatcher, or Express's
-// error handler for discovery, batch and unknown paths): `toGoogleError` maps it, an internal error or
+// How a failed call is answered, whichever route served it (the app's one error handler and its
+// not-found handler call this): `toGoogleError` maps it, an internal error or
 // a 5xx is logged as `{ err }` (its stack and cause), and the Google error body is sent unmasked.
 import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
@@ -8,7 +8,7 @@ import { sendJson } from "./system-parameters.js";
 
 export function answerError(res: ServerResponse, err: unknown, log: Logger): void {
   // Part of the answer is out: there is no status left to change, so the connection is cut (what
-  // Express's final handler did) and the client sees an incomplete answer rather than a wrong one.
+  // a server can do then) and the client sees an incomplete answer rather than a wrong one.
   if (res.headersSent) {
     res.destroy();
     return;

@@ -1,28 +1,39 @@
-// The operator's HTTP app: /healthz, /readyz and, when Redis is configured, the compute REST API under
-// /compute/v1 with its discovery service (/discovery/v1) and batch path (/batch). The compute calls,
-// the hot path, are served by the route-table dispatcher on plain node:http (dispatch.ts) before
-// Express, which serves the rest. Every request gets a request id and an access line; credentials are
-// never logged (only the method, path, status, duration and the authenticated user's name).
-import type { RequestListener } from "node:http";
-import express, { type NextFunction, type Request, type Response } from "express";
+// The operator's one HTTP app, on Fastify: /healthz, /readyz and, when Redis is configured, the compute
+// REST API under /compute/v1 (compute.ts) with its discovery service (/discovery/v1) and batch path
+// (/batch); the dashboard registers its routes on the same instance. One hook starts every call's
+// access line, one error handler and one not-found handler answer with Google's error body, so no
+// answer of Fastify's own reaches a client. Credentials are never logged (only the method, path,
+// status, duration and the authenticated user's name).
+import type { RequestListener, Server } from "node:http";
+import { createServer } from "node:http";
+import { parse as parseQuery } from "node:querystring";
+import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
-import { discoveryRouter, type EndpointSetting } from "../discovery/router.js";
-import { accessLog } from "./access-log.js";
+import { discoveryRoutes, type EndpointSetting } from "../discovery/router.js";
+import { accessLog, type CallRecord } from "./access-log.js";
 import { answerError } from "./answer-error.js";
 import { batchHandler, inProcessDispatch } from "./batch.js";
+import { computeRoutes } from "./compute.js";
 import type { RestDeps } from "./deps.js";
-import { restDispatcher, type Dispatcher } from "./dispatch.js";
 import { NotFoundError } from "./errors.js";
+import { isBelow, pathOf } from "./path.js";
+import { addJsonBody } from "./json-body.js";
 import type { Route } from "./route.js";
-import { systemParameters } from "./system-parameters.js";
 
 export const REST_BASE = "/compute/v1";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The call's access record: request id, logger, user (access-log.ts). */
+    call: CallRecord;
+  }
+}
 
 export interface AppOptions {
   readonly log: Logger;
   /** Readiness: the reasons the replica is not ready; empty when it is. */
   readonly notReady: () => readonly string[];
-  /** Express's `trust proxy` (`--trust-proxy`): whose X-Forwarded-* headers are believed. */
+  /** `--trust-proxy`: whose X-Forwarded-* headers are believed (true, a hop count, or addresses). */
   readonly trustProxy?: boolean | number | string;
   readonly rest?: {
     readonly deps: RestDeps;
@@ -37,82 +48,113 @@ export interface AppOptions {
 }
 
 export interface HttpApp {
-  /** Everything but the compute calls: probes, discovery, batch, and the 404 of unknown paths. */
-  readonly express: express.Express;
-  /**
-   * The server's handler: the compute calls, then `rest` for every other request — `express`, or
-   * what is mounted in front of it (the dashboard).
-   */
-  readonly listener: (rest?: RequestListener) => RequestListener;
+  /** The instance: more routes (the dashboard) and hooks (metrics) are added before `ready()`. */
+  readonly fastify: FastifyInstance;
+  /** The server's request handler (the app answers once `fastify.ready()` has resolved). */
+  readonly handler: RequestListener;
+  /** The node:http server the handler is served on. */
+  readonly server: Server;
+}
+
+/** The scheme and authority of an absolute-form request target (`GET http://host/compute/v1/…`). */
+const ORIGIN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
+/** `--trust-proxy` for Fastify: a hop count trusts that many proxies nearest the server. */
+function trustProxyOption(
+  setting: boolean | number | string,
+): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof setting === "number" ? (_address, hop) => hop < setting : setting;
 }
 
 export function createApp(options: AppOptions): HttpApp {
   const { log } = options;
   const startCall = accessLog(log);
-  const compute: Dispatcher | undefined =
-    options.rest &&
-    restDispatcher({
-      routes: options.rest.routes,
-      deps: options.rest.deps,
-      log,
-      maxBodyBytes: options.rest.maxBodyBytes,
-      base: REST_BASE,
-      startCall,
-    });
-  const app = express();
-  const listener =
-    (rest: RequestListener = app): RequestListener =>
-    (req, res) => {
-      if (compute)
-        compute(req, res, () => {
-          rest(req, res);
-        });
-      else rest(req, res);
-    };
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  if (options.trustProxy !== undefined) app.set("trust proxy", options.trustProxy);
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const call = startCall(req.method, res, () => req.path);
-    res.locals.reqId = call.reqId;
-    Object.defineProperty(res.locals, "log", { get: () => call.log, enumerable: true });
-    next();
+  let server: Server | undefined;
+  let handler: RequestListener | undefined;
+  const app = Fastify<Server>({
+    // One logger, ours: Fastify's own request logging would be a second access line.
+    logger: false,
+    disableRequestLogging: true,
+    ...(options.trustProxy !== undefined && { trustProxy: trustProxyOption(options.trustProxy) }),
+    bodyLimit: options.rest?.maxBodyBytes ?? 1 << 20,
+    // Paths as the API has always matched them: any case, one trailing slash tolerated.
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      caseSensitive: false,
+      // A value longer than its parameter allows is the parameter's 400 (its schema words it), not a 404.
+      maxParamLength: 16 * 1024,
+      // Repeated names give arrays, which handlers and the standard parameters refuse by name.
+      querystringParser: (text: string) => parseQuery(text),
+    },
+    // A client's absolute-form target is served by its path; a fragment is neither path nor query.
+    rewriteUrl: (req) => (req.url ?? "/").replace(ORIGIN, "").split("#")[0] || "/",
+    // Requests Node's parser refuses (e.g. headers over 16 KiB) are answered by the server's own
+    // clientError listener (operator.ts) with the Google error body, not by Fastify's.
+    clientErrorHandler: () => undefined,
+    // The server is node:http's, made here so that the app, the batch path and the operator serve the
+    // same handler (Fastify's, with its hooks) and the operator keeps its listen/close life cycle.
+    serverFactory: (fastifyHandler) => {
+      handler = fastifyHandler;
+      server = createServer(fastifyHandler);
+      return server;
+    },
+    // Fastify's own errors (a malformed escape in the URL, …) go through the one error handler.
+    frameworkErrors: (err, _req, reply) => {
+      answerError(reply.raw, err, log);
+    },
   });
-  app.get("/healthz", (_req, res) => {
-    res.type("text/plain").send("ok");
+  if (!server || !handler) throw new Error("Fastify did not build its server");
+  // The server's clientError listener is the operator's (see clientErrorHandler above).
+  server.removeAllListeners("clientError");
+
+  app.decorateRequest("call", null as unknown as CallRecord);
+  app.addHook("onRequest", (req, reply, done) => {
+    req.call = startCall(req.method, reply.raw, () => pathOf(req.url));
+    done();
   });
-  app.get("/readyz", (_req, res) => {
+  app.setErrorHandler((err, req, reply) => {
+    answerError(reply.raw, err, req.call.log);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const path = pathOf(req.url);
+    const what = isBelow(path, REST_BASE) ? `${req.method} ${path}` : path;
+    answerError(reply.raw, new NotFoundError(`The requested URL ${what} was not found.`), req.call.log);
+  });
+  addJsonBody(app);
+
+  app.get("/healthz", (_req, reply) => {
+    void reply.type("text/plain; charset=utf-8").send("ok");
+  });
+  app.get("/readyz", (_req, reply) => {
     const reasons = options.notReady();
-    res
-      .status(reasons.length === 0 ? 200 : 503)
-      .type("text/plain")
+    void reply
+      .code(reasons.length === 0 ? 200 : 503)
+      .type("text/plain; charset=utf-8")
       .send(reasons.length === 0 ? "ok" : reasons.join("\n"));
   });
   if (options.rest) {
     const { deps, routes, maxBodyBytes, discovery } = options.rest;
-    app.use(
-      "/discovery/v1",
-      systemParameters,
-      discoveryRouter({
-        routes,
-        ...discovery,
-        defaultUrl: deps.publicUrl,
-        trustProxy: options.trustProxy !== undefined,
-      }),
-    );
+    computeRoutes(app, { routes, deps, log, base: REST_BASE });
+    discoveryRoutes(app, "/discovery/v1", {
+      routes,
+      ...discovery,
+      defaultUrl: deps.publicUrl,
+      trustProxy: options.trustProxy !== undefined,
+    });
     // `batch` is the discovery format's batchPath; Google's clients of today use batch/compute/v1.
-    // Its parts are compute calls: they go through the dispatcher, as if each had been sent alone.
-    app.post(
-      ["/batch", `/batch${REST_BASE}`],
-      express.raw({ type: "multipart/mixed", limit: maxBodyBytes }),
-      batchHandler(inProcessDispatch(listener()), `${REST_BASE}/`),
-    );
+    // Its parts are compute calls: they go through the whole app, as if each had been sent alone.
+    const batch = batchHandler(inProcessDispatch(handler), `${REST_BASE}/`);
+    app.register((scope, _opts, done) => {
+      scope.addContentTypeParser(
+        "multipart/mixed",
+        { parseAs: "buffer", bodyLimit: maxBodyBytes },
+        (_req, body, parsed) => {
+          parsed(null, body);
+        },
+      );
+      for (const path of ["/batch", `/batch${REST_BASE}`]) scope.post(path, batch);
+      done();
+    });
   }
-  app.use((req: Request, _res: Response, next: NextFunction) => {
-    next(new NotFoundError(`The requested URL ${req.path} was not found.`));
-  });
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    answerError(res, err, (res.locals.log as Logger | undefined) ?? log);
-  });
-  return { express: app, listener };
+  return { fastify: app, handler, server };
 }

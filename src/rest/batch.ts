@@ -13,7 +13,7 @@ import {
   type RequestListener,
 } from "node:http";
 import { duplexPair } from "node:stream";
-import type { Request, Response } from "express";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { InvalidError } from "./errors.js";
 
 export interface EmbeddedRequest {
@@ -210,7 +210,7 @@ export async function mapLimited<T, R>(
  * carries calls of this API, never of the discovery service or of another batch.
  */
 export function batchHandler(dispatch: Dispatch, servicePrefix: string) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const raw: unknown = req.body;
     const text = Buffer.isBuffer(raw) ? raw.toString("utf8") : "";
     const requests = parseBatch(req.headers["content-type"], text);
@@ -222,16 +222,16 @@ export function batchHandler(dispatch: Dispatch, servicePrefix: string) {
       Object.entries(flatten(req.headers)).filter(([name]) => !NOT_INHERITED.test(name)),
     );
     const aborted = new AbortController();
-    res.on("close", () => {
+    reply.raw.on("close", () => {
       aborted.abort();
     });
     const responses = await mapLimited(requests, CONCURRENCY, (part) =>
       dispatch({ ...part, headers: { ...inherited, ...part.headers } }, aborted.signal),
     );
     const boundary = `batch_${randomBytes(12).toString("base64url")}`;
-    res
-      .status(200)
-      .type(`multipart/mixed; boundary=${boundary}`)
+    await reply
+      .code(200)
+      .type(`multipart/mixed; boundary=${boundary}; charset=utf-8`)
       .send(formatBatch(boundary, requests, responses));
   };
 }

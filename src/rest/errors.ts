@@ -134,35 +134,28 @@ function fromKubernetes(err: ApiError): RestError {
   return new BackendError(`Kubernetes API error: ${err.message}`);
 }
 
-/** The errors Express's body parser raises (they carry `type` and `status`). */
-function fromBodyParser(err: unknown): RestError | undefined {
-  if (typeof err !== "object" || err === null || !("type" in err) || typeof err.type !== "string")
-    return undefined;
-  const message = err instanceof Error ? err.message : err.type;
-  switch (err.type) {
-    case "entity.parse.failed":
-      return new ParseError(`Parse error: the request body is not valid JSON (${message}).`);
-    case "entity.too.large":
-      return new RestError(413, "invalid", "The request body is too large.");
-    case "encoding.unsupported":
-    case "charset.unsupported":
-    case "request.aborted":
-    case "request.size.invalid":
-      return new InvalidError(message);
-    default:
-      return undefined;
-  }
+/**
+ * Fastify's own refusals before a handler runs (they carry a `FST_` code and a 4xx `statusCode`): a body
+ * over the limit, a body shorter than its Content-Length, a URL with a malformed escape, …
+ */
+function fromFramework(err: unknown): RestError | undefined {
+  if (!(err instanceof Error) || !("code" in err) || typeof err.code !== "string") return undefined;
+  if (!err.code.startsWith("FST_")) return undefined;
+  const status = "statusCode" in err && typeof err.statusCode === "number" ? err.statusCode : 500;
+  if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE")
+    return new RestError(413, "invalid", "The request body is too large.");
+  if (err.code === "FST_ERR_BAD_URL")
+    return new InvalidError(`The request URL is not valid: ${err.message}.`);
+  return status >= 400 && status < 500 ? new InvalidError(err.message) : undefined;
 }
 
 /** Any thrown value → status and Google error body. Unknown errors are 500 and say nothing more. */
 export function toGoogleError(err: unknown): { status: number; body: GoogleErrorBody; internal: boolean } {
   let rest: RestError;
   let internal = false;
-  const parserError = fromBodyParser(err);
+  const framework = fromFramework(err);
   if (err instanceof RestError) rest = err;
-  else if (parserError) rest = parserError;
-  // The dispatcher (as Express did) throws a URIError for a path value with a malformed escape (`%ff`).
-  else if (err instanceof URIError) rest = new InvalidError(`The request URL is not valid: ${err.message}.`);
+  else if (framework) rest = framework;
   else if (err instanceof ApiError) rest = fromKubernetes(err);
   else if (err instanceof RequestIdConflictError)
     rest = new InvalidError(err.message, [

@@ -1,4 +1,4 @@
-// Runs one call of a REST route, whoever makes it: the REST dispatcher (bearer token) and the dashboard's
+// Runs one call of a REST route, whoever makes it: the compute routes (bearer token) and the dashboard's
 // JSON API (session) both come through here, so validation, scope and RBAC checks, the abort signal
 // and the handler call cannot drift apart between the two. Authentication and writing the answer stay
 // with each surface (their credentials and error formats differ); this returns the handler's Reply.
@@ -12,7 +12,7 @@ import { checkFields } from "./system-parameters.js";
 
 export interface Invocation {
   readonly route: Route;
-  /** Path values as the surface got them (the dispatcher's match, or the dashboard's own). */
+  /** Path values as the surface got them (the router's match, or the dashboard's own). */
   readonly path: PathValues;
   readonly query: QueryValues;
   /** The body before validation. */

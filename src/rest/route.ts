@@ -1,5 +1,5 @@
 // The shape of one REST method as plain data. The route table (routes.ts) is a list of these; the
-// REST dispatcher is built from it, and so is the discovery document (resources, methods, parameters,
+// compute routes are registered from it (compute.ts), and so is the discovery document (resources, methods, parameters,
 // request/response schemas and scopes), so the two cannot disagree. Rows are written with
 // `defineRoute` (define-route.ts), which types a handler's `call.params` and `call.body` from its row.
 import type { ServerResponse } from "node:http";
@@ -95,7 +95,7 @@ export interface Reply {
   readonly body?: unknown;
 }
 
-/** Path parameter values as the surface got them (Express's `req.params`, or the dashboard's own). */
+/** Path parameter values as the surface got them (the router's params, or the dashboard's own). */
 export type PathValues = Readonly<Record<string, string | string[] | undefined>>;
 /** Query parameter values as parsed from the query string: repeated names give arrays. */
 export type QueryValues = Readonly<Record<string, unknown>>;
@@ -120,7 +120,7 @@ export interface RouteCall {
 /** A route's handler as the invoker runs it, its types erased: it checks the call, then runs the typed handler. */
 export type Handler = (call: RouteCall) => Promise<Reply>;
 
-/** What the discovery document and the dispatcher read of a route besides its parameters, body and handler. */
+/** What the discovery document and the compute routes read of a route besides its parameters, body and handler. */
 export interface RouteDescription {
   /** Discovery resource name, e.g. `instanceGroupManagerResizeRequests`. */
   readonly resource: string;
@@ -152,23 +152,23 @@ export interface Route extends RouteDescription {
   readonly handler: Handler;
 }
 
-/** The route id of calls the REST dispatcher has matched, so that metrics need not match them again. */
+/** The route id of calls a compute route has served, so that metrics need not match them again. */
 // A symbol-keyed property rather than a WeakMap: a WeakMap entry per call was measurable on the hot path.
 const MATCHED = Symbol("matched route");
 type Marked = ServerResponse & { [MATCHED]?: string };
 
-/** Called by the REST dispatcher once it has matched a call to its route. */
+/** Called by a compute route when it serves a call. */
 export function markRoute(res: ServerResponse, id: string): void {
   (res as Marked)[MATCHED] = id;
 }
 
-/** The id of the route the REST dispatcher matched the call to, if it did. */
+/** The id of the route that served the call, if one did. */
 export function matchedRoute(res: ServerResponse): string | undefined {
   return (res as Marked)[MATCHED];
 }
 
 /**
- * Throws unless a route is complete. The dispatcher and the discovery document both call it on every
+ * Throws unless a route is complete. The compute routes and the discovery document both call it on every
  * route they build from, so neither can have a method the other lacks: a route without its
  * description data is refused by both, and so is a description without a handler.
  */

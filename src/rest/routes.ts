@@ -1,7 +1,7 @@
 // The REST API as one table: every method of `instanceGroupManagerResizeRequests` + `zoneOperations`
 // (zonal groups) and `regionInstanceGroupManagerResizeRequests` + `regionOperations` (regional groups),
-// with its HTTP method, path, parameters, schemas, scopes, RBAC check and handler. The REST dispatcher is
-// built from it (dispatch.ts) and so is the discovery document; each row types its handler's parameters
+// with its HTTP method, path, parameters, schemas, scopes, RBAC check and handler. The compute routes are
+// registered from it (compute.ts) and so is the discovery document; each row types its handler's parameters
 // and body (define-route.ts). Paths, parameters and schemas are the
 // compute API's (test/conformance checks them against Google's own discovery document).
 import { z } from "zod";

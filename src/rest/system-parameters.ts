@@ -1,12 +1,11 @@
 // The standard parameters of Google APIs, which apply to every method. `COMMON_PARAMETERS` is both what
 // the discovery document advertises and what this module honours, so the two cannot drift apart:
 // `alt` (json only), `prettyPrint` (indented or compact JSON), `fields` (partial responses);
-// `access_token`/`oauth_token` are bearer tokens (read by the dispatcher, never logged); `callback`
+// `access_token`/`oauth_token` are bearer tokens (read with the compute calls, never logged); `callback`
 // (JSONP) is refused with a 400; `quotaUser`, `userIp`, `key`, `$.xgafv`, `uploadType` and
 // `upload_protocol` are accepted and change nothing here. Every JSON answer of the API goes through
 // `sendJson`/`renderJson`, which apply the caller's choices.
 import type { ServerResponse } from "node:http";
-import type { NextFunction, Request, Response } from "express";
 import type { FieldNode } from "../api/index.js";
 import { RestError } from "./errors.js";
 import { applyFieldMask, checkFieldMask, parseFieldMask, type FieldMask } from "./field-mask.js";
@@ -158,12 +157,6 @@ export function readSystemParameters(res: ServerResponse, query: Readonly<Record
   (res as WithOutput)[OUTPUT] = parseOutputOptions(query);
 }
 
-/** Express middleware for `readSystemParameters`. */
-export function systemParameters(req: Request, res: Response, next: NextFunction): void {
-  readSystemParameters(res, req.query);
-  next();
-}
-
 function outputOptions(res: ServerResponse): OutputOptions {
   return (res as WithOutput)[OUTPUT] ?? DEFAULT_OUTPUT;
 }
@@ -185,7 +178,6 @@ export function renderJson(res: ServerResponse, body: unknown, masked = true): s
 export function sendJson(res: ServerResponse, status: number, body: unknown, masked = true): void {
   const text = renderJson(res, body, masked);
   res.statusCode = status;
-  // The header Express's `send` wrote for these answers, so that they keep their bytes.
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   res.setHeader("Content-Length", Buffer.byteLength(text));
   res.end(text);

@@ -23,6 +23,7 @@ const LAYERS: readonly { readonly name: string; readonly files: RegExp }[] = [
   { name: "dashboard", files: /^(dashboard|commands)\// },
   { name: "observability", files: /^observability\// },
   { name: "plugin", files: /^(plugin\/|kubectl-resize\.ts$)/ },
+  // The one Fastify instance every HTTP surface is served on (see the HTTP stack test below).
   { name: "http", files: /^rest\/app\.ts$/ },
   { name: "permissions", files: /^rbac\/index\.ts$/ },
   { name: "generate", files: /^generate\// },
@@ -178,4 +179,23 @@ test("the checks bite: a cycle and an upward import are found", () => {
   expect(cycles(bad)).toEqual([["a.ts", "b.ts"]]);
   expect(layerOf("api/names.ts")).toBeLessThan(layerOf("controller/decide.ts"));
   for (const a of ALLOWED) expect(graph.get(a.from)).toContain(a.to);
+});
+
+/** The packages each file of src/ imports. */
+function packageImports(file: string): string[] {
+  const text = readFileSync(path.join(SRC, file), "utf8");
+  return [...text.matchAll(/(?:import|export)\s[^;]*?from\s+["']([^."'][^"']*)["']/g)].map((m) => m[1] ?? "");
+}
+
+test("one HTTP stack: only the http layer makes the Fastify instance, and no other framework is imported", () => {
+  const files = [...graph.keys()];
+  const makers = files.filter((f) => /import\s+Fastify\b/.test(readFileSync(path.join(SRC, f), "utf8")));
+  expect(makers).toEqual(["rest/app.ts"]);
+  expect(LAYERS.find((l) => l.name === "http")?.files.test("rest/app.ts")).toBe(true);
+  const foreign = files.flatMap((f) =>
+    packageImports(f)
+      .filter((p) => /^(express|@auth\/express|body-parser|router|koa|hono)(\/|$)/.test(p))
+      .map((p) => `${f} imports ${p}`),
+  );
+  expect(foreign).toEqual([]);
 });

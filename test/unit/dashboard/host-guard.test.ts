@@ -1,22 +1,25 @@
 // Host pinning: with AUTH_URL and AUTH_TRUST_HOST off, only AUTH_URL's host is answered; Auth.js's
 // requests are rewritten to name that host only.
-import type { NextFunction, Request, Response } from "express";
+import type { FastifyRequest } from "fastify";
 import { hostGuard } from "../../../src/dashboard/host-guard.js";
 import { InvalidError } from "../../../src/rest/errors.js";
 
 const URL_SETTING = "https://dash.example.com";
 
-/** Runs `handler` on a request with these headers: what it passed to next, and the headers after. */
+/** Runs `handler` on a request with these headers: what it threw, and the headers after. */
 function run(
-  handler: (req: Request, res: Response, next: NextFunction) => void,
+  handler: (req: FastifyRequest) => void,
   headers: Record<string, string | string[] | undefined>,
 ): { passed: unknown; headers: Record<string, string | string[] | undefined> } {
-  const req = { headers: { ...headers } } as unknown as Request;
-  let passed: unknown = "not called";
-  handler(req, {} as Response, (err?: unknown) => {
+  const raw = { headers: { ...headers } };
+  const req = { headers: raw.headers, raw } as unknown as FastifyRequest;
+  let passed: unknown;
+  try {
+    handler(req);
+  } catch (err) {
     passed = err;
-  });
-  return { passed, headers: req.headers };
+  }
+  return { passed, headers: raw.headers };
 }
 
 test.each([

@@ -2,7 +2,7 @@
 // turned off), its connections (each message only to whom visibility.ts shows it; each connection
 // following its session) and the capacity history recorded beside it from the group informer.
 import { EventEmitter } from "node:events";
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 import { pino } from "pino";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import { DashboardAuthz } from "../../../src/dashboard/authz.js";
@@ -117,9 +117,7 @@ test("the capacity history records a point per change of a group, and forgets a 
 class FakeStream extends EventEmitter {
   readonly written: string[] = [];
   ended = false;
-  status(): this {
-    return this;
-  }
+  statusCode = 0;
   setHeader(): void {
     // Headers are not what these tests look at.
   }
@@ -163,7 +161,7 @@ describe("connections", () => {
     const live = new LiveHub(authz, log, 3_600_000, clock);
     const connect = (user: UserInfo, session: SessionCheck) => {
       const stream = new FakeStream();
-      live.connect(stream as unknown as Response, user, session);
+      live.connect(stream as unknown as ServerResponse, user, session);
       return stream;
     };
     return { live, clock, connect, logged };

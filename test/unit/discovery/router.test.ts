@@ -1,7 +1,6 @@
 // The rootUrl rule and the HTTP behaviour of the discovery service, on an in-process app: the
 // configured public URL wins; without it the request's origin counts only behind a trusted proxy;
 // answers are public and conditional (ETag / If-None-Match).
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { createApp, type AppOptions } from "../../../src/rest/app.js";
@@ -25,7 +24,9 @@ async function withApp<T>(
       discovery: { ...(options.publicUrl && { publicUrl: options.publicUrl }), endpoints: [] },
     },
   });
-  const server = createServer(app.listener()).listen(0, "127.0.0.1");
+  const { server } = app;
+  await app.fastify.ready();
+  server.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   try {
     return await fn(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);

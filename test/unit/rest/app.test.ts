@@ -1,6 +1,5 @@
 // The access log of the REST app: one line per call with the request id, method, path (never the
 // query), status, duration and user, written without redaction — so it must never carry credentials.
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { pino } from "pino";
@@ -29,7 +28,9 @@ test("the access line has the call's facts and no credential from the header or 
     notReady: () => [],
     rest: { deps, routes: ROUTES, maxBodyBytes: 1 << 20, discovery: { endpoints: [] } },
   });
-  const server = createServer(app.listener()).listen(0, "127.0.0.1");
+  const { server } = app;
+  await app.fastify.ready();
+  server.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   try {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -14,7 +14,15 @@ test.each([
   [new ApiError(429, "TooManyRequests", "slow down"), 429, "rateLimitExceeded"],
   [new ApiError(500, undefined, "boom"), 503, "backendError"],
   [new StoreUnavailableError(new Error("ECONNREFUSED")), 503, "backendError"],
-  [Object.assign(new SyntaxError("Unexpected end"), { type: "entity.parse.failed" }), 400, "parseError"],
+  [
+    Object.assign(new Error("Request body is too large"), {
+      code: "FST_ERR_CTP_BODY_TOO_LARGE",
+      statusCode: 413,
+    }),
+    413,
+    "invalid",
+  ],
+  [Object.assign(new Error("bad url"), { code: "FST_ERR_BAD_URL", statusCode: 400 }), 400, "invalid"],
   [new Error("bug"), 500, "internalError"],
 ])("%s → %i %s in the Google shape", (err, status, reason) => {
   const mapped = toGoogleError(err);

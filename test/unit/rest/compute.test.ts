@@ -1,6 +1,7 @@
-// The compute dispatcher's edges, on an in-process server: what reaches a route (then the caller's
-// credentials are refused, 401) and what is refused before it, with the answers Express gave.
-import { createServer, request } from "node:http";
+// The compute routes' edges on the app's Fastify instance, on an in-process server: what reaches a
+// route (then the caller's credentials are refused, 401) and what is refused before it, always with
+// Google's error body, never one of Fastify's own.
+import { request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { createApp } from "../../../src/rest/app.js";
@@ -29,7 +30,9 @@ beforeAll(async () => {
     notReady: () => [],
     rest: { deps, routes: ROUTES, maxBodyBytes: 64, discovery: { endpoints: [] } },
   });
-  const server = createServer(app.listener()).listen(0, "127.0.0.1");
+  const { server } = app;
+  await app.fastify.ready();
+  server.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   origin = { host: "127.0.0.1", port: (server.address() as AddressInfo).port };
   close = () => {
@@ -68,6 +71,7 @@ test.each([
   ["a route, any case, one trailing slash", "GET", `${OP.toUpperCase().replace("OP-1", "op-1")}/`],
   ["an absolute-form target", "GET", `http://example.test${OP}`],
   ["HEAD, by the GET route", "HEAD", OP],
+  ["a path value longer than the router's default limit", "GET", OP.replace("op-1", "o".repeat(200))],
 ])("%s reaches the route", async (_what, method, path) => {
   const answer = await send(method, path);
   expect(answer.status).toBe(401);
@@ -83,20 +87,23 @@ test.each([
   ["a malformed escape", "GET", `${OP}%ff`, undefined, 400, "invalid"],
   ["a body that is not JSON", "POST", `${OP}/wait`, "{", 400, "parseError"],
   ["a body over the limit", "POST", `${OP}/wait`, `{"a":"${"x".repeat(100)}"}`, 413, "invalid"],
+  ["a JSON body that is neither object nor array", "POST", `${OP}/wait`, "1", 400, "parseError"],
 ])("%s is refused before the route", async (_what, method, path, body, status, why) => {
   const answer = await send(method, path, body);
   expect(answer.status).toBe(status);
   expect(reason(answer)).toBe(why);
 });
 
-test("the 404 names the method and the path, as the REST router did", async () => {
+test("the 404 names the method and the path", async () => {
   const answer = await send("PATCH", `${OP}?x=1`);
   expect(JSON.parse(answer.body)).toMatchObject({
     error: { message: `The requested URL PATCH ${OP} was not found.` },
   });
 });
 
-test("other paths reach Express", async () => {
+test("other paths: the probes, and the Google 404 of an unknown path", async () => {
   expect((await send("GET", "/healthz")).body).toBe("ok");
-  expect((await send("GET", "/nowhere")).status).toBe(404);
+  const unknown = await send("GET", "/nowhere");
+  expect(unknown.status).toBe(404);
+  expect(reason(unknown)).toBe("notFound");
 });
