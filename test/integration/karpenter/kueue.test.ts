@@ -191,7 +191,7 @@ afterAll(async () => {
   await cluster.deleteAll();
   if (operator) await stopAll([operator]);
   await karpenter?.stop();
-  if (tools) await removeKarpenterCrds(testbedEnv("KUBECONFIG"), tools);
+  await removeKarpenterCrds(testbedEnv("KUBECONFIG"), tools);
   await stack?.stop();
 }, 600_000);
 
