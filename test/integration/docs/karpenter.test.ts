@@ -23,6 +23,7 @@ import { installApi, kubectl, repoRoot } from "../api/install.js";
 import { eventually, kubeConfig } from "../../support/kube.js";
 import { isServingNode } from "../../support/karpenter.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { untilServingProvisioningRequests } from "../kueue/support.js";
 import { runBlock, shellBlocks, substitute, type Substitution } from "./blocks.js";
 
 const DOC = "docs/karpenter.md";
@@ -81,12 +82,7 @@ beforeAll(async () => {
   kueue = await startKueue({ dir: env("TESTBED_DIR"), kubeconfig: env("KUBECONFIG"), tools, log });
   karpenter = await startKarpenter({ dir: env("TESTBED_DIR"), kubeconfig: env("KUBECONFIG"), tools, log });
   operator = startOperator({ namespace: NAMESPACE, name: "karpenter-doc" });
-  const operatorLog = operator.log;
-  await eventually("the operator to serve ProvisioningRequests", () =>
-    Promise.resolve(
-      readFileSync(operatorLog, "utf8").includes('"msg":"serving ProvisioningRequests"') ? true : undefined,
-    ),
-  );
+  await untilServingProvisioningRequests(operator);
 }, 300_000);
 
 afterAll(async () => {

@@ -7,7 +7,6 @@
 // The same work runs on the testbed's own node pool in the same run, and both are timed and reported:
 // ResizeRequest → 4 Nodes Ready, and Job creation → its pods Running.
 import * as k8s from "@kubernetes/client-node";
-import { readFileSync } from "node:fs";
 import { removeKarpenterCrds, startKarpenter, type Karpenter } from "../../../testbed/karpenter.js";
 import { KARPENTER, NODEPOOL_LABEL, staticNodePool } from "../../../testbed/karpenter-manifests.js";
 import { ensureTools, type Toolchain } from "../../../testbed/tools.js";
@@ -15,26 +14,30 @@ import { createTestNamespace, eventually } from "../../support/kube.js";
 import { isServingNode, testbedEnv } from "../../support/karpenter.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { report } from "../../support/reliability.js";
-import { createGroup, createRequest, listRequests, untilState } from "../../support/resize.js";
+import { createGroup, createRequest, untilState } from "../../support/resize.js";
 import { installApi } from "../api/install.js";
 import {
-  batch,
   ClusterObjects,
   condition,
   core,
+  createJob,
   custom,
   gpuJob,
   isTrue,
   KUEUE,
   PROVISIONING,
-  provisioningRequestsOf,
+  reader,
+  removeNamespace,
   runningPods,
   startKueueStack,
-  workloadOf,
-  type Obj,
+  untilProvisioningRequest,
+  untilResizeRequestFor,
+  untilServingProvisioningRequests,
+  untilWorkload,
 } from "../kueue/support.js";
 
 const CLASS = "queued-provisioning.compute.resize-operator.dev";
+const WORKLOADS = { ...KUEUE, plural: "workloads" };
 /** The operator's --poll-interval in tests (test/support/operator.ts). */
 const POLL_MS = 250;
 const GPU_TAINTS = [{ key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" as const }];
@@ -152,12 +155,7 @@ beforeAll(async () => {
   });
   ns = await createTestNamespace("kueue-karpenter");
   operator = startOperator({ namespace: name(), name: "kueue-karpenter" });
-  const log = operator.log;
-  await eventually("the operator to serve ProvisioningRequests", () =>
-    Promise.resolve(
-      readFileSync(log, "utf8").includes('"msg":"serving ProvisioningRequests"') ? true : undefined,
-    ),
-  );
+  await untilServingProvisioningRequests(operator);
   await karpenterGroup("karpenter-gpu", POOLS.gpu, true);
   await karpenterGroup("karpenter-plain", POOLS.plain, false);
   await homeGroup("home-gpu", true);
@@ -178,16 +176,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // Kueue's objects carry its finalizers: the namespace (Jobs, Workloads) and the cluster-scoped
   // objects go while Kueue runs; Karpenter's Nodes while Karpenter runs (its stop deletes the pools).
-  if (ns) {
-    await ns.remove();
-    await eventually(
-      `namespace ${name()} gone`,
-      async () => ((await core.readNamespace({ name: name() }).catch(() => undefined)) ? undefined : true),
-      240_000,
-    ).catch((err: unknown) => {
-      console.warn(String(err));
-    });
-  }
+  if (ns) await removeNamespace(ns);
   await cluster.deleteAll();
   if (operator) await stopAll([operator]);
   await karpenter?.stop();
@@ -230,47 +219,15 @@ test("ResizeRequest of 4 → 4 Nodes Ready: Karpenter's static NodePool against 
   );
 }, 300_000);
 
-async function createJob(job: k8s.V1Job): Promise<{ uid: string; created: number }> {
-  const created = Date.now();
-  const made = await batch.createNamespacedJob({ namespace: name(), body: job });
-  return { uid: made.metadata?.uid ?? "", created };
-}
-
-const workload = (jobUid: string, what: string): Promise<Obj> =>
-  eventually(`the Workload of ${what}`, () => workloadOf(name(), jobUid));
-
-async function provisioningRequest(wl: Obj, what: string): Promise<Obj> {
-  const list = await eventually(`the ProvisioningRequest of ${what}`, async () => {
-    const prs = await provisioningRequestsOf(name(), wl.metadata.uid ?? "");
-    return prs.length > 0 ? prs : undefined;
-  });
-  return list[0] as Obj;
-}
-
-const read =
-  (where: { group: string; version: string; plural: string }) =>
-  async (o: Obj): Promise<Obj> =>
-    (await custom.getNamespacedCustomObject({ ...where, namespace: name(), name: o.metadata.name })) as Obj;
-const readPr = read(PROVISIONING);
-const readWorkload = read({ ...KUEUE, plural: "workloads" });
-
-const resizeRequestFor = (pr: Obj) =>
-  eventually(`the ResizeRequest of ${pr.metadata.name}`, async () =>
-    (await listRequests(name())).find(
-      (rr) =>
-        rr.metadata.annotations?.["compute.resize-operator.dev/provisioning-request"] ===
-        `${name()}/${pr.metadata.name}`,
-    ),
-  );
-
 /** A Job of 4 pods × 8 GPUs on `queueName`, followed to its 4 pods Running; creation → Running timed. */
 async function jobToRunning(job: string, queueName: string, runSeconds: number) {
   const made = await createJob(
+    name(),
     gpuJob(job, 4, 8, queueName, { "provreq.kueue.x-k8s.io/maxRunDurationSeconds": String(runSeconds) }),
   );
-  const wl = await workload(made.uid, job);
-  const pr = await provisioningRequest(wl, job);
-  const rr = await resizeRequestFor(pr);
+  const wl = await untilWorkload(name(), made.uid, job);
+  const pr = await untilProvisioningRequest(name(), wl, job);
+  const rr = await untilResizeRequestFor(name(), pr);
   const pods = await eventually(`4 Running pods of ${job}`, () => runningPods(name(), job, 4), 180_000);
   return { ...made, wl, pr, rr, pods, runningMs: Date.now() - made.created };
 }
@@ -291,7 +248,7 @@ test("a Job of 4 pods × 8 GPUs gets 4 Karpenter Nodes through its ProvisioningR
   });
   const rr = await untilState(name(), first.rr.metadata.name ?? "", ["SUCCEEDED"]);
   expect(rr.status?.state).toBe("SUCCEEDED");
-  const provisioned = await readPr(first.pr);
+  const provisioned = await reader(name(), PROVISIONING)(first.pr);
   expect(isTrue(provisioned, "Provisioned")).toBe(true);
   expect(provisioned.status?.provisioningClassDetails).toMatchObject({
     ResizeRequestName: first.rr.metadata.name,
@@ -312,14 +269,17 @@ test("a Job of 4 pods × 8 GPUs gets 4 Karpenter Nodes through its ProvisioningR
 test("a second Job queued behind it shows our exact ETA on its Workload, and is admitted when it said", async () => {
   if (!first) throw new Error("needs the first Job");
   const made = await createJob(
+    name(),
     gpuJob("train-2", 4, 8, "karpenter", { "provreq.kueue.x-k8s.io/maxRunDurationSeconds": "20" }),
   );
-  const wl = await workload(made.uid, "train-2");
-  const pr = await provisioningRequest(wl, "train-2");
+  const wl = await untilWorkload(name(), made.uid, "train-2");
+  const pr = await untilProvisioningRequest(name(), wl, "train-2");
   // The Workload's admission check carries our Provisioned=False message, word for word.
   const { message, provisionedMessage } = await eventually("our exact ETA on the Workload", async () => {
-    const check = (await readWorkload(wl)).status?.admissionChecks?.find((c) => c.name === name());
-    const ours = condition(await readPr(pr), "Provisioned")?.message;
+    const check = (await reader(name(), WORKLOADS)(wl)).status?.admissionChecks?.find(
+      (c) => c.name === name(),
+    );
+    const ours = condition(await reader(name(), PROVISIONING)(pr), "Provisioned")?.message;
     return check?.message?.includes("(exact)") && check.message === ours
       ? { message: check.message, provisionedMessage: ours }
       : undefined;
@@ -336,14 +296,16 @@ test("a second Job queued behind it shows our exact ETA on its Workload, and is 
   const admitted = await eventually(
     "the second Workload admitted",
     async () => {
-      const fresh = await readWorkload(wl);
+      const fresh = await reader(name(), WORKLOADS)(wl);
       return isTrue(fresh, "Admitted") ? fresh : undefined;
     },
     180_000,
   );
   const admittedAt = Date.parse(condition(admitted, "Admitted")?.lastTransitionTime ?? "");
   const firstRr = await untilState(name(), first.rr.metadata.name ?? "", ["SUCCEEDED"]);
-  const second = await untilState(name(), (await resizeRequestFor(pr)).metadata.name ?? "", ["SUCCEEDED"]);
+  const second = await untilState(name(), (await untilResizeRequestFor(name(), pr)).metadata.name ?? "", [
+    "SUCCEEDED",
+  ]);
   const ms = (t: string | undefined): number => Date.parse(t ?? "");
   const took = (s: typeof second.status): number => ms(s?.succeededTime) - ms(s?.provisioningStartedTime);
   const release = ms(firstRr.status?.runUntil);

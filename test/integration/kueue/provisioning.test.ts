@@ -2,26 +2,29 @@
 // it made for it is Provisioned; the operator serves that request with a ResizeRequest on a group whose
 // target is a testbed NodePool (kwok Nodes standing in for a cloud's node pool). Figures: the time from a
 // Job's creation to its pods Running, and the time a plain ResizeRequest of the same size takes.
-import { readFileSync } from "node:fs";
 import { installApi, kubectl } from "../api/install.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { report } from "../../support/reliability.js";
-import { createGroup, createRequest, listRequests, untilState } from "../../support/resize.js";
+import { createGroup, createRequest, untilState } from "../../support/resize.js";
 import {
   batch,
   ClusterObjects,
   KUEUE,
   PROVISIONING,
   condition,
-  core,
+  createJob as createJobIn,
   custom,
   gpuJob,
   isTrue,
-  provisioningRequestsOf,
+  reader,
+  removeNamespace,
   runningPods,
   startKueueStack,
-  workloadOf,
+  untilProvisioningRequest,
+  untilResizeRequestFor,
+  untilServingProvisioningRequests,
+  untilWorkload,
   type Obj,
 } from "./support.js";
 
@@ -62,53 +65,20 @@ async function poolAndGroup(pool: string, label: string, maxSize: number): Promi
   });
 }
 
-async function createJob(job: ReturnType<typeof gpuJob>): Promise<{ uid: string; created: number }> {
-  const created = Date.now();
-  const made = await batch.createNamespacedJob({ namespace: name(), body: job });
-  return { uid: made.metadata?.uid ?? "", created };
-}
-
-const workload = (jobUid: string, what: string): Promise<Obj> =>
-  eventually(`the Workload of ${what}`, () => workloadOf(name(), jobUid));
-
-async function provisioningRequest(wl: Obj, what: string): Promise<Obj> {
-  const [pr] = await eventually(`the ProvisioningRequest of ${what}`, async () => {
-    const list = await provisioningRequestsOf(name(), wl.metadata.uid ?? "");
-    return list.length > 0 ? list : undefined;
-  });
-  if (!pr) throw new Error("unreachable");
-  return pr;
-}
-
-/** The object as it is now (a ProvisioningRequest or a Workload of the test's namespace). */
-const reread =
-  (where: { group: string; version: string; plural: string }) =>
-  async (o: Obj): Promise<Obj> =>
-    (await custom.getNamespacedCustomObject({ ...where, namespace: name(), name: o.metadata.name })) as Obj;
-const readPr = reread(PROVISIONING);
-const readWorkload = reread({ ...KUEUE, plural: "workloads" });
-
-async function resizeRequestFor(pr: Obj) {
-  return eventually(`the ResizeRequest of ${pr.metadata.name}`, async () =>
-    (await listRequests(name())).find(
-      (rr) =>
-        rr.metadata.annotations?.["compute.resize-operator.dev/provisioning-request"] ===
-        `${name()}/${pr.metadata.name}`,
-    ),
-  );
-}
+const createJob = (job: ReturnType<typeof gpuJob>) => createJobIn(name(), job);
+const workload = (jobUid: string, what: string): Promise<Obj> => untilWorkload(name(), jobUid, what);
+const provisioningRequest = (wl: Obj, what: string): Promise<Obj> =>
+  untilProvisioningRequest(name(), wl, what);
+const readPr = (o: Obj): Promise<Obj> => reader(name(), PROVISIONING)(o);
+const readWorkload = (o: Obj): Promise<Obj> => reader(name(), { ...KUEUE, plural: "workloads" })(o);
+const resizeRequestFor = (pr: Obj) => untilResizeRequestFor(name(), pr);
 
 beforeAll(async () => {
   await installApi();
   stack = await startKueueStack(); // installs the ProvisioningRequest CRD before Kueue, and before the operator
   ns = await createTestNamespace("kueue-e2e");
   operator = startOperator({ namespace: name(), name: "provisioner" });
-  const log = operator.log;
-  await eventually("the operator to serve ProvisioningRequests", () =>
-    Promise.resolve(
-      readFileSync(log, "utf8").includes('"msg":"serving ProvisioningRequests"') ? true : undefined,
-    ),
-  );
+  await untilServingProvisioningRequests(operator);
   await poolAndGroup("gpu", `${name()}-gpu`, 8);
   await poolAndGroup("plain", `${name()}-plain`, 4);
   await cluster.create("ResourceFlavor", "resourceflavors", name(), {
@@ -154,16 +124,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // Kueue's objects carry its finalizers: the namespace (Jobs, Workloads) and the cluster-scoped
   // objects go while Kueue still runs; the pools' nodes go while their controller still runs.
-  if (ns) {
-    await ns.remove();
-    await eventually(
-      `namespace ${ns.name} gone`,
-      async () => ((await core.readNamespace({ name: name() }).catch(() => undefined)) ? undefined : true),
-      240_000,
-    ).catch((err: unknown) => {
-      console.warn(String(err));
-    });
-  }
+  if (ns) await removeNamespace(ns);
   await cluster.deleteAll();
   if (operator) await stopAll([operator]);
   await stack?.stop();

@@ -2,10 +2,14 @@
 // the test cluster, Kueue's objects (cluster-scoped ones remembered, to be deleted while Kueue still
 // runs: they carry its finalizers), Jobs, and the Workloads and ProvisioningRequests Kueue makes.
 import * as k8s from "@kubernetes/client-node";
+import { readFileSync } from "node:fs";
+import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { startKueue, KEEP_RUNNING_LABEL, QUEUE_NAME_LABEL, type Kueue } from "../../../testbed/kueue.js";
 import { startNodePoolController, type NodePoolController } from "../../../testbed/node-pool.js";
 import { ensureTools } from "../../../testbed/tools.js";
 import { eventually, kubeConfig } from "../../support/kube.js";
+import type { OperatorProcess } from "../../support/operator.js";
+import { listRequests } from "../../support/resize.js";
 
 const kc = kubeConfig();
 export const custom = kc.makeApiClient(k8s.CustomObjectsApi);
@@ -147,3 +151,64 @@ export async function runningPods(
   );
   return running.length === count ? running : undefined;
 }
+
+/** Resolves once the operator says it serves ProvisioningRequests (it found their CRD at start-up). */
+export const untilServingProvisioningRequests = (operator: OperatorProcess): Promise<true> =>
+  eventually("the operator to serve ProvisioningRequests", () =>
+    Promise.resolve(
+      readFileSync(operator.log, "utf8").includes('"msg":"serving ProvisioningRequests"') ? true : undefined,
+    ),
+  );
+
+/**
+ * Removes a test namespace and waits until it is gone: its Jobs and Workloads carry Kueue's finalizers,
+ * so it goes while Kueue still runs, before the cluster-scoped Kueue objects and Kueue itself.
+ */
+export async function removeNamespace(ns: { name: string; remove(): Promise<void> }): Promise<void> {
+  await ns.remove();
+  await eventually(
+    `namespace ${ns.name} gone`,
+    async () => ((await core.readNamespace({ name: ns.name }).catch(() => undefined)) ? undefined : true),
+    240_000,
+  ).catch((err: unknown) => {
+    console.warn(String(err));
+  });
+}
+
+/** Creates a Job in `namespace`; its uid and when it was created (ms), for timing it. */
+export async function createJob(
+  namespace: string,
+  job: k8s.V1Job,
+): Promise<{ uid: string; created: number }> {
+  const created = Date.now();
+  const made = await batch.createNamespacedJob({ namespace, body: job });
+  return { uid: made.metadata?.uid ?? "", created };
+}
+
+export const untilWorkload = (namespace: string, jobUid: string, what: string): Promise<Obj> =>
+  eventually(`the Workload of ${what}`, () => workloadOf(namespace, jobUid));
+
+/** The (first) ProvisioningRequest Kueue made for the Workload, once there is one. */
+export async function untilProvisioningRequest(namespace: string, wl: Obj, what: string): Promise<Obj> {
+  const list = await eventually(`the ProvisioningRequest of ${what}`, async () => {
+    const prs = await provisioningRequestsOf(namespace, wl.metadata.uid ?? "");
+    return prs.length > 0 ? prs : undefined;
+  });
+  return list[0] as Obj;
+}
+
+/** Reads a namespaced object of `where` (a ProvisioningRequest, a Workload) as it is now. */
+export const reader =
+  (namespace: string, where: { group: string; version: string; plural: string }) =>
+  async (o: Obj): Promise<Obj> =>
+    (await custom.getNamespacedCustomObject({ ...where, namespace, name: o.metadata.name })) as Obj;
+
+/** The ResizeRequest the operator made for a ProvisioningRequest (by its annotation), once there is one. */
+export const untilResizeRequestFor = (namespace: string, pr: Obj): Promise<ResizeRequest> =>
+  eventually(`the ResizeRequest of ${pr.metadata.name}`, async () =>
+    (await listRequests(namespace)).find(
+      (rr) =>
+        rr.metadata.annotations?.["compute.resize-operator.dev/provisioning-request"] ===
+        `${namespace}/${pr.metadata.name}`,
+    ),
+  );
