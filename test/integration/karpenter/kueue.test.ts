@@ -18,6 +18,8 @@ import { createGroup, createRequest, untilState } from "../../support/resize.js"
 import { installApi } from "../api/install.js";
 import {
   ClusterObjects,
+  ourAdmissionCheck,
+  queueOver,
   condition,
   core,
   createJob,
@@ -36,7 +38,6 @@ import {
   untilWorkload,
 } from "../kueue/support.js";
 
-const CLASS = "queued-provisioning.compute.resize-operator.dev";
 const WORKLOADS = { ...KUEUE, plural: "workloads" };
 /** The operator's --poll-interval in tests (test/support/operator.ts). */
 const POLL_MS = 250;
@@ -117,30 +118,7 @@ async function queue(queueName: string, nodeLabels: Record<string, string>): Pro
     nodeLabels,
     tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }],
   });
-  const quota = { cpu: "1024", memory: "8Ti", "nvidia.com/gpu": "256" };
-  await cluster.create("ClusterQueue", "clusterqueues", flavor, {
-    namespaceSelector: {},
-    resourceGroups: [
-      {
-        coveredResources: Object.keys(quota),
-        flavors: [
-          { name: flavor, resources: Object.entries(quota).map(([n, q]) => ({ name: n, nominalQuota: q })) },
-        ],
-      },
-    ],
-    admissionChecksStrategy: { admissionChecks: [{ name: name() }] },
-  });
-  await custom.createNamespacedCustomObject({
-    ...KUEUE,
-    plural: "localqueues",
-    namespace: name(),
-    body: {
-      apiVersion: `${KUEUE.group}/${KUEUE.version}`,
-      kind: "LocalQueue",
-      metadata: { name: queueName },
-      spec: { clusterQueue: flavor },
-    },
-  });
+  await queueOver(cluster, flavor, name(), name(), queueName);
 }
 
 beforeAll(async () => {
@@ -160,15 +138,7 @@ beforeAll(async () => {
   await karpenterGroup("karpenter-plain", POOLS.plain, false);
   await homeGroup("home-gpu", true);
   await homeGroup("home-plain", false);
-  await cluster.create("ProvisioningRequestConfig", "provisioningrequestconfigs", name(), {
-    provisioningClassName: CLASS,
-    managedResources: ["nvidia.com/gpu"],
-    retryStrategy: { backoffLimitCount: 0, backoffBaseSeconds: 1, backoffMaxSeconds: 1 },
-  });
-  await cluster.create("AdmissionCheck", "admissionchecks", name(), {
-    controllerName: "kueue.x-k8s.io/provisioning-request",
-    parameters: { apiGroup: KUEUE.group, kind: "ProvisioningRequestConfig", name: name() },
-  });
+  await ourAdmissionCheck(cluster, name());
   await queue("karpenter", { [NODEPOOL_LABEL]: POOLS.gpu });
   await queue("home", { [HOME_LABEL]: `${name()}-home-gpu` });
 }, 600_000);

@@ -10,6 +10,8 @@ import { createGroup, createRequest, untilState } from "../../support/resize.js"
 import {
   batch,
   ClusterObjects,
+  ourAdmissionCheck,
+  queueOver,
   KUEUE,
   PROVISIONING,
   condition,
@@ -28,7 +30,6 @@ import {
   type Obj,
 } from "./support.js";
 
-const CLASS = "queued-provisioning.compute.resize-operator.dev";
 const POOL_LABEL = "example.com/pool";
 const SHAPE = {
   allocatable: { cpu: "32", memory: "256Gi", "nvidia.com/gpu": "8", pods: "110" },
@@ -85,40 +86,8 @@ beforeAll(async () => {
     nodeLabels: { [POOL_LABEL]: `${name()}-gpu` },
     tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }],
   });
-  await cluster.create("ProvisioningRequestConfig", "provisioningrequestconfigs", name(), {
-    provisioningClassName: CLASS,
-    managedResources: ["nvidia.com/gpu"],
-    retryStrategy: { backoffLimitCount: 0, backoffBaseSeconds: 1, backoffMaxSeconds: 1 },
-  });
-  await cluster.create("AdmissionCheck", "admissionchecks", name(), {
-    controllerName: "kueue.x-k8s.io/provisioning-request",
-    parameters: { apiGroup: "kueue.x-k8s.io", kind: "ProvisioningRequestConfig", name: name() },
-  });
-  const quota = { cpu: "1024", memory: "8Ti", "nvidia.com/gpu": "256" };
-  await cluster.create("ClusterQueue", "clusterqueues", name(), {
-    namespaceSelector: {},
-    resourceGroups: [
-      {
-        coveredResources: Object.keys(quota),
-        flavors: [
-          { name: name(), resources: Object.entries(quota).map(([n, q]) => ({ name: n, nominalQuota: q })) },
-        ],
-      },
-    ],
-    admissionChecksStrategy: { admissionChecks: [{ name: name() }] },
-  });
-  await custom.createNamespacedCustomObject({
-    group: "kueue.x-k8s.io",
-    version: "v1beta2",
-    plural: "localqueues",
-    namespace: name(),
-    body: {
-      apiVersion: "kueue.x-k8s.io/v1beta2",
-      kind: "LocalQueue",
-      metadata: { name: "gpu" },
-      spec: { clusterQueue: name() },
-    },
-  });
+  await ourAdmissionCheck(cluster, name());
+  await queueOver(cluster, name(), name(), name(), "gpu");
 }, 600_000);
 
 afterAll(async () => {

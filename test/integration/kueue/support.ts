@@ -212,3 +212,59 @@ export const untilResizeRequestFor = (namespace: string, pr: Obj): Promise<Resiz
         `${namespace}/${pr.metadata.name}`,
     ),
   );
+
+/** The provisioning class the operator serves. */
+export const OUR_CLASS = "queued-provisioning.compute.resize-operator.dev";
+
+/**
+ * A ProvisioningRequestConfig of our class for `nvidia.com/gpu` (no retries: a failed request fails the
+ * Workload's check at once) and the AdmissionCheck named `name` that uses it.
+ */
+export async function ourAdmissionCheck(cluster: ClusterObjects, name: string): Promise<void> {
+  await cluster.create("ProvisioningRequestConfig", "provisioningrequestconfigs", name, {
+    provisioningClassName: OUR_CLASS,
+    managedResources: ["nvidia.com/gpu"],
+    retryStrategy: { backoffLimitCount: 0, backoffBaseSeconds: 1, backoffMaxSeconds: 1 },
+  });
+  await cluster.create("AdmissionCheck", "admissionchecks", name, {
+    controllerName: "kueue.x-k8s.io/provisioning-request",
+    parameters: { apiGroup: KUEUE.group, kind: "ProvisioningRequestConfig", name },
+  });
+}
+
+/**
+ * A ClusterQueue named after `flavor` with ample quota of it and the admission check `check`, and the
+ * LocalQueue `localQueue` in `namespace` that feeds it.
+ */
+export async function queueOver(
+  cluster: ClusterObjects,
+  flavor: string,
+  check: string,
+  namespace: string,
+  localQueue: string,
+): Promise<void> {
+  const quota = { cpu: "1024", memory: "8Ti", "nvidia.com/gpu": "256" };
+  await cluster.create("ClusterQueue", "clusterqueues", flavor, {
+    namespaceSelector: {},
+    resourceGroups: [
+      {
+        coveredResources: Object.keys(quota),
+        flavors: [
+          { name: flavor, resources: Object.entries(quota).map(([n, q]) => ({ name: n, nominalQuota: q })) },
+        ],
+      },
+    ],
+    admissionChecksStrategy: { admissionChecks: [{ name: check }] },
+  });
+  await custom.createNamespacedCustomObject({
+    ...KUEUE,
+    plural: "localqueues",
+    namespace,
+    body: {
+      apiVersion: `${KUEUE.group}/${KUEUE.version}`,
+      kind: "LocalQueue",
+      metadata: { name: localQueue },
+      spec: { clusterQueue: flavor },
+    },
+  });
+}
