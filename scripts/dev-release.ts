@@ -23,6 +23,10 @@ const DEV_VALUES = [
   "rbac.extraTargetRules[0].resources[0]=nodepools",
   "rbac.extraTargetRules[1].apiGroups[0]=karpenter.sh",
   "rbac.extraTargetRules[1].resources[0]=nodepools",
+  // `--karpenter`'s group counts its ready instances from the pool's Nodes and reads Karpenter's
+  // NodePools and NodeClaims: the chart's documented value for that (docs/karpenter.md#rbac). Without
+  // it every ResizeRequest on the group stops at NodeReadinessForbidden.
+  "rbac.karpenter=true",
 ];
 
 /**

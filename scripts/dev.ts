@@ -16,7 +16,13 @@ import { startRedis, stopRedis } from "../testbed/redis.js";
 import { ensureTools } from "../testbed/tools.js";
 import { KUEUE_SAMPLES, KUEUE_TRY, startDevKueue, wantsKueue } from "./dev-kueue.js";
 import { startKarpenter } from "../testbed/karpenter.js";
-import { KARPENTER_FLAG, KARPENTER_SAMPLES, KARPENTER_TRY } from "./dev-karpenter.js";
+import {
+  KARPENTER_FLAG,
+  KARPENTER_SAMPLES,
+  KARPENTER_TRY,
+  KUEUE_KARPENTER_SAMPLES,
+  KUEUE_KARPENTER_TRY,
+} from "./dev-karpenter.js";
 
 const HTTP_PORT = Number(process.env.HTTP_PORT ?? 8080);
 const say = (line: string): void => {
@@ -120,6 +126,7 @@ say("[dev] applying the samples (namespace default)");
 kubectl("apply", "-f", "manifests/samples/");
 if (kueue) kubectl("apply", "-f", KUEUE_SAMPLES);
 if (karpenter) kubectl("apply", "-f", KARPENTER_SAMPLES);
+if (kueue && karpenter) kubectl("apply", "-f", KUEUE_KARPENTER_SAMPLES);
 
 // A REST client for the sample group, with the user roles the release installed.
 const restClient: RestClientTarget = {
@@ -169,6 +176,7 @@ say(
     "",
     ...(kueue ? [...KUEUE_TRY, ""] : []),
     ...(karpenter ? [...KARPENTER_TRY, ""] : []),
+    ...(kueue && karpenter ? [...KUEUE_KARPENTER_TRY, ""] : []),
     restExample(restClient, `http://localhost:${HTTP_PORT}`, restToken),
     "The Helm release resize-operator (namespace resize-operator-system) holds the CRDs, the admission",
     "policy and the RBAC: docs/install.md's `helm upgrade --install` and `helm upgrade` take it over.",

@@ -8,6 +8,7 @@ import {
   KARPENTER,
   NODEPOOL_LABEL,
   staticNodePool,
+  UNREGISTERED_TAINT,
   type StaticNodePoolSpec,
 } from "../../testbed/karpenter-manifests.js";
 import { ensureTools, type Toolchain } from "../../testbed/tools.js";
@@ -142,3 +143,12 @@ export async function setUpKarpenterE2e(
     },
   };
 }
+
+/**
+ * Ready, registered (no `karpenter.sh/unregistered` taint) and not being deleted: a Node pods can be
+ * placed on. The testbed's own pool's Nodes carry no such taint, so the same test reads both.
+ */
+export const isServingNode = (n: k8s.V1Node): boolean =>
+  isReadyNode(n) &&
+  !n.metadata?.deletionTimestamp &&
+  !(n.spec?.taints ?? []).some((t) => t.key === UNREGISTERED_TAINT);

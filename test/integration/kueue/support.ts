@@ -2,12 +2,12 @@
 // the test cluster, Kueue's objects (cluster-scoped ones remembered, to be deleted while Kueue still
 // runs: they carry its finalizers), Jobs, and the Workloads and ProvisioningRequests Kueue makes.
 import * as k8s from "@kubernetes/client-node";
+import { readFileSync } from "node:fs";
+import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { startKueue, KEEP_RUNNING_LABEL, QUEUE_NAME_LABEL, type Kueue } from "../../../testbed/kueue.js";
 import { startNodePoolController, type NodePoolController } from "../../../testbed/node-pool.js";
 import { ensureTools } from "../../../testbed/tools.js";
-import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { eventually, kubeConfig } from "../../support/kube.js";
-import { readFileSync } from "node:fs";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { createGroup, listRequests } from "../../support/resize.js";
 
@@ -203,39 +203,34 @@ export async function createKueueQueue(
   },
 ): Promise<void> {
   await cluster.create("ResourceFlavor", "resourceflavors", name, o.flavor);
-  await cluster.create("ProvisioningRequestConfig", "provisioningrequestconfigs", name, {
-    provisioningClassName: "queued-provisioning.compute.resize-operator.dev",
-    ...o.config,
-  });
-  await cluster.create("AdmissionCheck", "admissionchecks", name, {
-    controllerName: "kueue.x-k8s.io/provisioning-request",
-    parameters: { apiGroup: "kueue.x-k8s.io", kind: "ProvisioningRequestConfig", name },
-  });
-  await cluster.create("ClusterQueue", "clusterqueues", name, {
-    namespaceSelector: {},
-    resourceGroups: [
-      {
-        coveredResources: Object.keys(o.quota),
-        flavors: [
-          { name, resources: Object.entries(o.quota).map(([n, q]) => ({ name: n, nominalQuota: q })) },
-        ],
-      },
-    ],
-    admissionChecksStrategy: { admissionChecks: [{ name }] },
-  });
-  await custom.createNamespacedCustomObject({
-    ...KUEUE,
-    plural: "localqueues",
-    namespace,
-    body: {
-      apiVersion: `${KUEUE.group}/${KUEUE.version}`,
-      kind: "LocalQueue",
-      metadata: { name },
-      spec: { clusterQueue: name },
-    },
+  await admissionCheck(cluster, name, o.config);
+  await queueOver(cluster, name, name, namespace, name, o.quota);
+}
+
+/** Resolves once the operator says it serves ProvisioningRequests (it found their CRD at start-up). */
+export const untilServingProvisioningRequests = (operator: OperatorProcess): Promise<true> =>
+  eventually("the operator to serve ProvisioningRequests", () =>
+    Promise.resolve(
+      readFileSync(operator.log, "utf8").includes('"msg":"serving ProvisioningRequests"') ? true : undefined,
+    ),
+  );
+
+/**
+ * Removes a test namespace and waits until it is gone: its Jobs and Workloads carry Kueue's finalizers,
+ * so it goes while Kueue still runs, before the cluster-scoped Kueue objects and Kueue itself.
+ */
+export async function removeNamespace(ns: { name: string; remove(): Promise<void> }): Promise<void> {
+  await ns.remove();
+  await eventually(
+    `namespace ${ns.name} gone`,
+    async () => ((await core.readNamespace({ name: ns.name }).catch(() => undefined)) ? undefined : true),
+    240_000,
+  ).catch((err: unknown) => {
+    console.warn(String(err));
   });
 }
 
+/** Creates a Job in `namespace`; its uid and when it was created (ms), for timing it. */
 export async function createJob(
   namespace: string,
   job: k8s.V1Job,
@@ -288,17 +283,7 @@ export async function tearDown(o: {
   operator: OperatorProcess | undefined;
   stack: { stop(): Promise<void> } | undefined;
 }): Promise<void> {
-  const ns = o.ns;
-  if (ns) {
-    await ns.remove();
-    await eventually(
-      `namespace ${ns.name} gone`,
-      async () => ((await core.readNamespace({ name: ns.name }).catch(() => undefined)) ? undefined : true),
-      240_000,
-    ).catch((err: unknown) => {
-      console.warn(String(err));
-    });
-  }
+  if (o.ns) await removeNamespace(o.ns);
   await o.cluster.deleteAll();
   if (o.operator) await stopAll([o.operator]);
   await o.stack?.stop();
@@ -310,11 +295,7 @@ export async function startProvisioner(
   args: readonly string[] = [],
 ): Promise<OperatorProcess> {
   const operator = startOperator({ namespace, name: "provisioner", args });
-  await eventually("the operator to serve ProvisioningRequests", () =>
-    Promise.resolve(
-      readFileSync(operator.log, "utf8").includes('"msg":"serving ProvisioningRequests"') ? true : undefined,
-    ),
-  );
+  await untilServingProvisioningRequests(operator);
   return operator;
 }
 
@@ -323,3 +304,65 @@ export const gpuFlavor = (pool: string): object => ({
   nodeLabels: { "example.com/pool": pool },
   tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }],
 });
+
+/** The provisioning class the operator serves. */
+export const OUR_CLASS = "queued-provisioning.compute.resize-operator.dev";
+
+/**
+ * A ProvisioningRequestConfig of our class for `nvidia.com/gpu` (no retries: a failed request fails the
+ * Workload's check at once) and the AdmissionCheck named `name` that uses it.
+ */
+export const ourAdmissionCheck = (cluster: ClusterObjects, name: string): Promise<void> =>
+  admissionCheck(cluster, name, {
+    managedResources: ["nvidia.com/gpu"],
+    retryStrategy: { backoffLimitCount: 0, backoffBaseSeconds: 1, backoffMaxSeconds: 1 },
+  });
+
+/** A ProvisioningRequestConfig `name` of our class (`config` its other fields) and the AdmissionCheck using it. */
+export async function admissionCheck(cluster: ClusterObjects, name: string, config: object): Promise<void> {
+  await cluster.create("ProvisioningRequestConfig", "provisioningrequestconfigs", name, {
+    provisioningClassName: OUR_CLASS,
+    ...config,
+  });
+  await cluster.create("AdmissionCheck", "admissionchecks", name, {
+    controllerName: "kueue.x-k8s.io/provisioning-request",
+    parameters: { apiGroup: KUEUE.group, kind: "ProvisioningRequestConfig", name },
+  });
+}
+
+/**
+ * A ClusterQueue named after `flavor` with ample quota of it and the admission check `check`, and the
+ * LocalQueue `localQueue` in `namespace` that feeds it.
+ */
+export async function queueOver(
+  cluster: ClusterObjects,
+  flavor: string,
+  check: string,
+  namespace: string,
+  localQueue: string,
+  quota: Readonly<Record<string, string>> = { cpu: "1024", memory: "8Ti", "nvidia.com/gpu": "256" },
+): Promise<void> {
+  await cluster.create("ClusterQueue", "clusterqueues", flavor, {
+    namespaceSelector: {},
+    resourceGroups: [
+      {
+        coveredResources: Object.keys(quota),
+        flavors: [
+          { name: flavor, resources: Object.entries(quota).map(([n, q]) => ({ name: n, nominalQuota: q })) },
+        ],
+      },
+    ],
+    admissionChecksStrategy: { admissionChecks: [{ name: check }] },
+  });
+  await custom.createNamespacedCustomObject({
+    ...KUEUE,
+    plural: "localqueues",
+    namespace,
+    body: {
+      apiVersion: `${KUEUE.group}/${KUEUE.version}`,
+      kind: "LocalQueue",
+      metadata: { name: localQueue },
+      spec: { clusterQueue: flavor },
+    },
+  });
+}

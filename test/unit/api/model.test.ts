@@ -60,6 +60,29 @@ test("the Karpenter sample's group targets its NodePool and counts the pool's No
   expect(igm.spec.readiness?.nodeSelector).toEqual({ "karpenter.sh/nodepool": "static-gpu" });
 });
 
+test("the Kueue-on-Karpenter sample's queue lands on the Karpenter group's Nodes, through the Kueue sample's admission check", () => {
+  const docsOf = (...file: string[]): { kind: string; metadata: { name: string }; spec: never }[] =>
+    parseAllDocuments(readFileSync(path.join(samplesDir, ...file), "utf8")).map(
+      (d) => d.toJS() as { kind: string; metadata: { name: string }; spec: never },
+    );
+  const igm = InstanceGroupManager.parse(
+    docsOf("karpenter", "instancegroupmanager.yaml").find((d) => d.kind === "InstanceGroupManager"),
+  );
+  const queue = docsOf("kueue-karpenter", "static-gpu-queue.yaml");
+  const flavor = queue.find((d) => d.kind === "ResourceFlavor")?.spec as
+    { nodeLabels: Record<string, string> } | undefined;
+  // The flavor's node labels are the pods' nodeSelector: the group's shape must carry them.
+  expect(flavor?.nodeLabels).toEqual(igm.spec.instanceShape?.labels);
+  expect(igm.spec.instanceShape?.labels).toEqual(igm.spec.readiness?.nodeSelector);
+  expect(igm.spec.provisioningRequests?.namespaces).toBe("Same");
+  const clusterQueue = queue.find((d) => d.kind === "ClusterQueue")?.spec as
+    { admissionChecksStrategy: { admissionChecks: { name: string }[] } } | undefined;
+  const checks = docsOf("kueue", "gpu-pool.yaml")
+    .filter((d) => d.kind === "AdmissionCheck")
+    .map((d) => d.metadata.name);
+  expect(clusterQueue?.admissionChecksStrategy.admissionChecks.map((c) => c.name)).toEqual(checks);
+});
+
 test("the samples include a GPU StatefulSet, its group with maxSize, and requests with and without run duration", () => {
   const sts = samples.find((s) => s.kind === "StatefulSet");
   expect(JSON.stringify(sts)).toContain('"nvidia.com/gpu":1');
