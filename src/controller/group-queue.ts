@@ -16,6 +16,21 @@ export function statusTarget(group: InstanceGroupManager): TargetCounts | undefi
     : { replicas: status.targetSize, readyReplicas: status.readyInstances ?? 0 };
 }
 
+/** A group's queue as the model reads it: every request naming it, and its target's counts. */
+export interface CachedQueue {
+  readonly requests: ResizeRequest[];
+  readonly target: TargetCounts | undefined;
+}
+
+/** The group's queue on the caches (the requests of the BY_GROUP index `key`, the status's counts). */
+export function cachedQueue(
+  group: InstanceGroupManager | undefined,
+  requests: Lister<ResizeRequest>,
+  key: string,
+): CachedQueue {
+  return { requests: requests.byIndex(BY_GROUP, key), target: group && statusTarget(group) };
+}
+
 /** The queue model on the caches: the group `namespace/name` and every request naming it. */
 export function groupQueue(
   groups: Lister<InstanceGroupManager>,
@@ -28,7 +43,6 @@ export function groupQueue(
   readonly insight: QueueInsight;
 } {
   const group = groups.get(key);
-  const all = requests.byIndex(BY_GROUP, key);
-  const target = group && statusTarget(group);
-  return { group, requests: all, insight: queueInsight({ group, requests: all, target, now }) };
+  const queue = cachedQueue(group, requests, key);
+  return { group, requests: queue.requests, insight: queueInsight({ group, ...queue, now }) };
 }

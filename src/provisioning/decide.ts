@@ -20,7 +20,8 @@ import { provisioningEvents as E } from "./events.js";
 import { classDetails, detailsFor, sameDetails, withoutQueue } from "./details.js";
 import { failureOf, waitingMessage } from "./messages.js";
 import { acceptedMessage, foreignTemplate, groupOf, notMadeFor } from "./ownership.js";
-import { queuedEta, type GroupQueue } from "./obtainability.js";
+import type { CachedQueue } from "../controller/group-queue.js";
+import { queuedEta } from "./obtainability.js";
 import { unknownParametersMessage, type ParsedParameters } from "./parameters.js";
 import { place } from "./placement.js";
 import { Reason } from "./reasons.js";
@@ -59,7 +60,7 @@ export interface ProvisioningSnapshot {
   /** A pod consuming the request's capacity exists (Kueue's consume-provisioning-request annotation). */
   readonly consumed: boolean;
   /** Every group's queue, read only while placing a request with capacitySearchStrategy OBTAINABILITY. */
-  readonly queues?: ReadonlyMap<string, GroupQueue>;
+  readonly queues?: ReadonlyMap<string, CachedQueue>;
 }
 
 export interface ProvisioningPlan {

@@ -9,32 +9,18 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ProvisioningRequest } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { rfc3339Seconds } from "../api/time.js";
-import { statusTarget } from "../controller/group-queue.js";
-import { BY_GROUP } from "../controller/indexes.js";
-import { queueInsight, type Eta, type TargetCounts } from "../queue/insight.js";
-import type { Lister } from "../runtime/store.js";
+import { cachedQueue, statusTarget, type CachedQueue } from "../controller/group-queue.js";
+import { queueInsight, type Eta } from "../queue/insight.js";
+import { objectKey, type Lister } from "../runtime/store.js";
 import type { Parameters } from "./parameters.js";
 import { resizeRequestFor } from "./resize-request.js";
-
-/** A group's queue as the model reads it: every request naming it, and its target's counts. */
-export interface GroupQueue {
-  readonly requests: readonly ResizeRequest[];
-  readonly target: TargetCounts | undefined;
-}
-
-const keyOf = (g: InstanceGroupManager): string => `${g.metadata.namespace ?? ""}/${g.metadata.name ?? ""}`;
 
 /** Every group's queue from the caches (read only while placing a request that asks for OBTAINABILITY). */
 export function groupQueues(
   groups: readonly InstanceGroupManager[],
   requests: Lister<ResizeRequest>,
-): ReadonlyMap<string, GroupQueue> {
-  return new Map(
-    groups.map((g) => [
-      keyOf(g),
-      { requests: requests.byIndex(BY_GROUP, keyOf(g)), target: statusTarget(g) },
-    ]),
-  );
+): ReadonlyMap<string, CachedQueue> {
+  return new Map(groups.map((g) => [objectKey(g), cachedQueue(g, requests, objectKey(g))]));
 }
 
 /**
@@ -43,7 +29,7 @@ export function groupQueues(
  */
 export function etaIfQueued(
   group: InstanceGroupManager,
-  queue: GroupQueue | undefined,
+  queue: CachedQueue | undefined,
   candidate: ResizeRequest,
   nowMs: number,
 ): Eta {
@@ -67,11 +53,16 @@ export function etaIfQueued(
 export function queuedEta(
   pr: ProvisioningRequest,
   parameters: Parameters,
-  queues: ReadonlyMap<string, GroupQueue>,
+  queues: ReadonlyMap<string, CachedQueue>,
   nowMs: number,
 ): (group: InstanceGroupManager, instances: number) => Eta {
   return (group, instances) =>
-    etaIfQueued(group, queues.get(keyOf(group)), resizeRequestFor(pr, group, instances, parameters), nowMs);
+    etaIfQueued(
+      group,
+      queues.get(objectKey(group)),
+      resizeRequestFor(pr, group, instances, parameters),
+      nowMs,
+    );
 }
 
 /**

@@ -4,12 +4,8 @@ import fc from "fast-check";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { decideProvisioning } from "../../../src/provisioning/decide.js";
-import {
-  earliest,
-  etaIfQueued,
-  queuedEta,
-  type GroupQueue,
-} from "../../../src/provisioning/obtainability.js";
+import type { CachedQueue } from "../../../src/controller/group-queue.js";
+import { earliest, etaIfQueued, queuedEta } from "../../../src/provisioning/obtainability.js";
 import { place, type PlacementInput } from "../../../src/provisioning/placement.js";
 import type { Eta } from "../../../src/queue/insight.js";
 import { T0, at, gpuPod, group, pr, rr, snapshot } from "./fixtures.js";
@@ -31,7 +27,7 @@ const queueOf = (o: {
   held?: number;
   runUntil?: number;
   ahead?: number[];
-}): GroupQueue => ({
+}): CachedQueue => ({
   target: { replicas: o.replicas, readyReplicas: o.replicas },
   requests: [
     done("history", 1),
@@ -41,7 +37,7 @@ const queueOf = (o: {
 });
 const groups = (...names: string[]) => names.map((n) => group(n, "team-a", { maxSize: 8 }));
 
-const input = (gs: InstanceGroupManager[], queues: Map<string, GroupQueue>): PlacementInput => ({
+const input = (gs: InstanceGroupManager[], queues: Map<string, CachedQueue>): PlacementInput => ({
   namespace: "team-a",
   namespaceLabels: undefined,
   parameters: { capacitySearchStrategy: "OBTAINABILITY" },
