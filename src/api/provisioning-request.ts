@@ -41,7 +41,7 @@ export const ClassDetail = {
   Region: "Region",
   /** The pod sets' PodTemplate names, joined by ", " (as GKE). */
   PodTemplateName: "PodTemplateName",
-  /** 1-based position in the group's queue, while waiting or provisioning. */
+  /** 1-based position in the group's queue while waiting or provisioning, as of the Provisioned=False write. */
   QueuePosition: "QueuePosition",
   /** RFC 3339: when the instances are expected to be ready, while the queue model can tell. */
   EstimatedProvisioningTime: "EstimatedProvisioningTime",

@@ -21,13 +21,14 @@ import { classDetails, detailsFor, sameDetails, withoutQueue } from "./details.j
 import { failureOf, waitingMessage } from "./messages.js";
 import { acceptedMessage, foreignTemplate, groupOf, notMadeFor } from "./ownership.js";
 import type { CachedQueue } from "../controller/group-queue.js";
-import { queuedEta } from "./obtainability.js";
+import { insightIfQueued, queuedEta } from "./obtainability.js";
 import { unknownParametersMessage, type ParsedParameters } from "./parameters.js";
 import { place } from "./placement.js";
+import { waitingRewriteDue } from "./rewrite.js";
 import { Reason } from "./reasons.js";
 import { resizeRequestFor } from "./resize-request.js";
 
-/** How often a waiting request's position and ETA are looked at again (written only when they change). */
+/** How often a waiting request is looked at again (its ETA; written only as rewrite.ts says). */
 export const REFRESH_MS = 10_000;
 
 export interface ProvisioningSnapshot {
@@ -59,7 +60,10 @@ export interface ProvisioningSnapshot {
   readonly queueLength: number;
   /** A pod consuming the request's capacity exists (Kueue's consume-provisioning-request annotation). */
   readonly consumed: boolean;
-  /** Every group's queue, read only while placing a request with capacitySearchStrategy OBTAINABILITY. */
+  /**
+   * Every group's queue, read only while placing a request: capacitySearchStrategy OBTAINABILITY
+   * compares them, and the acceptance says the position and ETA the chosen one gives.
+   */
   readonly queues?: ReadonlyMap<string, CachedQueue>;
 }
 
@@ -271,13 +275,15 @@ function admit(
       : ` Chosen by capacitySearchStrategy OBTAINABILITY: the earliest ETA of ${placement.competing} groups.`
   }`;
   const ignored = unknown.length > 0 ? `Ignored ${unknownParametersMessage(unknown)}.` : undefined;
+  // Its place at the back of the group's queue: the acceptance's write says the position and ETA.
+  const joining = s.queues && insightIfQueued(placement.group, s.queues.get(groupKey), rr, s.nowMs);
   // Where its ResizeRequest lives is recorded with the acceptance: later passes look there only.
   d.details = classDetails({
     request: pr,
     resizeRequestName: rr.metadata.name ?? "",
     groupKey,
     group: placement.group,
-    insight: undefined,
+    insight: joining?.insight,
   });
   d.set(
     {
@@ -290,7 +296,14 @@ function admit(
   );
   // Once: admission runs only until Accepted=True is written.
   if (ignored) d.events.push({ definition: E.UnknownParameters, note: ignored });
-  d.set({ type: C.Provisioned, status: "False", reason: Reason.Queued, message: `Queued: ${accepted}` });
+  d.set({
+    type: C.Provisioned,
+    status: "False",
+    reason: Reason.Queued,
+    message: joining?.insight
+      ? waitingMessage(rr, joining.insight, joining.queueLength).message
+      : `Queued: ${accepted}`,
+  });
   if (existing) return { create: undefined, requeueAfterMs: follow(s, existing, d, false) };
   return { create: rr, requeueAfterMs: undefined };
 }
@@ -310,7 +323,11 @@ function follow(
     return undefined;
   }
   const waiting = waitingMessage(rr, s.insight, s.queueLength);
-  d.details = detailsFor(s.request, s.groups, rr, s.insight);
+  const details = detailsFor(s.request, s.groups, rr, s.insight);
+  // Written on a transition or a material ETA move, not at every queue move (rewrite.ts).
+  const previous = { condition: find(d.conditions, C.Provisioned), details: d.details };
+  if (!waitingRewriteDue(previous, { ...waiting, details }, s.nowMs)) return REFRESH_MS;
+  d.details = details;
   d.set(
     { type: C.Provisioned, status: "False", reason: waiting.reason, message: waiting.message },
     waiting.reason === Reason.Provisioning ? E.ProvisioningStarted : undefined,

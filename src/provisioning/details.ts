@@ -1,9 +1,10 @@
-// status.provisioningClassDetails of a ProvisioningRequest of our class (pure): written at acceptance
-// and kept current, so that tools read where the request is served and when it is expected to be
-// provisioned without parsing a message. The names GKE writes for the same facts are GKE's
-// (ResizeRequestName, SelectedZone, PodTemplateName); the queue's are ours (QueuePosition,
-// EstimatedProvisioningTime, EstimateKind), and come from the same rounding as the Provisioned=False
-// message (shownEta), so they change exactly when the message does and cost no write of their own.
+// status.provisioningClassDetails of a ProvisioningRequest of our class (pure): written at acceptance,
+// so that tools read where the request is served and when it is expected to be provisioned without
+// parsing a message. The names GKE writes for the same facts are GKE's (ResizeRequestName,
+// SelectedZone, PodTemplateName); the queue's are ours (QueuePosition, EstimatedProvisioningTime,
+// EstimateKind), come from the same rounding as the Provisioned=False message (shownEta) and are
+// written with it (when rewrite.ts says), so they say what the message says and cost no write of their
+// own.
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { ClassDetail, type ProvisioningRequest } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";

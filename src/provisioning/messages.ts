@@ -1,8 +1,8 @@
 // What a ProvisioningRequest's conditions say while its ResizeRequest waits, provisions or fails (pure).
 // Kueue copies the Provisioned=False message onto the Workload's admission check, so a batch user sees
-// the queue position and the ETA where they look. The message is written only when it changes: an ETA
-// is given to the second when exact and to the minute when estimated, so that it does not move on
-// every pass.
+// the queue position and the ETA where they look. They are as of the message's write: it is written on
+// a transition and when the ETA moves materially, not at every queue move (rewrite.ts). An ETA is given
+// to the second when exact and to the minute when estimated.
 import type { ResizeRequest } from "../api/resize-request.js";
 import { rfc3339Seconds } from "../api/time.js";
 import { messageOf } from "../controller/errors.js";
@@ -29,6 +29,10 @@ export function etaPhrase(eta: Eta): string {
   return kind === "exact" ? `ETA ${time} (exact)` : `ETA about ${time.replace(/:00Z$/, "Z")} (estimated)`;
 }
 
+/** Said while the ETA comes after the queue deadline; its appearing or going is worth a rewrite. */
+export const LATE_WARNING =
+  "The queue deadline comes before the expected start: it fails then unless the queue moves faster.";
+
 /** Provisioned=False while the ResizeRequest is not final: Queued or Provisioning, with position and ETA. */
 export function waitingMessage(
   rr: ResizeRequest,
@@ -50,7 +54,7 @@ export function waitingMessage(
     };
   return {
     reason: waitingReason(rr, false),
-    message: `Queued at position ${insight.position} of ${queueLength} for ${size} instances of InstanceGroupManager ${where}; waiting for ${lower(waiting)} ${etaPhrase(insight.eta)}.${insight.missesDeadline ? " The queue deadline comes before the expected start: it fails then unless the queue moves faster." : ""}`,
+    message: `Queued at position ${insight.position} of ${queueLength} for ${size} instances of InstanceGroupManager ${where}; waiting for ${lower(waiting)} ${etaPhrase(insight.eta)}.${insight.missesDeadline ? ` ${LATE_WARNING}` : ""}`,
   };
 }
 

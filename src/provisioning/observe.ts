@@ -124,11 +124,8 @@ export async function observeProvisioning(
       insight: queue?.insight.requests.find((r) => r.name === resizeRequest?.metadata.name),
       queueLength: queue?.insight.queueLength ?? 0,
       consumed: bookingDue ? await deps.consumption.get(uid, () => consumed(deps.client, pr)) : false,
-      ...(admitting &&
-        parameters.ok &&
-        parameters.value.capacitySearchStrategy === "OBTAINABILITY" && {
-          queues: groupQueues(groups, deps.resizeRequests),
-        }),
+      // Placement reads them (OBTAINABILITY), and the acceptance tells the position and ETA they give.
+      ...(admitting && parameters.ok && { queues: groupQueues(groups, deps.resizeRequests) }),
     },
   };
 }

@@ -10,12 +10,12 @@ import type { ProvisioningRequest } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { rfc3339Seconds } from "../api/time.js";
 import { cachedQueue, statusTarget, type CachedQueue } from "../controller/group-queue.js";
-import { queueInsight, type Eta } from "../queue/insight.js";
+import { queueInsight, type Eta, type RequestInsight } from "../queue/insight.js";
 import { objectKey, type Lister } from "../runtime/store.js";
 import type { Parameters } from "./parameters.js";
 import { resizeRequestFor } from "./resize-request.js";
 
-/** Every group's queue from the caches (read only while placing a request that asks for OBTAINABILITY). */
+/** Every group's queue from the caches (read only while placing a request). */
 export function groupQueues(
   groups: readonly InstanceGroupManager[],
   requests: Lister<ResizeRequest>,
@@ -24,15 +24,17 @@ export function groupQueues(
 }
 
 /**
- * The ETA the queue model gives `candidate` (a ResizeRequest not created yet) once it joins the back of
- * `group`'s queue now: created this second, as the API server will stamp it.
+ * The queue model's view of `candidate` (a ResizeRequest not created yet) once it joins the back of
+ * `group`'s queue now, created this second as the API server will stamp it, and the queue's length
+ * then. The admission's Provisioned=False message says it, so that the request's first write already
+ * carries its position and ETA.
  */
-export function etaIfQueued(
+export function insightIfQueued(
   group: InstanceGroupManager,
   queue: CachedQueue | undefined,
   candidate: ResizeRequest,
   nowMs: number,
-): Eta {
+): { readonly insight: RequestInsight | undefined; readonly queueLength: number } {
   const created = rfc3339Seconds(nowMs);
   const joining = { ...candidate, metadata: { ...candidate.metadata, creationTimestamp: created } };
   const insight = queueInsight({
@@ -41,8 +43,21 @@ export function etaIfQueued(
     target: queue ? queue.target : statusTarget(group),
     now: nowMs,
   });
+  return {
+    insight: insight.requests.find((r) => r.name === candidate.metadata.name),
+    queueLength: insight.queueLength,
+  };
+}
+
+/** The ETA the queue model gives `candidate` at the back of `group`'s queue (insightIfQueued). */
+export function etaIfQueued(
+  group: InstanceGroupManager,
+  queue: CachedQueue | undefined,
+  candidate: ResizeRequest,
+  nowMs: number,
+): Eta {
   return (
-    insight.requests.find((r) => r.name === candidate.metadata.name)?.eta ?? {
+    insightIfQueued(group, queue, candidate, nowMs).insight?.eta ?? {
       basis: "unknown",
       reason: "the request would not be queued in this group",
     }

@@ -319,6 +319,8 @@ export interface DriveOptions {
   readonly maxSteps?: number;
   /** Ready instances never exceed this (cluster room); beyond it the scheduler reports unschedulable. */
   readonly capacity?: number;
+  /** New instances are ready at the next decision already (a target that is ready the moment it is scaled). */
+  readonly readyAtOnce?: boolean;
   /** Steps (0-based) whose scale is dropped, as if the controller crashed after the status write. */
   readonly crashAt?: readonly number[];
   /**
@@ -471,7 +473,10 @@ export async function drive(start: GroupSnapshot, o: DriveOptions = {}): Promise
       const cap = o.capacity ?? Number.POSITIVE_INFINITY;
       next = {
         ...next,
-        target: { ...target, readyReplicas: Math.min(target.replicas, replicasBefore, cap) },
+        target: {
+          ...target,
+          readyReplicas: Math.min(target.replicas, o.readyAtOnce ? target.replicas : replicasBefore, cap),
+        },
         unschedulable:
           target.replicas > cap
             ? `0/3 nodes are available: ${target.replicas - cap} Insufficient nvidia.com/gpu.`

@@ -1,6 +1,6 @@
-// status.provisioningClassDetails: written at acceptance, kept current while the ResizeRequest waits
-// (queue position, ETA, its kind), trimmed once it no longer waits, and written only when a value a
-// reader sees changed.
+// status.provisioningClassDetails: written at acceptance, written again with the Provisioned=False
+// message while the ResizeRequest waits (queue position, ETA, its kind: on a transition or a material
+// ETA move, rewrite.ts), trimmed once it no longer waits.
 import type { RequestInsight } from "../../../src/queue/insight.js";
 import { decideProvisioning } from "../../../src/provisioning/decide.js";
 import { classDetails, sameDetails, withoutQueue } from "../../../src/provisioning/details.js";
@@ -106,7 +106,7 @@ describe("through the decision", () => {
     expect(plan.status?.provisioningClassDetails).toEqual(base);
   });
 
-  test("kept current: a new position or ETA is written with the message; the same again is no write", () => {
+  test("written with the message: the same again, or a new position alone, is no write; a material ETA move is", () => {
     const first = waiting(insight(), base);
     expect(first.status?.provisioningClassDetails).toMatchObject({
       QueuePosition: "3",
@@ -130,7 +130,19 @@ describe("through the decision", () => {
         queueLength: 3,
       }),
     );
-    expect(moved.status?.provisioningClassDetails).toMatchObject({ QueuePosition: "2" });
+    expect(moved.status).toBeUndefined();
+    const later = decideProvisioning(
+      snapshot({
+        request: pr({ conditions, details: first.status?.provisioningClassDetails }),
+        resizeRequest: rr({ state: "ACCEPTED" }),
+        insight: insight({ position: 2, eta: { basis: "exact", start: T0, time: T0 + 3_600_000 } }),
+        queueLength: 3,
+      }),
+    );
+    expect(later.status?.provisioningClassDetails).toMatchObject({
+      QueuePosition: "2",
+      EstimatedProvisioningTime: "2026-01-01T01:00:00Z",
+    });
   });
 
   test("details a request of an older release recorded without the new keys are completed once", () => {
