@@ -148,7 +148,10 @@ interface ObjectMetaLike {
  * The Scale the API server would serve for `object` (its resourceVersion is the object's: a scale
  * subresource has none of its own), fit to be written back with a new spec.replicas.
  */
-export function scaleOfObject(object: { readonly metadata?: ObjectMetaLike }, paths: ScalePaths): Scale {
+export function scaleOfObject(
+  object: { readonly metadata?: ObjectMetaLike; readonly [field: string]: unknown },
+  paths: ScalePaths,
+): Scale {
   const { name = "", namespace, resourceVersion } = object.metadata ?? {};
   const selector =
     paths.selector !== undefined

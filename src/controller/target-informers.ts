@@ -8,8 +8,9 @@
 // The cache cannot serve a kind whose /scale fields are unknown (scale-mapping.ts: neither in the table
 // nor in a CRD the operator may read) or that the operator may not list and watch (only `get` granted,
 // e.g. through the chart's rbac.extraTargetRules): lookup() then answers undefined and the caller reads
-// the API server. Both answers are checked again after `retryMs`. Until a new informer's first list
-// arrives, and for an object it does not hold (yet), the caller reads the API server too.
+// the API server. A refused list is checked again after `retryMs`, a CRD read again after `crdTtlMs`.
+// Until a new informer's first list arrives, and for an object it does not hold (yet: a NotFound
+// decides a group's fate, so it is the API server's to say), the caller reads the API server too.
 import { apiGroupOf } from "../api/target-kinds.js";
 import { isForbidden, isNotFound } from "../runtime/api-errors.js";
 import { unstructuredOf, Unstructured, type Scale } from "../runtime/builtin-kinds.js";
@@ -44,7 +45,12 @@ export interface ChangedTarget {
 /** What the ScaleClient asks of the cache (target.ts). */
 export interface TargetCache {
   /** The target, or undefined when the cache cannot serve it now (the caller reads the API server). */
-  lookup(ref: TargetOf, where: ResourceLocation, scope: string | undefined, name: string): Promise<CachedTarget | undefined>;
+  lookup(
+    ref: TargetOf,
+    where: ResourceLocation,
+    scope: string | undefined,
+    name: string,
+  ): Promise<CachedTarget | undefined>;
   /** Our scale write succeeded: lay it over the cached object until the cache delivers it. */
   wrote(where: ResourceLocation, scope: string | undefined, name: string, write: OwnWrite): void;
 }
@@ -78,7 +84,13 @@ const UNREAD_SPEC = new Set(["template", "volumeClaimTemplates"]);
  * Labels, annotations, managedFields and owner references are dropped.
  */
 export const leanTarget: Transform = (raw) => {
-  const { apiVersion, kind, metadata = {}, spec, status } = raw as KubeObject & {
+  const {
+    apiVersion,
+    kind,
+    metadata = {},
+    spec,
+    status,
+  } = raw as KubeObject & {
     spec?: Record<string, unknown>;
     status?: unknown;
   };

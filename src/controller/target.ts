@@ -264,7 +264,8 @@ export class ScaleClient {
         const written = await scales.update({ ...current, spec: { ...current.spec, replicas } });
         const resourceVersion = written.metadata.resourceVersion;
         // Until the cache delivers this write, a read of it shows what we wrote (own-writes.ts).
-        if (resourceVersion !== undefined) this.cache?.wrote(where, scope, ref.name, { replicas, resourceVersion });
+        if (resourceVersion !== undefined)
+          this.cache?.wrote(where, scope, ref.name, { replicas, resourceVersion });
         return "done";
       } catch (err) {
         if (isConflict(err)) return "conflict";

@@ -1,0 +1,91 @@
+// Where a group's target is read from, counted on the real API server (its apiserver_request_total, as
+// the benchmark counts calls) and in the operator's /metrics: the operator runs as a ServiceAccount with
+// the chart's ClusterRole, which lets it list and watch StatefulSets, so once a group's pass has made the
+// kind's informer, an attempt reaches SUCCEEDED without one GET of the StatefulSet or its /scale (the
+// write's Scale is built from the cached object); a custom kind granted only `get` (as the chart's
+// rbac.extraTargetRules would) is read with GETs, and resize_target_reads_total says so.
+import { setTimeout as sleep } from "node:timers/promises";
+import { apiServerCounters, callsBetween } from "../../../bench/lib.js";
+import { freePort } from "../../../testbed/processes.js";
+import { eventually, kubeConfig } from "../../support/kube.js";
+import { createGroup, createRequest, createWorkers, getGroup, untilState } from "../../support/resize.js";
+import * as T from "../api/scale-targets.js";
+
+let suite: T.TargetSuite | undefined;
+let ns: T.TargetSuite["ns"];
+let port: number;
+
+beforeAll(async () => {
+  suite = await T.openTargetSuite("target-cache", [T.WIDGET]);
+  ns = suite.ns;
+  port = await freePort();
+  await T.startOperatorWithRules(
+    suite,
+    [...T.chartRules(), { apiGroups: [T.TEST_GROUP], resources: [T.WIDGET.plural], verbs: ["get"] }],
+    [`--metrics-port=${port}`],
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await T.closeTargetSuite(suite);
+});
+
+/** resize_target_reads_total of `source` on the operator's /metrics (0 before the first). */
+async function targetReads(source: "cache" | "api"): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(`resize_target_reads_total{source="${source}"} `));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1));
+}
+
+/** The GETs of `resource` (the object and its /scale) made between two readings of the counters. */
+function getsOf(
+  before: Awaited<ReturnType<typeof apiServerCounters>>,
+  after: Awaited<ReturnType<typeof apiServerCounters>>,
+  resource: string,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(callsBetween(before, after, /^GET$/)).filter(([key]) => key.split(" ").includes(resource)),
+  );
+}
+
+/** Waits until the operator has written the group's status (its first pass made the kind's informer). */
+async function untilObserved(group: string): Promise<void> {
+  await eventually(`group ${group} observed`, async () =>
+    (await getGroup(ns.name, group)).status?.conditions?.length ? true : undefined,
+  );
+}
+
+test("a StatefulSet target: an attempt reaches SUCCEEDED with no GET of the target or its /scale", async () => {
+  await createWorkers(ns.name, "w", 0);
+  await createGroup(ns.name, "w", { maxSize: 5 });
+  await untilObserved("w");
+  // The informer's first list of a namespace's StatefulSets takes milliseconds.
+  await sleep(1_000);
+  const kc = kubeConfig();
+  const before = await apiServerCounters(kc);
+  await createRequest(ns.name, "one", { instanceGroupManager: "w", resizeBy: 2 });
+  expect((await untilState(ns.name, "one", ["SUCCEEDED", "FAILED"])).status?.state).toBe("SUCCEEDED");
+  const after = await apiServerCounters(kc);
+  expect(getsOf(before, after, "statefulsets")).toEqual({});
+  // The scale write went through /scale, under the cached object's resourceVersion.
+  expect(callsBetween(before, after, /^PUT$/)["PUT apps statefulsets scale"]).toBeGreaterThanOrEqual(1);
+  expect(await targetReads("cache")).toBeGreaterThan(0);
+}, 120_000);
+
+test("a kind granted only get: read with GETs, counted as api reads, and the attempt reaches SUCCEEDED", async () => {
+  const apiBefore = await targetReads("api");
+  const kc = kubeConfig();
+  const before = await apiServerCounters(kc);
+  await T.apply("widget", [
+    T.scalable(T.WIDGET, "w1", ns.name, 1),
+    T.groupOver("widgets", ns.name, { kind: T.WIDGET.kind, name: "w1" }),
+    T.requestFor("two", ns.name, "widgets", 2),
+  ]);
+  expect((await untilState(ns.name, "two", ["SUCCEEDED", "FAILED"])).status?.state).toBe("SUCCEEDED");
+  expect(await T.replicasOf(T.WIDGET, "w1", ns.name)).toBe(3);
+  const after = await apiServerCounters(kc);
+  const gets = getsOf(before, after, T.WIDGET.plural);
+  expect(gets[`GET ${T.TEST_GROUP} widgets`]).toBeGreaterThan(0);
+  expect(gets[`GET ${T.TEST_GROUP} widgets scale`]).toBeGreaterThan(0);
+  expect(await targetReads("api")).toBeGreaterThan(apiBefore);
+}, 120_000);
