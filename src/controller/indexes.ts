@@ -8,7 +8,7 @@ import { PROVISIONING_REQUEST_ANNOTATION } from "../api/provisioning-request.js"
 import { readinessSource } from "../api/readiness.js";
 import { apiGroupOf } from "../api/target-kinds.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import type { IndexFunc } from "../runtime/store.js";
+import type { IndexFunc, Lister } from "../runtime/store.js";
 import { inPlay } from "./in-play.js";
 import { selectorString } from "./node-readiness.js";
 import { requestView } from "./snapshot.js";
@@ -35,6 +35,16 @@ export const BY_TARGET = "byTarget";
 /** The BY_TARGET value of a target: its kind's API group (any version), kind and name. */
 export const targetIndexKey = (apiGroup: string, kind: string, name: string): string =>
   `${apiGroup}/${kind}/${name}`;
+
+/** The groups whose target is `target` (a namespaced one's: of its namespace; a cluster-scoped one's: all). */
+export function groupsOfTarget(
+  groups: Lister<InstanceGroupManager>,
+  target: { apiGroup: string; kind: string; namespace: string | undefined; name: string },
+): InstanceGroupManager[] {
+  return groups
+    .byIndex(BY_TARGET, targetIndexKey(target.apiGroup, target.kind, target.name))
+    .filter((group) => target.namespace === undefined || group.metadata.namespace === target.namespace);
+}
 
 /** Counter of the request cache: requests by `namespace/state` (read back with splitKey). */
 export const BY_NAMESPACE_AND_STATE = "byNamespaceAndState";

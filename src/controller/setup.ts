@@ -22,12 +22,11 @@ import type { ExecuteDeps } from "./execute.js";
 import { inPlay } from "./in-play.js";
 import {
   BY_NODE_SELECTOR,
-  BY_TARGET,
   GROUP_INDEXERS,
   groupOf,
+  groupsOfTarget,
   REQUEST_COUNTERS,
   REQUEST_INDEXERS,
-  targetIndexKey,
 } from "./indexes.js";
 import { NodeInformers } from "./node-informers.js";
 import { resizeReconciler } from "./reconciler.js";
@@ -100,10 +99,7 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
     namespace: options.namespace || undefined,
     retryMs: recheckMs,
     onChange: (target) => {
-      const key = targetIndexKey(target.apiGroup, target.kind, target.name);
-      for (const group of groups.lister.byIndex(BY_TARGET, key))
-        if (target.namespace === undefined || group.metadata.namespace === target.namespace)
-          controller.enqueue(objectKey(group));
+      for (const group of groupsOfTarget(groups.lister, target)) controller.enqueue(objectKey(group));
     },
   });
   const controller = new Controller({
