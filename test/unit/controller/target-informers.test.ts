@@ -14,7 +14,7 @@ import type { ResourceLocation } from "../../../src/runtime/resource-kind.js";
 import { FakeClock, flushPromises } from "../../support/fake-clock.js";
 import { FakeKube, type FakeCall } from "../../support/fake-kube.js";
 import { InMemoryMetrics } from "../../support/in-memory-metrics.js";
-import { FakeListWatch } from "../runtime/fake-list-watch.js";
+import { FakeListWatch, runningInformers } from "../runtime/fake-list-watch.js";
 
 const READY = "status.readyReplicas";
 const DEPLOYMENTS: ResourceLocation = { apiVersion: "apps/v1", resource: "deployments", namespaced: true };
@@ -35,14 +35,14 @@ const forbidden = (call: FakeCall): ApiError =>
 function setup() {
   const clock = new FakeClock();
   const fake = new FakeKube(() => clock.now());
-  fake.serve("apps/v1", [
-    { name: "deployments", kind: "Deployment", namespaced: true },
-    { name: "deployments/scale", kind: "Scale", namespaced: true },
-  ]);
-  fake.serve("test.example.com/v1", [
-    { name: "widgets", kind: "Widget", namespaced: true },
-    { name: "widgets/scale", kind: "Scale", namespaced: true },
-  ]);
+  for (const [where, kind] of [
+    [DEPLOYMENTS, "Deployment"],
+    [WIDGETS, "Widget"],
+  ] as const)
+    fake.serve(where.apiVersion, [
+      { name: where.resource, kind, namespaced: true },
+      { name: `${where.resource}/scale`, kind: "Scale", namespaced: true },
+    ]);
   fake.seed(DEPLOYMENTS, {
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -67,16 +67,11 @@ function setup() {
     items: [fake.peek(DEPLOYMENTS, { namespace: "team-a", name: "web" }) as KubernetesObject],
     resourceVersion: "1",
   });
-  const made: InformerSpec<KubeObject>[] = [];
   const changed: ChangedTarget[] = [];
   const stop = new AbortController();
+  const { informer, made } = runningInformers(lw, clock, stop.signal);
   const targets = new TargetInformers({
-    informer: <T extends KubeObject>(spec: InformerSpec<T>) => {
-      made.push(spec as InformerSpec<KubeObject>);
-      const informer = new Informer<T>({ ...spec, listWatch: lw, clock });
-      void informer.run(stop.signal);
-      return informer;
-    },
+    informer,
     client: fake,
     namespace: undefined,
     onChange: (target) => changed.push(target),
