@@ -71,8 +71,9 @@ test("a StatefulSet target: an attempt reaches SUCCEEDED with no GET of the targ
   await createWorkers(ns.name, "w", 0);
   await createGroup(ns.name, "w", { maxSize: 5 });
   await untilObserved("w");
-  // The informer's first list of a namespace's StatefulSets takes milliseconds.
-  await sleep(1_000);
+  // The group's first pass made the StatefulSet informer; its first list enqueues the group again, and
+  // that pass reads the target from the cache. A bounded wait, not a check: the counts below are.
+  for (let i = 0; i < 100 && (await targetReads("cache")) === 0; i++) await sleep(100);
   const [gets, puts] = [await served("GET", "statefulsets"), await served("PUT", "statefulsets")];
   await createRequest(ns.name, "one", { instanceGroupManager: "w", resizeBy: 2 });
   expect((await untilState(ns.name, "one", ["SUCCEEDED", "FAILED"])).status?.state).toBe("SUCCEEDED");
