@@ -40,7 +40,10 @@ export type TargetRead =
       /** False while the workload has not caught up with its last change (see settledOf). */
       readonly settled: boolean;
       readonly selector: string | undefined;
-      /** The Scale read, so that a change can be written under its resourceVersion without reading again. */
+      /**
+       * The Scale read, or built from the cached object (scale-mapping.ts; its resourceVersion is the
+       * object's), so that a change can be written under its resourceVersion without reading again.
+       */
       readonly scale: Scale;
       /** What discovery serves for the kind: its resource and whether it is namespaced. */
       readonly served: ServedKind;
@@ -231,8 +234,10 @@ export class ScaleClient {
 
   /**
    * Sets the replicas, but only if the target still has `from`, written under the resourceVersion of
-   * the Scale it was read in. `observed` (the Scale read earlier in this pass) saves the read; when the
-   * object changed since (often only its status), it is read once more and checked again. Returns
+   * the Scale it was read in. `observed` (the Scale read or built from the cache earlier in this pass)
+   * saves the read; when the object changed since (often only its status, or the cache was a moment
+   * behind), /scale is read once more and checked again. A write that lands is handed to the cache
+   * (own-writes.ts), so that the next pass sees it even before the informer delivers it. Returns
    * false, changing nothing, when the target's replicas moved in the meantime, or when the API server
    * forbids the call: read() then answers with that refusal for refusedUpdateTtlMs.
    */
