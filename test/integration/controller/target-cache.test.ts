@@ -3,7 +3,9 @@
 // the chart's ClusterRole, which lets it list and watch StatefulSets, so once a group's pass has made the
 // kind's informer, an attempt reaches SUCCEEDED without one GET of the StatefulSet or its /scale (the
 // write's Scale is built from the cached object); a custom kind granted only `get` (as the chart's
-// rbac.extraTargetRules would) is read with GETs, and resize_target_reads_total says so.
+// rbac.extraTargetRules would) is read with GETs, and resize_target_reads_total says so. The operator
+// polls once a minute here: a StatefulSet's readiness reaches its group through the informer's event,
+// not through the poll.
 import { setTimeout as sleep } from "node:timers/promises";
 import { apiServerCounters } from "../../../bench/lib.js";
 import { freePort } from "../../../testbed/processes.js";
@@ -14,6 +16,7 @@ import * as T from "../api/scale-targets.js";
 let suite: T.TargetSuite | undefined;
 let ns: T.TargetSuite["ns"];
 let port: number;
+const POLL_MS = 60_000;
 
 beforeAll(async () => {
   suite = await T.openTargetSuite("target-cache", [T.WIDGET]);
@@ -22,7 +25,7 @@ beforeAll(async () => {
   await T.startOperatorWithRules(
     suite,
     [...T.chartRules(), { apiGroups: [T.TEST_GROUP], resources: [T.WIDGET.plural], verbs: ["get"] }],
-    [`--metrics-port=${port}`],
+    [`--metrics-port=${port}`, `--poll-interval=${POLL_MS / 1000}s`],
   );
 }, 120_000);
 
@@ -75,8 +78,14 @@ test("a StatefulSet target: an attempt reaches SUCCEEDED with no GET of the targ
   // that pass reads the target from the cache. A bounded wait, not a check: the counts below are.
   for (let i = 0; i < 100 && (await targetReads("cache")) === 0; i++) await sleep(100);
   const [gets, puts] = [await served("GET", "statefulsets"), await served("PUT", "statefulsets")];
+  const created = Date.now();
   await createRequest(ns.name, "one", { instanceGroupManager: "w", resizeBy: 2 });
-  expect((await untilState(ns.name, "one", ["SUCCEEDED", "FAILED"])).status?.state).toBe("SUCCEEDED");
+  expect((await untilState(ns.name, "one", ["SUCCEEDED", "FAILED"], POLL_MS)).status?.state).toBe(
+    "SUCCEEDED",
+  );
+  // Its pods became ready after the scale write: only the StatefulSet's change could wake the group
+  // before the next poll.
+  expect(Date.now() - created).toBeLessThan(POLL_MS / 3);
   // Neither the object ("") nor its /scale ("scale") was read during the attempt.
   expect(delta(gets, await served("GET", "statefulsets"))).toEqual({});
   // One scale write, through /scale, under the cached object's resourceVersion (the other PUTs are
