@@ -64,6 +64,18 @@ function delta(before: Record<string, number>, after: Record<string, number>): R
   );
 }
 
+/** Waits (less than a poll interval) until group "w"'s status shows `size` instances, all ready. */
+async function untilGroupStatus(size: number): Promise<void> {
+  await eventually(
+    `group w's status to show ${String(size)} ready instances`,
+    async () => {
+      const status = (await getGroup(ns.name, "w")).status;
+      return status?.targetSize === size && status.readyInstances === size ? status : undefined;
+    },
+    POLL_MS / 3,
+  );
+}
+
 /** Waits until the operator has written the group's status (its first pass made the kind's informer). */
 async function untilObserved(group: string): Promise<void> {
   await eventually(`group ${group} observed`, async () =>
@@ -71,7 +83,7 @@ async function untilObserved(group: string): Promise<void> {
   );
 }
 
-test("a StatefulSet target: an attempt reaches SUCCEEDED with no GET of the target or its /scale", async () => {
+test("a StatefulSet target: an attempt reaches SUCCEEDED with no GET of it or its /scale; a change of it wakes its group", async () => {
   await createWorkers(ns.name, "w", 0);
   await createGroup(ns.name, "w", { maxSize: 5 });
   await untilObserved("w");
@@ -91,16 +103,12 @@ test("a StatefulSet target: an attempt reaches SUCCEEDED with no GET of the targ
   expect(await targetReads("cache")).toBeGreaterThan(0);
 
   // Scaled by someone else while the group has nothing in play: nothing but the StatefulSet's change
-  // wakes the group before the next poll (a minute away), and its status shows the new size.
+  // wakes the group before the next poll (a minute away), and its status shows the new size. First the
+  // group settles: its status written (at most once a second, coalesce.ts) and no pass pending.
+  await untilGroupStatus(2);
+  await sleep(3_000);
   await kubectl("scale", "statefulset", "w", "-n", ns.name, "--replicas=4");
-  await eventually(
-    "the group's status to show the StatefulSet's 4 ready instances",
-    async () => {
-      const status = (await getGroup(ns.name, "w")).status;
-      return status?.targetSize === 4 && status.readyInstances === 4 ? status : undefined;
-    },
-    POLL_MS / 3,
-  );
+  await untilGroupStatus(4);
 }, 120_000);
 
 test("a kind granted only get: read with GETs, counted as api reads, and the attempt reaches SUCCEEDED", async () => {
