@@ -6,8 +6,9 @@ import { groupKeyOf } from "../api/identity.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { PROVISIONING_REQUEST_ANNOTATION } from "../api/provisioning-request.js";
 import { readinessSource } from "../api/readiness.js";
+import { apiGroupOf } from "../api/target-kinds.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import type { IndexFunc } from "../runtime/store.js";
+import type { IndexFunc, Lister } from "../runtime/store.js";
 import { inPlay } from "./in-play.js";
 import { selectorString } from "./node-readiness.js";
 import { requestView } from "./snapshot.js";
@@ -23,6 +24,27 @@ export const BY_PROVISIONING_REQUEST = "byProvisioningRequest";
 
 /** Index of the group cache: the node selector (selectorString) of each group counting ready Nodes. */
 export const BY_NODE_SELECTOR = "byNodeSelector";
+
+/**
+ * Index of the group cache: the target of each group, `apiGroup/Kind/name` (targetIndexKey). Without
+ * the namespace: a cluster-scoped target (a NodePool) may be the target of groups in any namespace, so
+ * a namespaced target's groups are those of this key in its namespace.
+ */
+export const BY_TARGET = "byTarget";
+
+/** The BY_TARGET value of a target: its kind's API group (any version), kind and name. */
+export const targetIndexKey = (apiGroup: string, kind: string, name: string): string =>
+  `${apiGroup}/${kind}/${name}`;
+
+/** The groups whose target is `target` (a namespaced one's: of its namespace; a cluster-scoped one's: all). */
+export function groupsOfTarget(
+  groups: Lister<InstanceGroupManager>,
+  target: { apiGroup: string; kind: string; namespace: string | undefined; name: string },
+): InstanceGroupManager[] {
+  return groups
+    .byIndex(BY_TARGET, targetIndexKey(target.apiGroup, target.kind, target.name))
+    .filter((group) => target.namespace === undefined || group.metadata.namespace === target.namespace);
+}
 
 /** Counter of the request cache: requests by `namespace/state` (read back with splitKey). */
 export const BY_NAMESPACE_AND_STATE = "byNamespaceAndState";
@@ -43,8 +65,9 @@ export const REQUEST_INDEXERS: Readonly<Record<string, IndexFunc<ResizeRequest>>
   [BY_PROVISIONING_REQUEST]: provisioningRequestOf,
 };
 
-/** The group cache's indexes: a Node change reaches exactly the groups whose selector it falls under. */
+/** The group cache's indexes: a Node or target change reaches exactly the groups it concerns. */
 export const GROUP_INDEXERS: Readonly<Record<string, IndexFunc<InstanceGroupManager>>> = {
+  [BY_TARGET]: ({ spec: { targetRef: t } }) => [targetIndexKey(apiGroupOf(t.apiVersion), t.kind, t.name)],
   [BY_NODE_SELECTOR]: (group) => {
     const source = readinessSource(group.spec);
     return source.kind === "nodes" ? [selectorString(source.nodeSelector)] : [];

@@ -1,8 +1,17 @@
-// Gathers a group's snapshot for the decision: the group and its requests from the informer caches,
-// the target fresh from the API server (its replicas decide crash recovery, so a cache will not do),
-// its ready count from the target or from the Nodes cache (node-informers.ts), and, only while an
-// attempt is Applied and not all ready, which pods the scheduler cannot place and what a cluster
-// autoscaler (or, for a Karpenter NodePool, Karpenter) said about them.
+// Gathers a group's snapshot for the decision: the group and its requests from the informer caches;
+// the target from its kind's informer where the operator may list and watch it (target-informers.ts),
+// otherwise with GETs of the object and its /scale (target.ts); the ready count from the target or from
+// the Nodes cache (node-informers.ts); and, only while an attempt is Applied and not all ready, which
+// pods the scheduler cannot place and what a cluster autoscaler (or, for a Karpenter NodePool,
+// Karpenter) said about them.
+//
+// A cached target may be a moment behind the API server, and that is safe. A scale change is written
+// under the resourceVersion of the object it was decided on: if the object moved on, the write
+// conflicts and goes ahead only when a fresh read of /scale still shows the replicas it was decided
+// on (ScaleClient.scale). Our own write, until the cache delivers it, is laid over the cached object
+// (own-writes.ts), so a pass right after it never takes the change for undone. Crash safety is
+// unchanged: a change is recorded on the request's status before it is made, an absolute value made
+// twice is harmless, and a restarted operator starts from a fresh list.
 import { groupDurations, type InstanceGroupManager } from "../api/instance-group-manager.js";
 import { groupLocation } from "../api/location.js";
 import { DEFAULT_READY_REPLICAS_FIELD, isKarpenterNodePool, readinessSource } from "../api/readiness.js";

@@ -1,5 +1,5 @@
 // What the resize controller calls on the API server (informers in setup.ts, writes in execute.ts,
-// targets in target.ts, pods and autoscaler events in observe.ts, Nodes in node-informers.ts, Karpenter's
+// targets in target.ts and target-informers.ts, pods and autoscaler events in observe.ts, Nodes in node-informers.ts, Karpenter's
 // objects in karpenter-read.ts). The chart's RBAC is generated from this list; the Node and Karpenter
 // rules only with their chart values (optIn).
 import { GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
@@ -40,14 +40,20 @@ export const CONTROLLER_PERMISSIONS = [
   permission({
     apiGroups: ["apps"],
     resources: ["deployments", "statefulsets", "replicasets"],
-    verbs: ["get"],
-    why: "resize controller: reads a target's ready count (status.readyReplicas); other kinds are added with the chart value rbac.extraTargetRules",
+    verbs: ["get", "list", "watch"],
+    why: "resize controller: targets' replicas and ready count from a shared informer per kind (list/watch; created when a group first targets the kind, only replicas, selector and status kept), a change reconciling its groups at once; reads the object once more where the cache has not listed it yet (get). Other kinds are added with the chart value rbac.extraTargetRules; a kind granted only get there is read with get at every pass",
   }),
   permission({
     apiGroups: ["cluster.x-k8s.io"],
     resources: ["machinedeployments", "machinesets", "machinepools"],
+    verbs: ["get", "list", "watch"],
+    why: "resize controller: replicas and ready count of Cluster API targets (real machines on any cloud) from a shared informer per kind (list/watch), get where the cache has not listed the object yet",
+  }),
+  permission({
+    apiGroups: ["apiextensions.k8s.io"],
+    resources: ["customresourcedefinitions"],
     verbs: ["get"],
-    why: "resize controller: reads the ready count of Cluster API targets (real machines on any cloud)",
+    why: "resize controller: a custom resource target's /scale fields (spec.versions[].subresources.scale), read once a minute per kind, so that its replicas come from the target's informer; without it such targets are read with get",
   }),
   permission({
     apiGroups: [""],
@@ -71,8 +77,8 @@ export const CONTROLLER_PERMISSIONS = [
   permission({
     apiGroups: [KARPENTER.group],
     resources: ["nodepools"],
-    verbs: ["get"],
-    why: "resize controller: reads a Karpenter NodePool target (its generation and spec.limits.nodes; its replicas go through /scale); only with rbac.karpenter",
+    verbs: ["get", "list", "watch"],
+    why: "resize controller: a Karpenter NodePool target (its replicas, generation and spec.limits.nodes) from a shared informer of NodePools (list/watch), get where the cache has not listed it yet; only with rbac.karpenter",
     optIn: "karpenter",
   }),
   permission({

@@ -1,6 +1,7 @@
 // Wires the resize controller into a manager: cluster-wide informers for both kinds (decoded and
-// validated with the model), a controller keyed by group, the reconciler, and the Node informers of
-// groups that count ready Nodes (created when such a group is first reconciled, node-informers.ts).
+// validated with the model), a controller keyed by group, the reconciler, the Node informers of
+// groups that count ready Nodes (created when such a group is first reconciled, node-informers.ts), and
+// the informers of the targets' kinds (likewise, target-informers.ts), whose changes reach their groups.
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { InstanceGroupManager } from "../api/instance-group-manager.js";
@@ -19,11 +20,19 @@ import { stripUnreadMetadata } from "../runtime/transform.js";
 import { internStrings, perObjectKeys, StringTable } from "../runtime/intern.js";
 import type { ExecuteDeps } from "./execute.js";
 import { inPlay } from "./in-play.js";
-import { BY_NODE_SELECTOR, GROUP_INDEXERS, groupOf, REQUEST_COUNTERS, REQUEST_INDEXERS } from "./indexes.js";
+import {
+  BY_NODE_SELECTOR,
+  GROUP_INDEXERS,
+  groupOf,
+  groupsOfTarget,
+  REQUEST_COUNTERS,
+  REQUEST_INDEXERS,
+} from "./indexes.js";
 import { NodeInformers } from "./node-informers.js";
 import { resizeReconciler } from "./reconciler.js";
 import { requestView, TARGET_RECHECK_POLLS, type DecideConfig } from "./snapshot.js";
 import { ScaleClient } from "./target.js";
+import { TargetInformers } from "./target-informers.js";
 
 export interface ResizeControllerOptions {
   readonly recorder: EventRecorder;
@@ -82,6 +91,17 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
         controller.enqueue(objectKey(group));
     },
   });
+  const recheckMs = options.config.pollIntervalMs * TARGET_RECHECK_POLLS;
+  // A target change reaches the groups pointing at it (in its namespace, unless it is cluster-scoped).
+  const targets = new TargetInformers({
+    informer: (spec) => mgr.informer(spec),
+    client: mgr.client,
+    namespace: options.namespace || undefined,
+    retryMs: recheckMs,
+    onChange: (target) => {
+      for (const group of groupsOfTarget(groups.lister, target)) controller.enqueue(objectKey(group));
+    },
+  });
   const controller = new Controller({
     // Named for the kind it reconciles (its key is a group), as controller-runtime names controllers.
     name: INSTANCE_GROUP_MANAGER.singular,
@@ -93,9 +113,13 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
         groups: groups.lister,
         requests: requests.lister,
         // A refused /scale update is tried again when the group's refusal is re-checked (decide/admission.ts).
+        // Where the cache cannot serve a target (list/watch forbidden, unknown /scale fields), this is
+        // also how long the operator reads it from the API server before trying the cache again.
         scale: new ScaleClient(mgr.client, {
-          refusedUpdateTtlMs: options.config.pollIntervalMs * TARGET_RECHECK_POLLS,
+          refusedUpdateTtlMs: recheckMs,
           clusterScopedTargets: new Set(options.clusterScopedTargets),
+          cache: targets,
+          ...(options.metrics && { metrics: options.metrics }),
         }),
         client: mgr.client,
         nodes,

@@ -2,7 +2,9 @@
 // with API discovery (cached per apiVersion), so Deployments, StatefulSets, Cluster API
 // MachineDeployments and custom resources are all handled the same way, namespaced or cluster-scoped
 // (a Karpenter NodePool: addressed without a namespace). A call the API server forbids (403) is not an
-// error but a refusal the group shows (errors.ts, targetAccessRefusal).
+// error but a refusal the group shows (errors.ts, targetAccessRefusal). With a TargetCache (the
+// controller's informers, target-informers.ts) a target is read from memory wherever the cache can serve
+// it, and from the API server only where it cannot; resize_target_reads_total counts both.
 import { apiGroupOf, targetLabel } from "../api/target-kinds.js";
 import { isConflict, isNotFound } from "../runtime/api-errors.js";
 import {
@@ -12,11 +14,17 @@ import {
   type Scale,
   type Unstructured,
 } from "../runtime/builtin-kinds.js";
+import type { MetricsSink } from "../runtime/metrics.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { ObjectKey, ResourceLocation } from "../runtime/resource-kind.js";
 import { targetAccessRefusal, type TargetAccess } from "./errors.js";
 import type { TargetUnavailable } from "./snapshot.js";
+import { countAt } from "./scale-mapping.js";
 import { scopeRefusal, type ServedKind } from "./target-access.js";
+import type { CachedTarget, TargetCache } from "./target-informers.js";
+
+/** Target reads by source: `cache` (an informer's, no call) or `api` (GET of the object and its /scale). */
+export const TARGET_READS_METRIC = "resize_target_reads_total";
 
 export interface TargetRef {
   readonly apiVersion: string;
@@ -32,7 +40,10 @@ export type TargetRead =
       /** False while the workload has not caught up with its last change (see settledOf). */
       readonly settled: boolean;
       readonly selector: string | undefined;
-      /** The Scale read, so that a change can be written under its resourceVersion without reading again. */
+      /**
+       * The Scale read, or built from the cached object (scale-mapping.ts; its resourceVersion is the
+       * object's), so that a change can be written under its resourceVersion without reading again.
+       */
       readonly scale: Scale;
       /** What discovery serves for the kind: its resource and whether it is namespaced. */
       readonly served: ServedKind;
@@ -64,16 +75,6 @@ function settledOf(
 const objectKey = (scope: string | undefined, name: string): ObjectKey =>
   scope === undefined ? { name } : { namespace: scope, name };
 
-/** Reads a dotted path such as `status.readyReplicas`; anything but a number counts as 0. */
-function readCount(obj: unknown, path: string): number {
-  let value: unknown = obj;
-  for (const part of path.split(".")) {
-    value =
-      typeof value === "object" && value !== null ? (value as Record<string, unknown>)[part] : undefined;
-  }
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
-}
-
 export interface ScaleClientOptions {
   readonly discoveryTtlMs?: number;
   /**
@@ -87,6 +88,9 @@ export interface ScaleClientOptions {
    * kubectl plugin, which only shows what its user may read, passes none.
    */
   readonly clusterScopedTargets?: ReadonlySet<string>;
+  /** Where targets are read from memory when it can serve them (the controller's; the plugin has none). */
+  readonly cache?: TargetCache;
+  readonly metrics?: MetricsSink;
   readonly now?: () => number;
 }
 
@@ -101,6 +105,8 @@ export class ScaleClient {
   private readonly refusedUpdateTtlMs: number;
   private readonly now: () => number;
   private readonly clusterScopedTargets: ReadonlySet<string> | undefined;
+  private readonly cache: TargetCache | undefined;
+  private readonly reads: { readonly cache: () => void; readonly api: () => void } | undefined;
 
   constructor(
     private readonly client: KubeClient,
@@ -110,6 +116,16 @@ export class ScaleClient {
     this.refusedUpdateTtlMs = options.refusedUpdateTtlMs ?? 5_000;
     this.now = options.now ?? Date.now;
     this.clusterScopedTargets = options.clusterScopedTargets;
+    this.cache = options.cache;
+    const { metrics } = options;
+    this.reads = metrics && {
+      cache: () => {
+        metrics.counter(TARGET_READS_METRIC, { source: "cache" }).inc();
+      },
+      api: () => {
+        metrics.counter(TARGET_READS_METRIC, { source: "api" }).inc();
+      },
+    };
   }
 
   private async resources(apiVersion: string, refresh: boolean): Promise<readonly ApiResource[] | undefined> {
@@ -182,6 +198,12 @@ export class ScaleClient {
       (this.clusterScopedTargets && scopeRefusal(ref, served, this.clusterScopedTargets)) ||
       this.refusedUpdate(ScaleClient.key(scope, ref));
     if (refused) return refused;
+    const cached = await this.cache?.lookup(ref, where, scope, ref.name);
+    if (cached) {
+      this.reads?.cache();
+      return fromCache(cached, readyField, served);
+    }
+    this.reads?.api();
     const access = {
       verb: "get",
       resource: where.resource,
@@ -201,7 +223,7 @@ export class ScaleClient {
     return {
       found: true,
       replicas: scale.value.spec?.replicas ?? 0,
-      readyReplicas: readCount(object.value, readyField),
+      readyReplicas: countAt(object.value, readyField),
       settled: settledOf(object.value, scale.value),
       selector: scale.value.status?.selector,
       scale: scale.value,
@@ -212,8 +234,10 @@ export class ScaleClient {
 
   /**
    * Sets the replicas, but only if the target still has `from`, written under the resourceVersion of
-   * the Scale it was read in. `observed` (the Scale read earlier in this pass) saves the read; when the
-   * object changed since (often only its status), it is read once more and checked again. Returns
+   * the Scale it was read in. `observed` (the Scale read or built from the cache earlier in this pass)
+   * saves the read; when the object changed since (often only its status, or the cache was a moment
+   * behind), /scale is read once more and checked again. A write that lands is handed to the cache
+   * (own-writes.ts), so that the next pass sees it even before the informer delivers it. Returns
    * false, changing nothing, when the target's replicas moved in the meantime, or when the API server
    * forbids the call: read() then answers with that refusal for refusedUpdateTtlMs.
    */
@@ -242,7 +266,11 @@ export class ScaleClient {
       if ((current.spec?.replicas ?? 0) !== from) return "moved";
       verb = "update";
       try {
-        await scales.update({ ...current, spec: { ...current.spec, replicas } });
+        const written = await scales.update({ ...current, spec: { ...current.spec, replicas } });
+        const resourceVersion = written.metadata.resourceVersion;
+        // Until the cache delivers this write, a read of it shows what we wrote (own-writes.ts).
+        if (resourceVersion !== undefined)
+          this.cache?.wrote(where, scope, ref.name, { replicas, resourceVersion });
         return "done";
       } catch (err) {
         if (isConflict(err)) return "conflict";
@@ -264,4 +292,20 @@ export class ScaleClient {
       return false;
     }
   }
+}
+
+/** A target read from the cache: the same view a GET of the object and its /scale gives. */
+function fromCache(cached: CachedTarget, readyField: string, served: ServedKind): TargetRead {
+  const { object, scale } = cached;
+  return {
+    found: true,
+    replicas: scale.spec?.replicas ?? 0,
+    readyReplicas: countAt(object, readyField),
+    // Our write not delivered yet: its controller has not observed it either.
+    settled: !cached.ownWritePending && settledOf(object, scale),
+    selector: scale.status?.selector,
+    scale,
+    served,
+    object,
+  };
 }

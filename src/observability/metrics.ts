@@ -9,6 +9,7 @@ import {
   Registry,
   collectDefaultMetrics,
 } from "prom-client";
+import { TARGET_READS_METRIC } from "../controller/target.js";
 import type { Counter, Gauge, Histogram, Labels, MetricsSink } from "../runtime/metrics.js";
 import { METRIC } from "../runtime/metrics.js";
 
@@ -29,6 +30,7 @@ export const DOMAIN_METRIC = {
   restDuration: "rest_request_duration_seconds",
   redisErrors: "redis_errors_total",
   redisShortMasters: "redis_masters_short_of_replicas",
+  targetReads: TARGET_READS_METRIC,
 } as const;
 
 export const HELP: Readonly<Record<string, string>> = {
@@ -60,6 +62,8 @@ export const HELP: Readonly<Record<string, string>> = {
   [DOMAIN_METRIC.eventsDropped]: "Event writes dropped: buffer full, or still buffered at shutdown.",
   [DOMAIN_METRIC.eventsFailed]: "Event writes abandoned after a 4xx or the retry budget.",
   [DOMAIN_METRIC.eventsWritten]: "Event API calls that succeeded (create or series patch).",
+  [DOMAIN_METRIC.targetReads]:
+    "Reads of a group's target by source: cache (a shared informer's, no API call) or api (GET of the object and its /scale, where the operator may not list and watch the kind or does not know its /scale fields).",
   [DOMAIN_METRIC.restRequests]: "REST API requests by method (API method id) and HTTP status code.",
   [DOMAIN_METRIC.restDuration]: "REST API request latency in seconds by method.",
   [DOMAIN_METRIC.redisErrors]: "Redis commands or connections that failed, by client role.",

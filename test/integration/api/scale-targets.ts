@@ -2,15 +2,16 @@
 // resources with a /scale subresource defined by the test (a namespaced and a cluster-scoped one, in a
 // group of the tests' own), objects applied with the real kubectl, and kubectl run as another user.
 import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
 import { GROUP, VERSION } from "../../../src/api/names.js";
 import { createTestNamespace } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
-import { installApi, kubectl } from "./install.js";
+import { tokenKubeconfig } from "../packaging/helm.js";
+import { installApi, kubectl, repoRoot } from "./install.js";
 
 const run = promisify(execFile);
 
@@ -163,4 +164,50 @@ export async function closeTargetSuite(suite: TargetSuite | undefined): Promise<
   await stopAll(suite.operator ? [suite.operator] : []);
   await suite.ns.remove();
   for (const object of suite.clusterObjects) await kubectl("delete", object, "--ignore-not-found");
+}
+
+/** An RBAC rule, as the chart's generated rules file holds them. */
+export interface Rule {
+  readonly apiGroups?: string[];
+  readonly resources?: string[];
+  readonly nonResourceURLs?: string[];
+  readonly verbs: string[];
+}
+
+/** The ClusterRole rules the chart gives the operator (generated from the permission declarations). */
+export function chartRules(): Rule[] {
+  const file = path.join(repoRoot, "charts/resize-operator/files/rbac/cluster-rules.yaml");
+  return parse(readFileSync(file, "utf8")) as Rule[];
+}
+
+const rbac = "rbac.authorization.k8s.io";
+
+/** A ClusterRole named after the suite and `name` with `rules`, bound to the suite's operator ServiceAccount. */
+export async function grant(suite: TargetSuite, name: string, rules: readonly Rule[]): Promise<void> {
+  const full = `${suite.ns.name}-${name}`;
+  suite.clusterObjects.push(`clusterrole/${full}`, `clusterrolebinding/${full}`);
+  await apply(full, [
+    { apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name: full }, rules },
+    {
+      apiVersion: `${rbac}/v1`,
+      kind: "ClusterRoleBinding",
+      metadata: { name: full },
+      roleRef: { apiGroup: rbac, kind: "ClusterRole", name: full },
+      subjects: [{ kind: "ServiceAccount", name: "operator", namespace: suite.ns.name }],
+    },
+  ]);
+}
+
+/** The operator as a ServiceAccount "operator" of the suite's namespace, granted `rules`, with `args`. */
+export async function startOperatorWithRules(
+  suite: TargetSuite,
+  rules: readonly Rule[],
+  args: readonly string[],
+): Promise<void> {
+  const { name } = suite.ns;
+  await kubectl("create", "serviceaccount", "operator", "-n", name);
+  await grant(suite, "operator", rules);
+  const token = (await kubectl("create", "token", "operator", "-n", name, "--duration=1h")).trim();
+  const file = path.join(process.env.TESTBED_DIR ?? repoRoot, `${name}.kubeconfig`);
+  startSuiteOperator(suite, [`--kubeconfig=${tokenKubeconfig(file, token)}`, ...args]);
 }

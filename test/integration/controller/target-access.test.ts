@@ -6,47 +6,25 @@
 // requests wait (or fail, for the kind that can never be scaled), no error is logged at every retry, and
 // once the permission is granted the waiting request goes on to SUCCEEDED.
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { parse } from "yaml";
 import { ErrorCode } from "../../../src/api/errors.js";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import { eventually } from "../../support/kube.js";
 import { getGroup, getRequest, untilState } from "../../support/resize.js";
-import { kubectl, repoRoot } from "../api/install.js";
+import { kubectl } from "../api/install.js";
 import * as T from "../api/scale-targets.js";
-import { tokenKubeconfig } from "../packaging/helm.js";
 
 /** Its resource is not the one guessed from its kind (octopuses). */
 const OCTOPUS: T.ScalableKind = { kind: "Octopus", plural: "octopi", scope: "Namespaced" };
-const rbac = "rbac.authorization.k8s.io";
-const CHART_RULES = "charts/resize-operator/files/rbac/cluster-rules.yaml";
 
 let suite: T.TargetSuite | undefined;
 let ns: T.TargetSuite["ns"];
 let gadget: string;
 
-interface Rule {
-  readonly apiGroups?: string[];
-  readonly resources?: string[];
-  readonly nonResourceURLs?: string[];
-  readonly verbs: string[];
-}
-
-/** A ClusterRole named `name` with `rules`, bound to the operator's ServiceAccount. */
-async function grant(name: string, rules: readonly Rule[]): Promise<void> {
-  const full = `${ns.name}-${name}`;
-  suite?.clusterObjects.push(`clusterrole/${full}`, `clusterrolebinding/${full}`);
-  await T.apply(full, [
-    { apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name: full }, rules },
-    {
-      apiVersion: `${rbac}/v1`,
-      kind: "ClusterRoleBinding",
-      metadata: { name: full },
-      roleRef: { apiGroup: rbac, kind: "ClusterRole", name: full },
-      subjects: [{ kind: "ServiceAccount", name: "operator", namespace: ns.name }],
-    },
-  ]);
+/** A ClusterRole with `rules`, bound to the operator's ServiceAccount. */
+async function grant(name: string, rules: readonly T.Rule[]): Promise<void> {
+  if (!suite) throw new Error("no suite");
+  await T.grant(suite, name, rules);
 }
 
 function readyOf(group: InstanceGroupManager) {
@@ -80,14 +58,10 @@ beforeAll(async () => {
   gadget = `${ns.name}-g1`;
   suite.clusterObjects.push(`${T.GADGET.plural}.${T.TEST_GROUP}/${gadget}`);
   // The chart's ClusterRole, but /scale may only be read.
-  const rules = (parse(readFileSync(path.join(repoRoot, CHART_RULES), "utf8")) as Rule[]).map((rule) =>
+  const rules = T.chartRules().map((rule) =>
     rule.resources?.includes("*/scale") ? { ...rule, verbs: ["get"] } : rule,
   );
-  await kubectl("create", "serviceaccount", "operator", "-n", ns.name);
-  await grant("operator", rules);
-  const token = (await kubectl("create", "token", "operator", "-n", ns.name, "--duration=1h")).trim();
-  const file = path.join(process.env.TESTBED_DIR ?? repoRoot, `${ns.name}.kubeconfig`);
-  T.startSuiteOperator(suite, [`--kubeconfig=${tokenKubeconfig(file, token)}`, "--cluster-scoped-targets="]);
+  await T.startOperatorWithRules(suite, rules, ["--cluster-scoped-targets="]);
 }, 120_000);
 
 afterAll(async () => {

@@ -7,12 +7,9 @@ import { NodeInformers, NODES_FORBIDDEN_MESSAGE } from "../../../src/controller/
 import type { NodeReadinessRule } from "../../../src/controller/node-readiness.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
 import { NODES } from "../../../src/runtime/builtin-kinds.js";
-import { Informer } from "../../../src/runtime/informer.js";
-import type { InformerSpec } from "../../../src/runtime/manager.js";
-import type { KubeObject } from "../../../src/runtime/object.js";
 import { FakeClock, flushPromises } from "../../support/fake-clock.js";
 import { FakeKube } from "../../support/fake-kube.js";
-import { FakeListWatch } from "../runtime/fake-list-watch.js";
+import { FakeListWatch, runningInformers } from "../runtime/fake-list-watch.js";
 
 const POOL = { "karpenter.sh/nodepool": "gpu" };
 const rule: NodeReadinessRule = { nodeSelector: POOL, declaredTaints: [] };
@@ -38,16 +35,11 @@ function node(name: string, rv: string, o: { ready?: string; taint?: boolean } =
 function setup(fake = new FakeKube()) {
   const clock = new FakeClock();
   const lw = new FakeListWatch();
-  const made: InformerSpec<KubeObject>[] = [];
   const changed: string[] = [];
   const stop = new AbortController();
+  const { informer, made } = runningInformers(lw, clock, stop.signal);
   const nodes = new NodeInformers({
-    informer: <T extends KubeObject>(spec: InformerSpec<T>) => {
-      made.push(spec as InformerSpec<KubeObject>);
-      const informer = new Informer<T>({ ...spec, listWatch: lw, clock });
-      void informer.run(stop.signal);
-      return informer;
-    },
+    informer,
     client: fake,
     clock,
     onChange: (selector) => changed.push(selector),

@@ -1,6 +1,10 @@
 // A scripted ListWatch for unit tests of the informer and controller: the test decides what each list
 // returns and drives each watch (events, normal end, failure) by hand.
 import type { KubernetesObject } from "@kubernetes/client-node";
+import { Informer } from "../../../src/runtime/informer.js";
+import type { Clock } from "../../../src/runtime/clock.js";
+import type { InformerSpec } from "../../../src/runtime/manager.js";
+import type { KubeObject } from "../../../src/runtime/object.js";
 import type {
   ListResult,
   ListWatch,
@@ -67,4 +71,19 @@ export function obj(
     metadata: { namespace: ns, name, resourceVersion: rv },
     ...{ data },
   };
+}
+
+/**
+ * A stand-in for `mgr.informer`: each informer asked for lists and watches through `lw` and runs until
+ * `signal` aborts; `made` holds the specs asked for, in order.
+ */
+export function runningInformers(lw: FakeListWatch, clock: Clock, signal: AbortSignal) {
+  const made: InformerSpec<KubeObject>[] = [];
+  const informer = <T extends KubeObject>(spec: InformerSpec<T>): Informer<T> => {
+    made.push(spec as InformerSpec<KubeObject>);
+    const running = new Informer<T>({ ...spec, listWatch: lw, clock });
+    void running.run(signal);
+    return running;
+  };
+  return { informer, made };
 }
