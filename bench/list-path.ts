@@ -161,28 +161,41 @@ new PerformanceObserver((list) => {
   for (const e of list.getEntries()) gcMs += e.duration;
 }).observe({ entryTypes: ["gc"] });
 
-async function informersSeconds(kc: KubeConfig, count: number): Promise<{ synced: number; gc: number }> {
+/** Seconds of CPU (every thread of this process) since `since`. */
+const cpuSeconds = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
+};
+
+async function informersSeconds(
+  kc: KubeConfig,
+  count: number,
+): Promise<{ synced: number; cpu: number; gc: number }> {
   const mgr = new Manager({ kubeConfig: kc });
   const { requests, groups } = resizeInformers(mgr, NS);
   const ctl = new AbortController();
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const running = Promise.all([requests.run(ctl.signal), groups.run(ctl.signal)]);
   await Promise.all([requests.waitForSync(ctl.signal), groups.waitForSync(ctl.signal)]);
   const synced = performance.now();
+  const syncCpu = cpuSeconds(cpu);
   collectGarbage();
   const collected = performance.now();
   if (requests.lister.list().length !== count)
     throw new Error(`cached ${requests.lister.list().length} of ${count}`);
   ctl.abort();
   await running;
-  return { synced: (synced - started) / 1000, gc: (collected - synced) / 1000 };
+  return { synced: (synced - started) / 1000, cpu: syncCpu, gc: (collected - synced) / 1000 };
 }
 
 /** Measures one size in this process: a fresh heap, as the operator's. */
 async function measureOne(count: number): Promise<void> {
   const server = await startServer(count);
   const kc = kubeConfigFor(server.port);
+  const bareCpu = process.cpuUsage();
   const bare = await bareList(new KubeHttp(kc), requestsPath);
+  const bareCpuSeconds = cpuSeconds(bareCpu);
   if (bare.objects !== count) throw new Error(`bare list got ${bare.objects} of ${count}`);
   collectGarbage();
   gcMs = 0;
@@ -192,12 +205,15 @@ async function measureOne(count: number): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({
       objects: count,
+      list: process.env.LIST_PATH_PAGED === "1" ? "paged" : "streamed when offered",
       bareListSeconds: round(bare.seconds, 2),
       syncedSeconds: round(op.synced, 2),
       fullGcAfterSyncSeconds: round(op.gc, 2),
       ratioToBareList: round((op.synced + op.gc) / bare.seconds, 2),
       bareUsPerObject: us(bare.seconds),
       syncedUsPerObject: us(op.synced),
+      bareCpuUsPerObject: us(bareCpuSeconds),
+      syncedCpuUsPerObject: us(op.cpu),
       v8GcSecondsDuringSync: round(gcMs / 1000, 2),
     })}\n`,
   );
