@@ -10,7 +10,7 @@
 // page (to count them), so paging N objects costs the server in proportion to N²/pageSize. A server that
 // refuses the streamed list (older, or with the feature off) gets paged lists from then on.
 import { z } from "zod";
-import { ApiError, isGone, statusError } from "./api-errors.js";
+import { isGone, isInvalid, statusError } from "./api-errors.js";
 import { Unstructured } from "./builtin-kinds.js";
 import { listPage } from "./http-kube-client.js";
 import type { KubeHttp } from "./kube-http.js";
@@ -78,13 +78,15 @@ const STREAMED_LIST_TIMEOUT_SECONDS = 3600;
 class StreamingListUnavailable extends Error {}
 
 /**
- * Whether a streamed list failed because the server does not offer it: a refusal of the request (an
- * API server before 1.27 rejects resourceVersionMatch on a watch, one without the WatchList feature
- * rejects sendInitialEvents) or a stream that did not behave as one. Throttling (429) is no refusal.
+ * Whether a streamed list failed because the server does not offer it: a request it rejects as bad (an
+ * API server before 1.27 rejects resourceVersionMatch on a watch with 400/422, one with the WatchList
+ * feature off rejects sendInitialEvents with 422) or a stream that did not behave as one. Anything else
+ * (throttling, 5xx, a refused identity or verb, the network) is no answer about the feature: the
+ * reflector retries the streamed list after its backoff.
  */
 export function refusesStreamingList(err: unknown): boolean {
   if (err instanceof StreamingListUnavailable) return true;
-  return err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429;
+  return isInvalid(err);
 }
 
 /** One line of a watch stream; ERROR carries a Status instead of an object. */

@@ -34,6 +34,7 @@ function fakeHttp(options: { pages?: Record<string, Page>; lines?: unknown[]; re
     stream: async (_path: string, call: StreamOptions, onLine: (value: unknown) => void) => {
       log.push("WATCH");
       queries.push(call.query ?? {});
+      await new Promise((resolve) => setImmediate(resolve));
       if (options.refuse) throw options.refuse;
       // Then the server ends the stream; ending it at the bookmark aborts the signal.
       for (const line of options.lines ?? []) {
@@ -118,6 +119,10 @@ test.each([
 test.each([
   ["throttling (429)", new ApiError(429, "TooManyRequests", "slow down")],
   ["a server error (500)", new ApiError(500, "InternalError", "etcd is down")],
+  [
+    "a refused verb (403, e.g. while the API server's authorizer starts)",
+    new ApiError(403, "Forbidden", "no"),
+  ],
   ["a network error", new Error("ECONNRESET")],
 ])(
   "%s is no refusal: the list fails, for the reflector to retry, and streams the next time",
