@@ -8,12 +8,13 @@
 // Start-up (process start → /readyz 200) is also set against a bare list of the same objects in the
 // same run (bare-list.ts: the informer's pages, JSON-parsed and dropped), which tells the API server's
 // share from ours: the target is ready ≤ 1.5× the bare list, and linear (2.5× the objects ≤ 2.7× the
-// time). `npm run bench -- memory` writes memory-N, startup-N and takeover-N; `npm run bench -- startup`
+// time). The bare streamed list (the same objects as a watch's initial events, as the informers list
+// when the server offers it) is reported beside it. `npm run bench -- memory` writes memory-N, startup-N and takeover-N; `npm run bench -- startup`
 // runs the same measurement for startup-N alone (no takeover). BENCH_MEMORY_COUNTS=20000 for a quick run.
 import { setTimeout as sleep } from "node:timers/promises";
 import { isConflict, isAlreadyExists } from "../src/runtime/api-errors.js";
 import { KubeHttp } from "../src/runtime/kube-http.js";
-import { bareList } from "./bare-list.js";
+import { bareList, bareStreamedList } from "./bare-list.js";
 import {
   createGroupWithTarget,
   createSucceededRequest,
@@ -185,12 +186,23 @@ export async function memoryAndStartup(cli: string, figures: readonly Figures[])
       };
       const objectJsonBytes = Buffer.byteLength(JSON.stringify(sample.items[0]));
       const bare = await bareList(http, rrPath(full.name));
-      if (bare.objects !== count) throw new Error(`the bare list found ${bare.objects} of ${count} requests`);
+      const streamed = await bareStreamedList(http, rrPath(full.name));
+      for (const listed of [bare, streamed])
+        if (listed.objects !== count)
+          throw new Error(`a bare list found ${listed.objects} of ${count} requests`);
       const loaded = await measure(http, cli, full.name, `memory-${count}`, withTakeover);
       if (loaded.cached !== count)
         throw new Error(`expected ${count} cached requests, /metrics says ${loaded.cached}`);
       first ??= { count, readyMs: loaded.readyMs, bareListMs: bare.seconds * 1000 };
-      const run: CountRun = { count, loaded, base, objectJsonBytes, bareListMs: bare.seconds * 1000, first };
+      const run: CountRun = {
+        count,
+        loaded,
+        base,
+        objectJsonBytes,
+        bareListMs: bare.seconds * 1000,
+        bareStreamedListMs: streamed.seconds * 1000,
+        first,
+      };
       if (figures.includes("memory")) reportMemory(run);
       if (figures.includes("startup")) reportStartup(run);
       if (figures.includes("takeover")) reportTakeover(run);
@@ -207,6 +219,7 @@ interface CountRun {
   base: Sample;
   objectJsonBytes: number;
   bareListMs: number;
+  bareStreamedListMs: number;
   /** The first count measured in this run, for linearity. */
   first: { count: number; readyMs: number; bareListMs: number };
 }
@@ -235,7 +248,7 @@ function reportMemory({ count, loaded, base, objectJsonBytes }: CountRun): void 
 /** Linear: 2.5 times the objects in at most 2.7 times the time, i.e. 8 % above proportional. */
 const LINEAR_SLACK = 1.08;
 
-function reportStartup({ count, loaded, base, bareListMs, first }: CountRun): void {
+function reportStartup({ count, loaded, base, bareListMs, bareStreamedListMs, first }: CountRun): void {
   const ratioToBareList = loaded.readyMs / bareListMs;
   const growth = count === first.count ? undefined : loaded.readyMs / first.readyMs;
   const allowedGrowth = (count / first.count) * LINEAR_SLACK;
@@ -247,6 +260,7 @@ function reportStartup({ count, loaded, base, bareListMs, first }: CountRun): vo
     ratio: round(loaded.readyMs / base.readyMs, 2),
     bareListSeconds: round(bareListMs / 1000, 2),
     ratioToBareList: round(ratioToBareList, 2),
+    bareStreamedListSeconds: round(bareStreamedListMs / 1000, 2),
     ...(growth !== undefined && {
       growthFrom: first.count,
       readyGrowth: round(growth, 2),
