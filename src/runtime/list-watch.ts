@@ -9,8 +9,9 @@
 // response the server writes while we decode. A paged list is a request per 500 objects, each waiting
 // for our decoding of the one before, and its pages come from etcd unless the server can serve them
 // from a watch-cache snapshot (Kubernetes 1.34+, kept 75 s): from etcd, every page walks all remaining
-// keys of the collection (etcd counts them), N²/pageSize in all. A server that refuses the streamed
-// list (older, or with the feature off) gets paged lists from then on.
+// keys of the collection (etcd counts them), N²/pageSize in all. A server that rejects the streamed
+// list (older, or with the feature off) gets paged lists from then on; one whose stream goes wrong, a
+// paged list that time.
 import { z } from "zod";
 import { isGone, isInvalid, statusError } from "./api-errors.js";
 import { Unstructured } from "./builtin-kinds.js";
@@ -98,7 +99,7 @@ const WatchLine = z.looseObject({ type: z.string(), object: z.unknown() });
 export function httpListWatch(client: KubeHttp, path: string, options: HttpListWatchOptions = {}): ListWatch {
   const selectors = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
   const pageSize = options.pageSize ?? LIST_PAGE_SIZE;
-  /** Cleared for good once the server refuses a streamed list. */
+  /** Cleared for good once the server rejects a streamed list. */
   let streaming = options.streamingList ?? true;
 
   /** The event a watch line carries; an ERROR line becomes its ApiError. */
@@ -208,7 +209,9 @@ export function httpListWatch(client: KubeHttp, path: string, options: HttpListW
           return await listStreamed(signal, prepare);
         } catch (err) {
           if (signal.aborted || !refusesStreamingList(err)) throw err;
-          streaming = false;
+          // A rejected request: the server lacks the feature, so page from now on. A stream that went
+          // wrong (e.g. ended by a server shutting down) is paged this time and streamed again next time.
+          if (isInvalid(err)) streaming = false;
         }
       }
       return listPagedOrWhole(signal, prepare);

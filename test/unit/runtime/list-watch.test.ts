@@ -92,21 +92,10 @@ test("a streamed list prepares each initial event and ends at the bookmark that 
 });
 
 test.each([
-  [
-    "refuses the parameters (422)",
-    { refuse: new ApiError(422, "Invalid", "sendInitialEvents is forbidden") },
-  ],
-  [
-    "refuses the request (400)",
-    { refuse: new ApiError(400, "BadRequest", "resourceVersionMatch is forbidden") },
-  ],
-  ["ends the stream before the initial events end", { lines: [added("a")] }],
-  [
-    "sends a change among the initial events",
-    { lines: [added("a"), { type: "MODIFIED", object: { metadata: { name: "a" } } }] },
-  ],
-])("a server that %s gets paged lists, from then on", async (_what, server) => {
-  const { http, log } = fakeHttp({ ...server, pages: PAGES });
+  ["rejects the parameters (422)", new ApiError(422, "Invalid", "sendInitialEvents is forbidden")],
+  ["rejects the request (400)", new ApiError(400, "BadRequest", "resourceVersionMatch is forbidden")],
+])("a server that %s gets paged lists, from then on", async (_what, refuse) => {
+  const { http, log } = fakeHttp({ refuse, pages: PAGES });
   const lw = httpListWatch(http, PATH, { pageSize: 2 });
   const first = await lw.list(new AbortController().signal, (raw) => raw.metadata?.name);
   expect(first).toEqual({ items: ["a", "b", "c", "d"], resourceVersion: "9" });
@@ -114,6 +103,23 @@ test.each([
   log.length = 0;
   await lw.list(new AbortController().signal, (raw) => raw.metadata?.name);
   expect(log).not.toContain("WATCH");
+});
+
+test.each([
+  ["ends the stream before the initial events end", [added("a")]],
+  [
+    "sends a change among the initial events",
+    [added("a"), { type: "MODIFIED", object: { metadata: { name: "a" } } }],
+  ],
+])("a server that %s gets a paged list that time, and a streamed one the next", async (_what, lines) => {
+  const { http, log } = fakeHttp({ lines, pages: PAGES });
+  const lw = httpListWatch(http, PATH, { pageSize: 2 });
+  const first = await lw.list(new AbortController().signal, (raw) => raw.metadata?.name);
+  expect(first).toEqual({ items: ["a", "b", "c", "d"], resourceVersion: "9" });
+  expect(log.slice(0, 2)).toEqual(["WATCH", "GET page 1"]);
+  log.length = 0;
+  await lw.list(new AbortController().signal, (raw) => raw.metadata?.name);
+  expect(log[0]).toBe("WATCH");
 });
 
 test.each([
