@@ -9,8 +9,9 @@
 // same run (bare-list.ts: the informer's pages, JSON-parsed and dropped), which tells the API server's
 // share from ours: the target is ready ≤ 1.5× the bare list, and linear (2.5× the objects ≤ 2.7× the
 // time). The bare streamed list (the same objects as a watch's initial events, as the informers list
-// when the server offers it) is reported beside it. `npm run bench -- memory` writes memory-N, startup-N and takeover-N; `npm run bench -- startup`
-// runs the same measurement for startup-N alone (no takeover). BENCH_MEMORY_COUNTS=20000 for a quick run.
+// when the server offers it) is reported beside it. `npm run bench -- memory` writes memory-N,
+// startup-N and takeover-N; `npm run bench -- startup` runs the same measurement for startup-N alone
+// (no takeover). BENCH_MEMORY_COUNTS=20000 measures at 20,000 only, for a quick run.
 import { setTimeout as sleep } from "node:timers/promises";
 import { isConflict, isAlreadyExists } from "../src/runtime/api-errors.js";
 import { KubeHttp } from "../src/runtime/kube-http.js";
