@@ -5,9 +5,17 @@
 // reconciling: the memory figures are the caches' cost, not a reconcile storm's. Then the bench releases
 // the Lease, and the standby takes over: the time from the release to its first reconcile is the
 // takeover, which must not grow with the number of cached requests.
+// Start-up (process start → /readyz 200) is also set against a bare list of the same objects in the
+// same run (bare-list.ts: the informer's pages, JSON-parsed and dropped), which tells the API server's
+// share from ours: the target is ready ≤ 1.5× the bare list, and linear (2.5× the objects ≤ 2.7× the
+// time). The bare streamed list (the same objects as a watch's initial events, as the informers list
+// when the server offers it) is reported beside it. `npm run bench -- memory` writes memory-N,
+// startup-N and takeover-N; `npm run bench -- startup` runs the same measurement for startup-N alone
+// (no takeover). BENCH_MEMORY_COUNTS=20000 measures at 20,000 only, for a quick run.
 import { setTimeout as sleep } from "node:timers/promises";
 import { isConflict, isAlreadyExists } from "../src/runtime/api-errors.js";
 import { KubeHttp } from "../src/runtime/kube-http.js";
+import { bareList, bareStreamedList } from "./bare-list.js";
 import {
   createGroupWithTarget,
   createSucceededRequest,
@@ -71,22 +79,37 @@ async function metricsText(port: number): Promise<string> {
 const sum = (text: string, pattern: RegExp): number =>
   [...text.matchAll(pattern)].reduce((a, m) => a + Number(m[1]), 0);
 
-interface Sample {
-  readyMs: number;
-  rss: number;
-  peakRss: number;
-  cached: number;
+/** The result files a run writes for each count (startup-N also for the `startup` benchmark alone). */
+export type Figures = "memory" | "startup" | "takeover";
+
+interface Takeover {
   /** From the Lease's release to the first reconcile (includes up to one retry period of waiting). */
   takeoverMs: number;
   /** From "became leader" to the first reconcile: the part the cache's size could lengthen. */
   firstPassMs: number;
 }
 
+interface Sample {
+  readyMs: number;
+  rss: number;
+  peakRss: number;
+  cached: number;
+  /** Absent when the takeover is not measured. */
+  takeover?: Takeover;
+}
+
 /**
- * Starts a standby operator on `ns`: time to /readyz, RSS once the heap has settled, the peak RSS; then
- * releases the Lease and times the takeover (release → the resize controller's first reconcile).
+ * Starts a standby operator on `ns`: time to /readyz, RSS once the heap has settled, the peak RSS; then,
+ * `withTakeover`, releases the Lease and times the takeover (release → the resize controller's first
+ * reconcile).
  */
-async function measure(http: KubeHttp, cli: string, ns: string, name: string): Promise<Sample> {
+async function measure(
+  http: KubeHttp,
+  cli: string,
+  ns: string,
+  name: string,
+  withTakeover: boolean,
+): Promise<Sample> {
   await setLease(http, ns, true);
   const op = await startOperator(cli, {
     name,
@@ -99,6 +122,8 @@ async function measure(http: KubeHttp, cli: string, ns: string, name: string): P
     const rss = rssBytes(op.pid);
     const peakRss = rssBytes(op.pid, "VmHWM");
     const cached = sum(await metricsText(op.metricsPort), /^resize_requests\{[^}]*\} (\d+)/gm);
+    const readyMs = readyAt - op.startedAt;
+    if (!withTakeover) return { readyMs, rss, peakRss, cached };
     const released = Date.now();
     await setLease(http, ns, false);
     const reconciles =
@@ -111,19 +136,20 @@ async function measure(http: KubeHttp, cli: string, ns: string, name: string): P
     const leading = logTime(op.log, "became leader");
     if (leading === undefined) throw new Error(`${name}: reconciled without "became leader" in its log`);
     return {
-      readyMs: readyAt - op.startedAt,
+      readyMs,
       rss,
       peakRss,
       cached,
-      takeoverMs: reconciled - released,
-      firstPassMs: reconciled - leading,
+      takeover: { takeoverMs: reconciled - released, firstPassMs: reconciled - leading },
     };
   } finally {
     await op.stop();
   }
 }
 
-export async function memoryAndStartup(cli: string): Promise<void> {
+/** Creates the requests count by count and measures each; writes the result files `figures` names. */
+export async function memoryAndStartup(cli: string, figures: readonly Figures[]): Promise<void> {
+  const withTakeover = figures.includes("takeover");
   const kc = kubeConfig();
   const http = new KubeHttp(kc);
   await installCrds(http);
@@ -132,11 +158,12 @@ export async function memoryAndStartup(cli: string): Promise<void> {
   const empty = await namespace(http, "bench-mem-empty");
   await createGroupWithTarget(http, empty.name, "g000");
   log("memory: baseline (no requests)");
-  const base = await measure(http, cli, empty.name, "memory-empty");
+  const base = await measure(http, cli, empty.name, "memory-empty", withTakeover);
 
   const full = await namespace(http, "bench-mem");
   await createGroupWithTarget(http, full.name, "g000");
   let created = 0;
+  let first: CountRun["first"] | undefined;
   try {
     for (const count of COUNTS) {
       log(`memory: creating SUCCEEDED ResizeRequests ${created}..${count} over ${GROUPS} groups`);
@@ -159,10 +186,27 @@ export async function memoryAndStartup(cli: string): Promise<void> {
         items: unknown[];
       };
       const objectJsonBytes = Buffer.byteLength(JSON.stringify(sample.items[0]));
-      const loaded = await measure(http, cli, full.name, `memory-${count}`);
+      const bare = await bareList(http, rrPath(full.name));
+      const streamed = await bareStreamedList(http, rrPath(full.name));
+      for (const listed of [bare, streamed])
+        if (listed.objects !== count)
+          throw new Error(`a bare list found ${listed.objects} of ${count} requests`);
+      const loaded = await measure(http, cli, full.name, `memory-${count}`, withTakeover);
       if (loaded.cached !== count)
         throw new Error(`expected ${count} cached requests, /metrics says ${loaded.cached}`);
-      reportCount(count, loaded, base, objectJsonBytes);
+      first ??= { count, readyMs: loaded.readyMs, bareListMs: bare.seconds * 1000 };
+      const run: CountRun = {
+        count,
+        loaded,
+        base,
+        objectJsonBytes,
+        bareListMs: bare.seconds * 1000,
+        bareStreamedListMs: streamed.seconds * 1000,
+        first,
+      };
+      if (figures.includes("memory")) reportMemory(run);
+      if (figures.includes("startup")) reportStartup(run);
+      if (figures.includes("takeover")) reportTakeover(run);
     }
   } finally {
     // The namespace controller deletes about 450 requests a second here: 250,000 take over 9 minutes.
@@ -170,7 +214,18 @@ export async function memoryAndStartup(cli: string): Promise<void> {
   }
 }
 
-function reportCount(count: number, loaded: Sample, base: Sample, objectJsonBytes: number): void {
+interface CountRun {
+  count: number;
+  loaded: Sample;
+  base: Sample;
+  objectJsonBytes: number;
+  bareListMs: number;
+  bareStreamedListMs: number;
+  /** The first count measured in this run, for linearity. */
+  first: { count: number; readyMs: number; bareListMs: number };
+}
+
+function reportMemory({ count, loaded, base, objectJsonBytes }: CountRun): void {
   const bytesPerObject = Math.round((loaded.rss - base.rss) / count);
   const targeted = count === 100_000;
   report({
@@ -189,22 +244,46 @@ function reportCount(count: number, loaded: Sample, base: Sample, objectJsonByte
     }),
     machine: machine(),
   });
+}
+
+/** Linear: 2.5 times the objects in at most 2.7 times the time, i.e. 8 % above proportional. */
+const LINEAR_SLACK = 1.08;
+
+function reportStartup({ count, loaded, base, bareListMs, bareStreamedListMs, first }: CountRun): void {
+  const ratioToBareList = loaded.readyMs / bareListMs;
+  const growth = count === first.count ? undefined : loaded.readyMs / first.readyMs;
+  const allowedGrowth = (count / first.count) * LINEAR_SLACK;
   report({
     bench: `startup-${count}`,
     objects: count,
     readySeconds: round(loaded.readyMs / 1000, 2),
     baselineReadySeconds: round(base.readyMs / 1000, 2),
     ratio: round(loaded.readyMs / base.readyMs, 2),
+    bareListSeconds: round(bareListMs / 1000, 2),
+    ratioToBareList: round(ratioToBareList, 2),
+    bareStreamedListSeconds: round(bareStreamedListMs / 1000, 2),
+    ...(growth !== undefined && {
+      growthFrom: first.count,
+      readyGrowth: round(growth, 2),
+      readyGrowthAllowed: round(allowedGrowth, 2),
+      bareListGrowth: round(bareListMs / first.bareListMs, 2),
+    }),
+    target: `ratioToBareList <= 1.5${growth === undefined ? "" : ` and readyGrowth <= ${round(allowedGrowth, 2)}`}`,
+    met: ratioToBareList <= 1.5 && (growth === undefined || growth <= allowedGrowth),
     machine: machine(),
   });
+}
+
+function reportTakeover({ count, loaded, base }: CountRun): void {
+  if (!loaded.takeover || !base.takeover) throw new Error("the takeover was not measured");
   report({
     bench: `takeover-${count}`,
     objects: count,
-    takeoverSeconds: round(loaded.takeoverMs / 1000, 2),
-    baselineTakeoverSeconds: round(base.takeoverMs / 1000, 2),
-    firstPassSeconds: round(loaded.firstPassMs / 1000, 3),
-    baselineFirstPassSeconds: round(base.firstPassMs / 1000, 3),
-    ratio: round(loaded.firstPassMs / base.firstPassMs, 2),
+    takeoverSeconds: round(loaded.takeover.takeoverMs / 1000, 2),
+    baselineTakeoverSeconds: round(base.takeover.takeoverMs / 1000, 2),
+    firstPassSeconds: round(loaded.takeover.firstPassMs / 1000, 3),
+    baselineFirstPassSeconds: round(base.takeover.firstPassMs / 1000, 3),
+    ratio: round(loaded.takeover.firstPassMs / base.takeover.firstPassMs, 2),
     retryPeriod: RETRY_PERIOD,
     machine: machine(),
   });

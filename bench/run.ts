@@ -2,6 +2,7 @@
 // local cluster from `npm run cluster:up`. Each prints one JSON line and writes bench/results/NAME.json.
 // BENCH_CPU_PROF=1 also writes CPU profiles of the operator (throughput and REST runs) to .local/bench/work.
 // Flags after the names go to the benchmarks (bench/args.ts): `npm run bench -- provisioning --jobs 2000`.
+// `startup` is the start-up part of `memory` alone (memory.ts): either writes startup-N.json.
 import path from "node:path";
 import { buildOperator, kubeconfigFile, log, workDir } from "./lib.js";
 import { splitArgs } from "./args.js";
@@ -23,7 +24,9 @@ const BENCHES: Record<string, (cli: string) => Promise<void>> = {
   rest: (cli) => restBench(cli, profileDir("rest")),
   "redis-topologies": redisTopologies,
   scale: (cli) => scale(cli, profileDir("scale")),
-  memory: memoryAndStartup,
+  memory: (cli) => memoryAndStartup(cli, ["memory", "startup", "takeover"]),
+  // The start-up figures alone (memory writes them too): start-up against a bare list of the same objects.
+  startup: (cli) => memoryAndStartup(cli, ["startup"]),
   events: () => eventSeries(),
   provisioning: (cli) => provisioning(cli, flags),
 };
@@ -33,8 +36,12 @@ for (const name of wanted)
     throw new Error(`unknown benchmark ${name}; have ${Object.keys(BENCHES).join(", ")}`);
 kubeconfigFile();
 const cli = buildOperator();
+/** Benchmarks whose results another one writes too: not run twice when both are (or all are) wanted. */
+const COVERED_BY: Readonly<Record<string, string>> = { startup: "memory" };
+const selected = (name: string): boolean => wanted.length === 0 || wanted.includes(name);
 for (const [name, run] of Object.entries(BENCHES)) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  const coveredBy = COVERED_BY[name];
+  if (!selected(name) || (coveredBy !== undefined && selected(coveredBy))) continue;
   const started = Date.now();
   log(`${name}: starting`);
   await run(cli);

@@ -88,7 +88,14 @@ export class Reflector<P> {
           if (listed++ > 0) this.relists.inc();
           needList = false;
           justListed = true;
-          logger.debug({ resourceVersion: this.resourceVersion, count: result.items.length }, "listed");
+          logger.debug(
+            {
+              resourceVersion: this.resourceVersion,
+              count: result.items.length,
+              streamed: result.streamed === true,
+            },
+            "listed",
+          );
         }
         const min = this.options.minWatchTimeoutSeconds ?? 300;
         const timeoutSeconds = Math.floor(min * (1 + this.random()));

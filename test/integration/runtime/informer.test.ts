@@ -1,4 +1,5 @@
-// Informers against the real API server: list + watch of ConfigMaps, and relisting on 410 Gone.
+// Informers against the real API server: list + watch of ConfigMaps (the list paged, and streamed as a
+// watch's initial events), and relisting on 410 Gone.
 import * as k8s from "@kubernetes/client-node";
 import { pino } from "pino";
 import { Informer } from "../../../src/runtime/informer.js";
@@ -56,7 +57,7 @@ test("sees adds, updates and deletes of ConfigMaps, with a working cache and ind
   });
   const informer = new Informer<k8s.V1ConfigMap>({
     name: "configmaps",
-    listWatch: httpListWatch(http, path(), { pageSize: 1 }),
+    listWatch: httpListWatch(http, path(), { pageSize: 1, streamingList: false }),
     decode: (raw) => raw,
     indexers: { byValue: (cm) => Object.values(cm.data ?? {}) },
   });
@@ -91,6 +92,44 @@ test("sees adds, updates and deletes of ConfigMaps, with a working cache and ind
     ]);
     expect(informer.lister.byIndex("byValue", "2").map(objectKey)).toEqual([`${ns.name}/x`]);
     expect(informer.lister.get(`${ns.name}/pre`)).toBeUndefined();
+  } finally {
+    ctl.abort();
+    await running;
+  }
+});
+
+test("the list streams from the API server, agrees with the paged list, and the watch goes on from it", async () => {
+  for (const name of ["s-1", "s-2"])
+    await core.createNamespacedConfigMap({
+      namespace: ns.name,
+      body: { metadata: { name }, data: { a: name } },
+    });
+  const names = (items: { metadata?: { name?: string } }[]) => items.map((o) => o.metadata?.name).sort();
+  const signal = new AbortController().signal;
+  const streamed = await httpListWatch(http, path()).list(signal, asListed);
+  const paged = await httpListWatch(http, path(), { pageSize: 1, streamingList: false }).list(
+    signal,
+    asListed,
+  );
+  expect(streamed.streamed).toBe(true);
+  expect(paged.streamed).toBeUndefined();
+  expect(names(streamed.items)).toEqual(names(paged.items));
+  expect(names(streamed.items)).toEqual(expect.arrayContaining(["s-1", "s-2"]));
+
+  const informer = new Informer<k8s.V1ConfigMap>({
+    name: "streamed",
+    listWatch: httpListWatch(http, path()),
+    decode: (raw) => raw,
+  });
+  const ctl = new AbortController();
+  const running = informer.run(ctl.signal);
+  try {
+    expect(await informer.waitForSync(ctl.signal)).toBe(true);
+    expect(informer.lister.get(`${ns.name}/s-2`)?.data).toEqual({ a: "s-2" });
+    await core.createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name: "s-3" } } });
+    await eventually("the change after the streamed list", () =>
+      Promise.resolve(informer.lister.get(`${ns.name}/s-3`) ? true : undefined),
+    );
   } finally {
     ctl.abort();
     await running;
