@@ -91,18 +91,24 @@ test("a streamed list prepares each initial event and ends at the bookmark that 
   expect(queries[0]?.resourceVersion).toBeUndefined();
 });
 
+/** Lists twice from a server whose streamed list goes as `server` says: the first result, and each list's calls. */
+async function listTwice(server: { refuse?: Error; lines?: unknown[] }) {
+  const { http, log } = fakeHttp({ ...server, pages: PAGES });
+  const lw = httpListWatch(http, PATH, { pageSize: 2 });
+  const first = await lw.list(new AbortController().signal, (raw) => raw.metadata?.name);
+  const firstCalls = log.splice(0);
+  await lw.list(new AbortController().signal, (raw) => raw.metadata?.name);
+  return { first, firstCalls, secondCalls: log };
+}
+
 test.each([
   ["rejects the parameters (422)", new ApiError(422, "Invalid", "sendInitialEvents is forbidden")],
   ["rejects the request (400)", new ApiError(400, "BadRequest", "resourceVersionMatch is forbidden")],
 ])("a server that %s gets paged lists, from then on", async (_what, refuse) => {
-  const { http, log } = fakeHttp({ refuse, pages: PAGES });
-  const lw = httpListWatch(http, PATH, { pageSize: 2 });
-  const first = await lw.list(new AbortController().signal, (raw) => raw.metadata?.name);
+  const { first, firstCalls, secondCalls } = await listTwice({ refuse });
   expect(first).toEqual({ items: ["a", "b", "c", "d"], resourceVersion: "9" });
-  expect(log.slice(0, 2)).toEqual(["WATCH", "GET page 1"]);
-  log.length = 0;
-  await lw.list(new AbortController().signal, (raw) => raw.metadata?.name);
-  expect(log).not.toContain("WATCH");
+  expect(firstCalls.slice(0, 2)).toEqual(["WATCH", "GET page 1"]);
+  expect(secondCalls).not.toContain("WATCH");
 });
 
 test.each([
@@ -112,14 +118,10 @@ test.each([
     [added("a"), { type: "MODIFIED", object: { metadata: { name: "a" } } }],
   ],
 ])("a server that %s gets a paged list that time, and a streamed one the next", async (_what, lines) => {
-  const { http, log } = fakeHttp({ lines, pages: PAGES });
-  const lw = httpListWatch(http, PATH, { pageSize: 2 });
-  const first = await lw.list(new AbortController().signal, (raw) => raw.metadata?.name);
+  const { first, firstCalls, secondCalls } = await listTwice({ lines });
   expect(first).toEqual({ items: ["a", "b", "c", "d"], resourceVersion: "9" });
-  expect(log.slice(0, 2)).toEqual(["WATCH", "GET page 1"]);
-  log.length = 0;
-  await lw.list(new AbortController().signal, (raw) => raw.metadata?.name);
-  expect(log[0]).toBe("WATCH");
+  expect(firstCalls.slice(0, 2)).toEqual(["WATCH", "GET page 1"]);
+  expect(secondCalls[0]).toBe("WATCH");
 });
 
 test.each([
