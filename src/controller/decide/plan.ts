@@ -13,7 +13,8 @@ export interface RequestChange {
 
 /**
  * A scale change, applied only after the status change of `request` that records it succeeded, and
- * only while the target still has `from` replicas (a fresh read just before applying).
+ * only while the target still has `from` replicas (the write carries the resourceVersion of the target as
+ * observed, so a change since is a conflict and the pass is decided again).
  */
 export interface ScaleChange {
   readonly request: string;
