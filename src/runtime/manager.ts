@@ -80,6 +80,8 @@ export interface InformerSpec<T extends KubeObject> {
 interface RegisteredInformer {
   /** The Informer<T> of whoever created it first. */
   instance: unknown;
+  /** Registered before `start`: a cache the replica serves from, so `/readyz` waits for it. */
+  gatesReadiness: boolean;
   hasSynced(): boolean;
   waitForSync(signal: AbortSignal): Promise<boolean>;
   run(signal: AbortSignal): Promise<void>;
@@ -154,6 +156,7 @@ export class Manager {
     const informer = new Informer<T>(options);
     const registered: RegisteredInformer = {
       instance: informer,
+      gatesReadiness: !this.started,
       hasSynced: () => informer.hasSynced(),
       waitForSync: (signal) => informer.waitForSync(signal),
       run: (signal) => informer.run(signal),
@@ -174,9 +177,14 @@ export class Manager {
     (leaderOnly ? this.leaderOnly : this.everywhere).push(runnable);
   }
 
-  /** True once every informer has synced (a readiness check). */
+  /**
+   * True once every informer registered before `start` has synced (a readiness check). One created on
+   * demand later (a target kind's, a node selector's, by the leader's controllers) does not take a
+   * serving replica out of its Service while it lists: nothing served reads it, and its users wait for
+   * its sync themselves.
+   */
   hasSynced(): boolean {
-    return [...this.informers.values()].every((i) => i.hasSynced());
+    return [...this.informers.values()].every((i) => !i.gatesReadiness || i.hasSynced());
   }
 
   private collectListGarbage(): void {
