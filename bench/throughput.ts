@@ -51,6 +51,8 @@ const CONCURRENCY = 4;
 /** Rounds of each side, alternated (BENCH_THROUGHPUT_ROUNDS, default 3). */
 const ROUNDS = Number(process.env.BENCH_THROUGHPUT_ROUNDS ?? 3);
 const FINALIZER = "compute.resize-operator.dev/finalizer";
+/** Waited after each side's last SUCCEEDED before its API-server counters are read. */
+const SETTLE_MS = 3000;
 /** BENCH_APISERVER_PROF=1: each side's API-server CPU profile covers this window (longer than a side). */
 const PROFILE_SECONDS = 20;
 
@@ -209,6 +211,8 @@ async function oneRound(
   await runBaseline(http, base);
   const [, floorDoneAt] = await Promise.all([floorInformer(60_000), floorWatch(60_000)]);
   const baselineMs = floorDoneAt - floorStarted;
+  // The same settling time as the operator side's below, so both windows hold as much idle API server.
+  await sleep(SETTLE_MS);
   const b1 = await apiServerCounters(kc);
   await floorProfile?.();
 
@@ -233,7 +237,7 @@ async function oneRound(
   const startedAt = logTime(op.log, "controller started");
   if (startedAt === undefined) throw new Error(`no "controller started" in ${op.log}`);
   // Let the last group-status writes and events land before counting.
-  await sleep(3000);
+  await sleep(SETTLE_MS);
   const o1 = await apiServerCounters(kc);
   // The operator is idle now (its Lease renewals aside): the profile's window ends before anything else.
   await operatorProfile?.();
