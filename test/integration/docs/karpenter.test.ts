@@ -197,7 +197,7 @@ test("the shell blocks run as written against Karpenter and Kueue, and do what t
   expect(ran).toEqual(["resize", "release", "kueue", "eta"]);
 }, 900_000);
 
-test("the RBAC values give the operator get on Karpenter's NodePools", async () => {
+test("the RBAC values let the operator get, list and watch Karpenter's NodePools", async () => {
   const values = path.join(work, "karpenter-values.yaml");
   writeFileSync(values, JSON.stringify(yamlBlock("rbac:")));
   const { stdout } = await run(
@@ -221,7 +221,7 @@ test("the RBAC values give the operator get on Karpenter's NodePools", async () 
   expect(clusterRole?.rules).toContainEqual({
     apiGroups: ["karpenter.sh"],
     resources: ["nodepools"],
-    verbs: ["get"],
+    verbs: ["get", "list", "watch"],
   });
 });
 
