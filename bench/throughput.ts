@@ -9,7 +9,6 @@
 // process_cpu_seconds_total), so both sides are counted the same way; `apiServerCpuRatio` is ours ÷
 // the floor's API-server CPU per request. Three rounds alternate the two sides
 // (BENCH_THROUGHPUT_ROUNDS); the median round is reported, with every round's ratio.
-// BENCH_APISERVER_PROF=1 also writes the API server's CPU profile of each side (apiserver-profile.ts).
 //
 // The operator's namespace has the chart's finalizer policy (a MutatingAdmissionPolicy, Kubernetes
 // 1.36+) bound to it, as a default install would, so the API server adds the finalizer when a request
@@ -21,7 +20,6 @@ import type { ResizeRequest } from "../src/api/resize-request.js";
 import { finalizerPolicy, finalizerPolicyBinding } from "../src/generate/finalizer-policy.js";
 import { isNotFound } from "../src/runtime/api-errors.js";
 import { KubeHttp } from "../src/runtime/kube-http.js";
-import { apiServerProfile, profilingApiServer } from "./apiserver-profile.js";
 import {
   apiServerCounters,
   callsBetween,
@@ -53,8 +51,6 @@ const ROUNDS = Number(process.env.BENCH_THROUGHPUT_ROUNDS ?? 3);
 const FINALIZER = "compute.resize-operator.dev/finalizer";
 /** Waited after each side's last SUCCEEDED before its API-server counters are read. */
 const SETTLE_MS = 3000;
-/** BENCH_APISERVER_PROF=1: each side's API-server CPU profile covers this window (longer than a side). */
-const PROFILE_SECONDS = 20;
 
 interface Fixture {
   ns: string;
@@ -206,7 +202,6 @@ async function oneRound(
   const floorInformer = await watchAllSucceeded(http, base.ns, REQUESTS);
   const floorWatch = await watchAllSucceeded(http, base.ns, REQUESTS);
   const b0 = await apiServerCounters(kc);
-  const floorProfile = profilingApiServer ? await apiServerProfile("floor", PROFILE_SECONDS) : undefined;
   const floorStarted = Date.now();
   await runBaseline(http, base);
   const [, floorDoneAt] = await Promise.all([floorInformer(60_000), floorWatch(60_000)]);
@@ -214,7 +209,6 @@ async function oneRound(
   // The same settling time as the operator side's below, so both windows hold as much idle API server.
   await sleep(SETTLE_MS);
   const b1 = await apiServerCounters(kc);
-  await floorProfile?.();
 
   log(`throughput: operator fixture (finalizer policy ${withPolicy ? "bound" : "absent"})`);
   let unbind = (): Promise<void> => Promise.resolve();
@@ -223,9 +217,6 @@ async function oneRound(
   });
   const allSucceeded = await watchAllSucceeded(http, f.ns, REQUESTS);
   const o0 = await apiServerCounters(kc);
-  const operatorProfile = profilingApiServer
-    ? await apiServerProfile("operator", PROFILE_SECONDS)
-    : undefined;
   const op = await startOperator(cli, {
     name: "throughput",
     namespace: f.ns,
@@ -239,8 +230,6 @@ async function oneRound(
   // Let the last group-status writes and events land before counting.
   await sleep(SETTLE_MS);
   const o1 = await apiServerCounters(kc);
-  // The operator is idle now (its Lease renewals aside): the profile's window ends before anything else.
-  await operatorProfile?.();
   const metrics = await fetch(`http://127.0.0.1:${op.metricsPort}/metrics`).then((r) => r.text());
   const exit = await op.stop();
   await unbind();
