@@ -5,6 +5,7 @@ import { customResource, type CustomResourceModel } from "./custom-resource.js";
 import { kubeDuration, parseKubeDuration } from "./duration.js";
 import { InstanceShape, ProvisioningRequestPolicy } from "./instance-shape.js";
 import { rule } from "./meta.js";
+import { API_VERSION_MAX, API_VERSION_PATTERN, KIND_MAX, KIND_PATTERN } from "./target-ref.js";
 import { INSTANCE_GROUP_MANAGER } from "./names.js";
 import { Count, Generation, ObjectName, Rfc1035Label, Uint64String } from "./primitives.js";
 import { DEFAULT_READY_REPLICAS_FIELD, isKarpenterNodePool, KARPENTER, Readiness } from "./readiness.js";
@@ -17,12 +18,19 @@ export const TargetRef = z
     apiVersion: z
       .string()
       .min(1)
-      .max(317)
-      .meta({ description: "API version of the target workload, for example apps/v1." }),
+      .max(API_VERSION_MAX)
+      .regex(API_VERSION_PATTERN, {
+        message: "must be GROUP/VERSION (a DNS subdomain, a slash, a DNS label) such as apps/v1, or v1",
+      })
+      .meta({
+        description:
+          "API version of the target workload: GROUP/VERSION such as apps/v1 (the group a DNS subdomain, the version a DNS label), or VERSION alone for the core group.",
+      }),
     kind: z
       .string()
       .min(1)
-      .max(63)
+      .max(KIND_MAX)
+      .regex(KIND_PATTERN, { message: "must be a kind: a letter, then letters and digits" })
       .meta({ description: "Kind of the target workload, for example StatefulSet or MachineDeployment." }),
     name: ObjectName.meta({
       description:
@@ -181,7 +189,7 @@ export const InstanceGroupManagerStatus = z
     }).optional(),
     conditions: Conditions.meta({
       description:
-        "Observations of the group's state; Ready tells whether the target can be scaled and its ready instances counted. When it is False its reason says why: NotFound, NotScalable (no /scale), TargetForbidden (the operator may not read or scale the target; requests wait), ClusterScopedTargetNotAllowed (a cluster-scoped kind not listed as a target; requests wait), TargetResourceMismatch (the kind's resource is not the one admission checked; requests fail) or NodeReadinessForbidden (the operator may not list and watch Nodes; the queue waits).",
+        "Observations of the group's state; Ready tells whether the target can be scaled and its ready instances counted. When it is False its reason says why: NotFound, NotScalable (no /scale), TargetForbidden (the operator may not read or scale the target; requests wait), ClusterScopedTargetNotAllowed (a cluster-scoped kind not listed as a target; requests wait), TargetResourceMismatch (the kind's resource is not the one admission checked; requests fail), InvalidTargetRef (a targetRef stored before its grammar was enforced; requests fail) or NodeReadinessForbidden (the operator may not list and watch Nodes; the queue waits).",
     }).optional(),
     observedGeneration: Generation.meta({
       description: "The metadata.generation this status was computed from.",

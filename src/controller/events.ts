@@ -93,6 +93,12 @@ export const resizeEvents = defineEventCatalog({
     action: "CheckTarget",
     when: "On the group: the API server serves the target's kind under another resource name than the one guessed from the kind, which is the one the admission policy checked; the operator never scales it and the group's requests fail (UNSUPPORTED_OPERATION). Ready is False with this reason.",
   },
+  InvalidTargetRef: {
+    type: "Warning",
+    reason: "InvalidTargetRef",
+    action: "CheckTarget",
+    when: "On the group: its spec.targetRef is not in the API's grammar (apiVersion GROUP/VERSION of a DNS subdomain and a DNS label, kind letters and digits), which only a group stored before the CRD enforced it can be; the operator builds no URL from it, and the group's requests fail (UNSUPPORTED_OPERATION). Ready is False with this reason.",
+  },
   TargetNotFound: {
     type: "Warning",
     reason: "TargetNotFound",

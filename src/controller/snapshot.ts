@@ -61,10 +61,16 @@ export type TargetView =
  * has no /scale. The other three are the operator's refusals (target-access.ts): it may not read or scale
  * the target (TargetForbidden), the target is of a cluster-scoped kind not listed as one
  * (ClusterScopedTargetNotAllowed), or its kind's resource is not the one admission checked
- * (TargetResourceMismatch). Each is also the reason of the group's Ready condition.
+ * (TargetResourceMismatch). InvalidTargetRef: the reference is not in the API's grammar
+ * (api/target-ref.ts), from a group created before the CRD enforced it. Each is also the reason of the group's Ready condition.
  */
 export type TargetUnavailableReason =
-  "NotFound" | "NotScalable" | "TargetForbidden" | "ClusterScopedTargetNotAllowed" | "TargetResourceMismatch";
+  | "NotFound"
+  | "NotScalable"
+  | "TargetForbidden"
+  | "ClusterScopedTargetNotAllowed"
+  | "TargetResourceMismatch"
+  | "InvalidTargetRef";
 
 export interface TargetUnavailable {
   readonly found: false;

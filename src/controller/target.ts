@@ -6,6 +6,7 @@
 // controller's informers, target-informers.ts) a target is read from memory wherever the cache can serve
 // it, and from the API server only where it cannot; resize_target_reads_total counts both.
 import { apiGroupOf, targetLabel } from "../api/target-kinds.js";
+import { targetRefProblem } from "../api/target-ref.js";
 import { isConflict, isNotFound } from "../runtime/api-errors.js";
 import {
   scaleOf,
@@ -140,6 +141,9 @@ export class ScaleClient {
   private async locate(
     ref: TargetRef,
   ): Promise<{ where: ResourceLocation; scalable: boolean } | { missing: string }> {
+    // Never a URL from a string the grammar refuses (a group created before the CRD enforced it).
+    const problem = targetRefProblem(ref);
+    if (problem) return { missing: problem };
     for (const refresh of [false, true]) {
       const resources = await this.resources(ref.apiVersion, refresh);
       const main = resources?.find((r) => r.kind === ref.kind && !r.name.includes("/"));
@@ -185,6 +189,13 @@ export class ScaleClient {
 
   /** `namespace` is the group's; a cluster-scoped target is read without it. */
   async read(namespace: string, ref: TargetRef, readyField: string): Promise<TargetRead> {
+    const problem = targetRefProblem(ref);
+    if (problem)
+      return {
+        found: false,
+        reason: "InvalidTargetRef",
+        message: `${problem}; the operator does not use it.`,
+      };
     const located = await this.locate(ref);
     if ("missing" in located) return { found: false, reason: "NotFound", message: located.missing };
     const { where } = located;

@@ -1,11 +1,17 @@
-// The ValidatingAdmissionPolicy that decides who may point a group at a target. The operator scales any
-// kind through /scale with its own wide grant, so a group must not let its author scale what they could
-// not scale themselves: creating an InstanceGroupManager, or changing its spec.targetRef, requires that
-// the requesting user may `update` the target's `scale` subresource, in the group's namespace, and
-// cluster-wide too when the kind is listed as a cluster-scoped target (CEL has no discovery to tell).
+// The ValidatingAdmissionPolicy that decides who may point a group at a target, or widen what it takes
+// from it. The operator scales any kind through /scale with its own wide grant, so a group must not let
+// its author scale what they could not scale themselves: creating an InstanceGroupManager, or changing
+// any of its widening fields (api/group-widening.ts: targetRef, maxSize, minSize, readiness …), requires
+// that the requesting user may `update` the target's `scale` subresource, in the group's namespace, and
+// cluster-wide too when the kind is listed as a cluster-scoped target (CEL has no discovery to tell). A
+// node selector of the user's choosing reads Nodes' labels back through the group's status, so it also
+// needs `list nodes` (a Karpenter NodePool's own label, fixed by its target, does not).
+// The CRD's grammar (api/target-ref.ts) leaves one reading of apiVersion: the group before its only `/`.
 // The resource is guessed from the kind as Kubernetes does (api/target-kinds.ts, guessResource); the
 // operator refuses a target whose served resource or scope this check does not cover
 // (controller/target-access.ts).
+import { WIDENING_FIELD_NAMES } from "../api/group-widening.js";
+import { KARPENTER } from "../api/readiness.js";
 import { DEFAULT_CLUSTER_SCOPED_TARGETS } from "../api/target-kinds.js";
 import { GROUP, INSTANCE_GROUP_MANAGER, VERSION } from "../api/names.js";
 import { denyingBinding, validatingPolicy } from "./admission.js";
@@ -44,8 +50,27 @@ const VARIABLES = [
   },
   { name: "clusterScoped", expression: `${v("groupKind")} in ${v(CLUSTER_SCOPED_TARGETS_VARIABLE)}` },
   {
+    // The widening fields this request sets or changes (all of them set on a create).
+    name: "widened",
+    expression: WIDENING_FIELD_NAMES.map(
+      (f) => `(request.operation == 'CREATE' || oldObject.spec.?${f} != object.spec.?${f} ? ['${f}'] : [])`,
+    ).join(" + "),
+  },
+  {
     name: "action",
-    expression: `(request.operation == 'CREATE' ? 'creating an ${INSTANCE_GROUP_MANAGER.kind} over ' : 'pointing ${INSTANCE_GROUP_MANAGER.kind} ' + object.metadata.name + ' at ') + ${ref}.kind + ' ' + ${ref}.name`,
+    expression: [
+      `request.operation == 'CREATE' ? 'creating an ${INSTANCE_GROUP_MANAGER.kind} over '`,
+      `'targetRef' in ${v("widened")} ? 'pointing ${INSTANCE_GROUP_MANAGER.kind} ' + object.metadata.name + ' at '`,
+      `'changing spec.' + ${v("widened")}.join(', spec.') + ' of ${INSTANCE_GROUP_MANAGER.kind} ' + object.metadata.name + ' over '`,
+    ]
+      .join(" : ")
+      .replace(/^/, "(")
+      .concat(`) + ${ref}.kind + ' ' + ${ref}.name`),
+  },
+  {
+    // A node selector the target fixes: a Karpenter NodePool's own label, naming the pool.
+    name: "selectorOfTarget",
+    expression: `${v("apiGroup")} == '${KARPENTER.group}' && ${ref}.kind == '${KARPENTER.nodePool}' && object.spec.readiness.nodeSelector == {'${KARPENTER.nodePoolLabel}': ${ref}.name}`,
   },
 ];
 
@@ -69,12 +94,15 @@ export function targetPolicy() {
         },
       ],
     },
-    // An update that keeps the target (status, labels, maxSize, `kubectl apply` of the same spec) is
-    // not this policy's business.
+    // An update that widens nothing (status, labels, provisioningTimeout, `kubectl apply` of the same
+    // spec) is not this policy's business.
     matchConditions: [
       {
-        name: "target-set-or-changed",
-        expression: `request.operation == 'CREATE' || oldObject.spec.targetRef != ${ref}`,
+        name: "target-set-or-widened",
+        expression: [
+          "request.operation == 'CREATE'",
+          ...WIDENING_FIELD_NAMES.map((f) => `oldObject.spec.?${f} != object.spec.?${f}`),
+        ].join(" || "),
       },
     ],
     variables: [
@@ -90,6 +118,11 @@ export function targetPolicy() {
       {
         expression: `!${v("clusterScoped")} || ${check(false)}`,
         messageExpression: `${v("action")} + ' requires permission to scale it cluster-wide (' + ${v("groupKind")} + ' is listed as a cluster-scoped target kind): ' + ${lacks("'at the cluster scope'")}`,
+        reason: "Forbidden",
+      },
+      {
+        expression: `!('readiness' in ${v("widened")}) || !has(object.spec.readiness) || ${v("selectorOfTarget")} || authorizer.group('').resource('nodes').check('list').allowed()`,
+        messageExpression: `'setting spec.readiness.nodeSelector of ${INSTANCE_GROUP_MANAGER.kind} ' + object.metadata.name + ' requires permission to list Nodes (the group counts and reports the Nodes it selects): ' + request.userInfo.username + ' lacks verb "list" on nodes at the cluster scope'`,
         reason: "Forbidden",
       },
     ],

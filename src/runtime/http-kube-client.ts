@@ -15,7 +15,8 @@ import type {
   ObjectList,
   ResourceClient,
 } from "./resource-client.js";
-import { groupVersionPath, resourcePath, type ObjectKey, type ResourceKind } from "./resource-kind.js";
+import { groupVersionPath } from "../api/target-ref.js";
+import { resourcePath, type ObjectKey, type ResourceKind } from "./resource-kind.js";
 
 const MERGE_PATCH = "application/merge-patch+json";
 

@@ -1,6 +1,7 @@
 // What the client needs to know about a kind to address it, and the one place that turns that into
 // API paths. Every path segment a caller supplies (namespace, name) is URL-encoded here.
 import type { z } from "zod";
+import { groupVersionPath } from "../api/target-ref.js";
 
 /** Where a kind's objects live: its group version, its resource (plural) and whether it is namespaced. */
 export interface ResourceLocation {
@@ -25,11 +26,6 @@ export interface ObjectKey {
   readonly name: string;
 }
 
-/** The discovery path of a group version: /api/v1 for the core group, /apis/GROUP/VERSION otherwise. */
-export function groupVersionPath(apiVersion: string): string {
-  return apiVersion === "v1" ? "/api/v1" : `/apis/${apiVersion}`;
-}
-
 /**
  * The path of a collection (no name), of one object, or of one of its subresources. A namespaced
  * resource without a namespace addresses all namespaces (lists and watches only).
@@ -41,8 +37,8 @@ export function resourcePath(
 ): string {
   const scope =
     where.namespaced && at.namespace !== undefined ? `/namespaces/${encodeURIComponent(at.namespace)}` : "";
-  const collection = `${groupVersionPath(where.apiVersion)}${scope}/${where.resource}`;
+  const collection = `${groupVersionPath(where.apiVersion)}${scope}/${encodeURIComponent(where.resource)}`;
   if (at.name === undefined) return collection;
   const item = `${collection}/${encodeURIComponent(at.name)}`;
-  return subresource === undefined ? item : `${item}/${subresource}`;
+  return subresource === undefined ? item : `${item}/${encodeURIComponent(subresource)}`;
 }

@@ -67,7 +67,7 @@ export function admit(d: RequestDraft, pass: Pass, turn: Turn): Admission {
   const target = s.target;
   if (target && !target.found) {
     if (target.reason === "NotScalable") return failed("TargetNotScalable", notScalable(target.message));
-    if (target.reason === "TargetResourceMismatch")
+    if (target.reason === "TargetResourceMismatch" || target.reason === "InvalidTargetRef")
       return failed(target.reason, unsupportedTarget(target.message));
     if (waitsForAccess(target.reason)) return wait(target.reason, target.message);
     return wait(TARGET_NOT_FOUND, target.message, notFound(target.message));

@@ -66,6 +66,7 @@ export function groupEvents(
     TargetForbidden: E.TargetForbidden,
     ClusterScopedTargetNotAllowed: E.ClusterScopedTargetNotAllowed,
     TargetResourceMismatch: E.TargetResourceMismatch,
+    InvalidTargetRef: E.InvalidTargetRef,
     [NODE_READINESS_FORBIDDEN]: E.NodeReadinessForbidden,
   };
   const event = refusals[now.reason];

@@ -15,6 +15,30 @@ import * as T from "./scale-targets.js";
 const CLUSTER_SCOPED = ["NodePool.karpenter.sh", `${T.GADGET.kind}.${T.TEST_GROUP}`];
 let suite: T.TargetSuite | undefined;
 let ns: T.TargetSuite["ns"];
+
+/** A patch of each widening field (api/group-widening.ts), with nothing else widened. */
+const WIDENING_PATCHES: [string, object][] = [
+  ["maxSize", { maxSize: 20 }],
+  ["minSize", { minSize: 1 }],
+  ["provisioningRequests", { provisioningRequests: { namespaces: "All" } }],
+  ["readyReplicasField", { readyReplicasField: "status.replicas" }],
+  ["instanceShape", { instanceShape: { allocatable: { cpu: "4" } } }],
+];
+
+/** apiVersions that resolve, in a URL, to another group than the one before their first `/`. */
+const HOSTILE_API_VERSIONS = [
+  `apps/../${T.TEST_GROUP}/v1`,
+  `apps/%2e%2e/${T.TEST_GROUP}/v1`,
+  `apps/..%2f${T.TEST_GROUP}/v1`,
+  `apps\\..\\${T.TEST_GROUP}/v1`,
+  "apps/../../api/v1/pods?",
+  `${T.TEST_GROUP}/v1#`,
+  `${T.TEST_GROUP}/v1?watch=true`,
+  `${T.TEST_GROUP}//v1`,
+  ` ${T.TEST_GROUP}/v1`,
+  `${T.TEST_GROUP}/v1/`,
+  `ａpps/v1`,
+];
 /** Cluster-scoped names of this run: the gadget, the ClusterRole and its binding. */
 let gadget: string;
 
@@ -86,6 +110,8 @@ beforeAll(async () => {
     `${T.GADGET.plural}.${T.TEST_GROUP}/${gadget}`,
     `clusterrole/${gadget}`,
     `clusterrolebinding/${gadget}`,
+    `clusterrole/${gadget}-nodes`,
+    `clusterrolebinding/${gadget}-nodes`,
   );
   const rendered = await helm(
     "template",
@@ -110,10 +136,20 @@ beforeAll(async () => {
       },
       { apiGroups: ["compute.resize-operator.dev"], resources: ["resizerequests"], verbs: ["create", "get"] },
     ]),
-    binding("RoleBinding", "group-author", "Role", ["alice", "bob", "carol", "dave"]),
-    // bob may scale the widget w1 only.
+    binding("RoleBinding", "group-author", "Role", ["alice", "bob", "carol", "dave", "erin", "mallory"]),
+    // bob and erin may scale the widget w1 only; erin may also list Nodes.
     role("scale-w1", [scaleRule(T.WIDGET.plural, ["w1"])]),
-    binding("RoleBinding", "scale-w1", "Role", ["bob"]),
+    binding("RoleBinding", "scale-w1", "Role", ["bob", "erin"]),
+    {
+      apiVersion: `${rbac}/v1`,
+      kind: "ClusterRole",
+      metadata: { name: `${gadget}-nodes` },
+      rules: [{ apiGroups: [""], resources: ["nodes"], verbs: ["list"] }],
+    },
+    binding("ClusterRoleBinding", `${gadget}-nodes`, "ClusterRole", ["erin"]),
+    // mallory may do anything with the apps group's workloads in the namespace, and nothing else.
+    role("apps-all", [{ apiGroups: ["apps"], resources: ["*"], verbs: ["*"] }]),
+    binding("RoleBinding", "apps-all", "Role", ["mallory"]),
     // carol may scale gadgets, but only through a RoleBinding in this namespace.
     role("scale-gadgets", [scaleRule(T.GADGET.plural)]),
     binding("RoleBinding", "scale-gadgets", "Role", ["carol"]),
@@ -168,17 +204,64 @@ describe("a namespaced target", () => {
     expect(await T.replicasOf(T.WIDGET, "w1", ns.name)).toBe(3);
   });
 
-  test("changing spec.targetRef is checked again; other changes to the group are not", async () => {
+  test("changing spec.targetRef is checked again", async () => {
     expect(await canScale("bob", T.WIDGET.plural, "w2", ["-n", ns.name])).toBe("no");
     const retarget = await patchGroup("bob", "bob", { spec: { targetRef: { name: "w2" } } });
     expect(retarget.ok).toBe(false);
     expect(retarget.out).toContain(
       `pointing InstanceGroupManager bob at Widget w2 requires permission to scale it: bob lacks verb "update" on widgets.${T.TEST_GROUP}/scale "w2" in namespace ${ns.name}`,
     );
-    // alice may not scale w1, but changing the group's size bounds does not point it anywhere.
-    const resize = await patchGroup("alice", "bob", { spec: { maxSize: 9 } });
-    expect(resize).toMatchObject({ ok: true });
-    expect((await getGroup(ns.name, "bob")).spec.targetRef.name).toBe("w1");
+  });
+
+  // Every field that lets the group take more from its target needs the target's scale right; one that
+  // widens nothing does not. alice may write groups in the namespace but not scale w1.
+  test.each(WIDENING_PATCHES)(
+    "changing spec.%s needs permission to scale the target",
+    async (field, spec) => {
+      const refused = await patchGroup("alice", "bob", { spec });
+      expect(refused.ok).toBe(false);
+      expect(refused.out).toContain(`changing spec.${field}`);
+      expect(refused.out).toContain(
+        `of InstanceGroupManager bob over Widget w1 requires permission to scale it: alice lacks verb "update" on widgets.${T.TEST_GROUP}/scale "w1" in namespace ${ns.name}`,
+      );
+      // bob, who may scale w1, may make the same change.
+      const allowed = await patchGroup("bob", "bob", { spec });
+      expect(allowed.out).not.toContain("requires permission to scale");
+    },
+  );
+
+  test("changes that widen nothing are not checked", async () => {
+    const timeout = await patchGroup("alice", "bob", {
+      spec: { provisioningTimeout: "7m", maxQueueDuration: "1h" },
+    });
+    expect(timeout).toMatchObject({ ok: true });
+    expect((await getGroup(ns.name, "bob")).spec.provisioningTimeout).toBe("7m");
+  });
+
+  test("a node selector needs permission to list Nodes, besides the target's scale", async () => {
+    const selector = {
+      readyReplicasField: null,
+      readiness: { nodeSelector: { "kubernetes.io/hostname": "kwok-node-0" } },
+    };
+    const refused = await patchGroup("bob", "bob", { spec: selector });
+    expect(refused.ok).toBe(false);
+    expect(refused.out).toContain(
+      'setting spec.readiness.nodeSelector of InstanceGroupManager bob requires permission to list Nodes (the group counts and reports the Nodes it selects): bob lacks verb "list" on nodes at the cluster scope',
+    );
+    // erin may scale w1 and list Nodes.
+    expect(await patchGroup("erin", "bob", { spec: selector })).toMatchObject({ ok: true });
+  });
+
+  // Finding: an apiVersion such as `apps/../GROUP/v1` was authorized as `apps` and called as GROUP.
+  test("an apiVersion that is not GROUP/VERSION is refused, whatever the author may scale", async () => {
+    for (const apiVersion of HOSTILE_API_VERSIONS) {
+      const group = T.groupOver("mallory", ns.name, { kind: T.WIDGET.kind, name: "w1" });
+      group.spec.targetRef.apiVersion = apiVersion;
+      const created = await T.kubectlAs("mallory", "create", "-f", T.yamlFile("mallory", [group]));
+      expect({ apiVersion, ok: created.ok }).toEqual({ apiVersion, ok: false });
+      expect(created.out).toContain("spec.targetRef.apiVersion");
+    }
+    expect(await T.replicasOf(T.WIDGET, "w1", ns.name)).toBe(3);
   });
 });
 
