@@ -37,6 +37,9 @@ import { stopAll } from "../support/operator.js";
 import { labelGroup } from "../support/resize.js";
 import { call, routeUrl } from "../support/rest.js";
 import { ROLES, setUpRoleSubjects, type RoleSubject, type RoleSubjects } from "../support/role-subjects.js";
+import { createWidenedGroup, wideningRows } from "../support/widening-rows.js";
+import { WIDENING_FIELD_NAMES } from "../../src/api/group-widening.js";
+import { kubectl } from "../integration/api/install.js";
 
 let bound: { name: string; remove: () => Promise<void> };
 let other: { name: string; remove: () => Promise<void> };
@@ -204,6 +207,33 @@ test("the live stream carries to each role's user exactly what can-i lets it lis
   }
   expect([...new Set(problems)].sort()).toEqual([]);
 }, 120_000);
+
+test("every widening field of a group, as every role: changed exactly when can-i allows the group's patch and its target's scale (and list nodes for a node selector)", async () => {
+  await Promise.all([createWidenedGroup(bound.name), createWidenedGroup(other.name)]);
+  // One role may also list Nodes (cluster-wide, as the policy asks), so the node-selector row has a yes.
+  const lister = `matrix-list-nodes-${bound.name}`;
+  await kubectl("create", "clusterrole", lister, "--verb=list", "--resource=nodes");
+  await kubectl(
+    "create",
+    "clusterrolebinding",
+    lister,
+    `--clusterrole=${lister}`,
+    `--serviceaccount=${bound.name}:matrix-admin`,
+  );
+  cleanups.push(() =>
+    kubectl("delete", `clusterrolebinding/${lister}`, `clusterrole/${lister}`).then(() => undefined),
+  );
+  await eventually("the Node grant to reach RBAC", async () =>
+    (await oracle.ask(
+      { user: `system:serviceaccount:${bound.name}:matrix-admin`, groups: [] },
+      { verb: "list", resource: "nodes", group: "" },
+      bound.name,
+    ))
+      ? true
+      : undefined,
+  );
+  expect(await check("group widening", WIDENING_FIELD_NAMES, wideningRows(serviceAccount), 1)).toEqual([]);
+}, 300_000);
 
 test("a requestId replay binds to its first caller: another caller never gets that caller's operation", async () => {
   const problems: string[] = [];
