@@ -1,14 +1,22 @@
 // Shared pieces of the benchmarks: the local cluster (`npm run cluster:up`), a built operator run as a
 // real process, the API server's own request counters, namespaces, and the one-JSON-line result.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, openSync, readFileSync, closeSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  closeSync,
+  writeFileSync,
+} from "node:fs";
 import https from "node:https";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
-import { parse } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import { ResizeRequest } from "../src/api/resize-request.js";
 import { DEFAULT_TOKEN_AUDIENCE } from "../src/rest/auth.js";
 import { ApiError, isNotFound } from "../src/runtime/api-errors.js";
@@ -154,6 +162,22 @@ export async function installCrds(http: KubeHttp): Promise<void> {
       )) as { status?: { conditions?: { type: string; status: string }[] } };
       if (crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) break;
       await sleep(200);
+    }
+  }
+  // The admission policies the operator scales no target without (controller/admission-guard.ts).
+  const admissionDir = path.join(repoRoot, "manifests", "admission");
+  for (const file of readdirSync(admissionDir).sort()) {
+    for (const doc of parseAllDocuments(readFileSync(path.join(admissionDir, file), "utf8"))) {
+      const obj = doc.toJSON() as { kind: string; metadata: { name: string } };
+      const plural =
+        obj.kind === "ValidatingAdmissionPolicy"
+          ? "validatingadmissionpolicies"
+          : "validatingadmissionpolicybindings";
+      await http.request("PATCH", `/apis/admissionregistration.k8s.io/v1/${plural}/${obj.metadata.name}`, {
+        query: { fieldManager: "resize-operator-bench", force: true },
+        body: obj,
+        contentType: "application/apply-patch+yaml",
+      });
     }
   }
 }

@@ -54,3 +54,10 @@ export const REST_RESOURCES = {
   zones: { requests: "instanceGroupManagerResizeRequests", operations: "zoneOperations" },
   regions: { requests: "regionInstanceGroupManagerResizeRequests", operations: "regionOperations" },
 } as const;
+
+/** The ValidatingAdmissionPolicy that requires verb `use` on a group to create a ResizeRequest for it. */
+export const USE_POLICY_NAME = `${RESIZE_REQUEST.plural}-use-${INSTANCE_GROUP_MANAGER.singular}.${GROUP}`;
+/** The ValidatingAdmissionPolicy that requires the target's scale right to point a group at it, or widen it. */
+export const TARGET_POLICY_NAME = `${INSTANCE_GROUP_MANAGER.plural}-scale-target.${GROUP}`;
+/** The policies the operator will not scale a target without: they keep it from lending its rights. */
+export const GUARDING_POLICIES: readonly string[] = [TARGET_POLICY_NAME, USE_POLICY_NAME];

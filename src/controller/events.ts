@@ -99,6 +99,12 @@ export const resizeEvents = defineEventCatalog({
     action: "CheckTarget",
     when: "On the group: its spec.targetRef is not in the API's grammar (apiVersion GROUP/VERSION of a DNS subdomain and a DNS label, kind letters and digits), which only a group stored before the CRD enforced it can be; the operator builds no URL from it, and the group's requests fail (UNSUPPORTED_OPERATION). Ready is False with this reason.",
   },
+  AdmissionPolicyMissing: {
+    type: "Warning",
+    reason: "AdmissionPolicyMissing",
+    action: "CheckTarget",
+    when: "On the group: the admission policies that keep a group from lending the operator's scale rights (who may point a group at a target or widen it, who may use a group) are missing or not enforcing (no binding with validationActions [Deny], failurePolicy Ignore, a binding narrowed by matchResources). The operator scales no target until they are; the group's requests wait. Ready is False with this reason.",
+  },
   TargetNotFound: {
     type: "Warning",
     reason: "TargetNotFound",

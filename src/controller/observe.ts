@@ -32,6 +32,7 @@ import {
   type UnschedulablePod,
 } from "./snapshot.js";
 import type { ScaleClient, TargetRead } from "./target.js";
+import { policyMissingMessage } from "./admission-guard.js";
 
 export interface ObserveDeps {
   readonly groups: Lister<InstanceGroupManager>;
@@ -41,6 +42,8 @@ export interface ObserveDeps {
   /** Counts ready Nodes for groups with spec.readiness.nodeSelector. */
   readonly nodes: NodeCounter;
   readonly now: () => number;
+  /** Why no target may be scaled now (admission-guard.ts); absent only in tests of other rules. */
+  readonly admission?: { problem(): string | undefined };
 }
 
 /** The target as the decision sees it: its ready count from the target itself or from Nodes. */
@@ -159,11 +162,14 @@ export async function observeGroup(
   if (group) {
     const ref = group.spec.targetRef;
     const source = readinessSource(group.spec);
-    target = await deps.scale.read(
-      namespace,
-      ref,
-      source.kind === "field" ? source.path : DEFAULT_READY_REPLICAS_FIELD,
-    );
+    const unguarded = deps.admission?.problem();
+    target = unguarded
+      ? { found: false, reason: "AdmissionPolicyMissing", message: policyMissingMessage(unguarded) }
+      : await deps.scale.read(
+          namespace,
+          ref,
+          source.kind === "field" ? source.path : DEFAULT_READY_REPLICAS_FIELD,
+        );
     targetView = await targetViewOf(deps, group, target);
     // Only an Applied attempt that is not all ready uses what the pods say (its timeout, its fast rollback);
     // a cluster-scoped target's selector names no pods of the group's namespace.

@@ -8,6 +8,12 @@ import { permission } from "../rbac/permissions.js";
 
 export const CONTROLLER_PERMISSIONS = [
   permission({
+    apiGroups: ["admissionregistration.k8s.io"],
+    resources: ["validatingadmissionpolicies", "validatingadmissionpolicybindings"],
+    verbs: ["list", "watch"],
+    why: "resize controller: scales no target unless the admission policies that keep groups from lending its scale rights exist and deny (admission-guard.ts)",
+  }),
+  permission({
     apiGroups: [GROUP],
     resources: [RESIZE_REQUEST.plural],
     verbs: ["get", "list", "watch", "patch", "delete"],

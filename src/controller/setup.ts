@@ -28,6 +28,7 @@ import {
   REQUEST_COUNTERS,
   REQUEST_INDEXERS,
 } from "./indexes.js";
+import { AdmissionGuard } from "./admission-guard.js";
 import { NodeInformers } from "./node-informers.js";
 import { resizeReconciler } from "./reconciler.js";
 import { requestView, TARGET_RECHECK_POLLS, type DecideConfig } from "./snapshot.js";
@@ -91,6 +92,14 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
         controller.enqueue(objectKey(group));
     },
   });
+  // No target is scaled while the admission policies are not enforcing; a change looks at every group.
+  const admission = new AdmissionGuard({
+    informer: (spec) => mgr.informer(spec),
+    metrics: options.metrics,
+    onChange: () => {
+      for (const group of groups.lister.list()) controller.enqueue(objectKey(group));
+    },
+  });
   const recheckMs = options.config.pollIntervalMs * TARGET_RECHECK_POLLS;
   // A target change reaches the groups pointing at it (in its namespace, unless it is cluster-scoped).
   const targets = new TargetInformers({
@@ -123,6 +132,7 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
         }),
         client: mgr.client,
         nodes,
+        admission,
         recorder: options.recorder,
         now: options.now ?? Date.now,
         ...(options.onPlanEvent && { onPlanEvent: options.onPlanEvent }),

@@ -62,7 +62,9 @@ export type TargetView =
  * the target (TargetForbidden), the target is of a cluster-scoped kind not listed as one
  * (ClusterScopedTargetNotAllowed), or its kind's resource is not the one admission checked
  * (TargetResourceMismatch). InvalidTargetRef: the reference is not in the API's grammar
- * (api/target-ref.ts), from a group created before the CRD enforced it. Each is also the reason of the group's Ready condition.
+ * (api/target-ref.ts), from a group created before the CRD enforced it. AdmissionPolicyMissing: the
+ * policies that keep a group from lending the operator's rights are not enforcing (admission-guard.ts).
+ * Each is also the reason of the group's Ready condition.
  */
 export type TargetUnavailableReason =
   | "NotFound"
@@ -70,7 +72,8 @@ export type TargetUnavailableReason =
   | "TargetForbidden"
   | "ClusterScopedTargetNotAllowed"
   | "TargetResourceMismatch"
-  | "InvalidTargetRef";
+  | "InvalidTargetRef"
+  | "AdmissionPolicyMissing";
 
 export interface TargetUnavailable {
   readonly found: false;

@@ -51,5 +51,9 @@ export function scopeRefusal(
  * wait for it, new ones stay CREATING and queued ones keep their place, instead of failing.
  */
 export function waitsForAccess(reason: TargetUnavailableReason): boolean {
-  return reason === "TargetForbidden" || reason === "ClusterScopedTargetNotAllowed";
+  return (
+    reason === "TargetForbidden" ||
+    reason === "ClusterScopedTargetNotAllowed" ||
+    reason === "AdmissionPolicyMissing"
+  );
 }

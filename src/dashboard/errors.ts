@@ -41,8 +41,9 @@ export function dashboardErrors(log: Logger) {
       reply.raw.destroy();
       return;
     }
-    const { status, body, internal } = toGoogleError(err);
+    const { status, body, internal, upstream } = toGoogleError(err);
     if (internal) log.error({ err }, "dashboard error");
+    else if (upstream) log.info({ err }, "the Kubernetes API server refused a call");
     void reply
       .code(status)
       .send({ error: { ...body.error, status: canonicalStatus(status, body.error.errors[0]?.reason) } });

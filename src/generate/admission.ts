@@ -1,10 +1,17 @@
 // The ValidatingAdmissionPolicy that gives kubectl users the REST API's access rule (docs/design.md §6): whoever
 // creates a ResizeRequest needs verb `use` on the InstanceGroupManager it names, as a cloud asks for
 // permission on the named instance group.
-import { GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, USE_VERB, VERSION } from "../api/names.js";
+import {
+  GROUP,
+  INSTANCE_GROUP_MANAGER,
+  RESIZE_REQUEST,
+  USE_POLICY_NAME,
+  USE_VERB,
+  VERSION,
+} from "../api/names.js";
 import { PART_OF_LABELS } from "./crd.js";
 
-export const USE_POLICY_NAME = `${RESIZE_REQUEST.plural}-use-${INSTANCE_GROUP_MANAGER.singular}.${GROUP}`;
+export { USE_POLICY_NAME };
 
 const target = "object.spec.instanceGroupManager";
 

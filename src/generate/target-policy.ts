@@ -13,10 +13,10 @@
 import { WIDENING_FIELD_NAMES } from "../api/group-widening.js";
 import { KARPENTER } from "../api/readiness.js";
 import { DEFAULT_CLUSTER_SCOPED_TARGETS } from "../api/target-kinds.js";
-import { GROUP, INSTANCE_GROUP_MANAGER, VERSION } from "../api/names.js";
+import { GROUP, INSTANCE_GROUP_MANAGER, TARGET_POLICY_NAME, VERSION } from "../api/names.js";
 import { denyingBinding, validatingPolicy } from "./admission.js";
 
-export const TARGET_POLICY_NAME = `${INSTANCE_GROUP_MANAGER.plural}-scale-target.${GROUP}`;
+export { TARGET_POLICY_NAME };
 
 /** The variable the chart overrides with its value clusterScopedTargets (a CEL list of `Kind.group`). */
 export const CLUSTER_SCOPED_TARGETS_VARIABLE = "clusterScopedTargets";

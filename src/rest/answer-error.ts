@@ -1,6 +1,7 @@
 // How a failed call is answered, whichever route served it (the app's one error handler and its
 // not-found handler call this): `toGoogleError` maps it, an internal error or
-// a 5xx is logged as `{ err }` (its stack and cause), and the Google error body is sent unmasked.
+// a 5xx is logged as `{ err }` (its stack and cause), so is an answer of the API server (whose text the
+// caller does not get), and the Google error body is sent.
 import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { toGoogleError } from "./errors.js";
@@ -13,8 +14,9 @@ export function answerError(res: ServerResponse, err: unknown, log: Logger): voi
     res.destroy();
     return;
   }
-  const { status, body, internal } = toGoogleError(err);
+  const { status, body, internal, upstream } = toGoogleError(err);
   if (internal) log.error({ err }, "internal error");
   else if (status >= 500) log.warn({ err }, "request failed");
+  else if (upstream) log.info({ err }, "the Kubernetes API server refused a call");
   sendJson(res, status, body, false);
 }

@@ -122,16 +122,24 @@ export function validationError(
   return new InvalidError(first, details);
 }
 
-/** The Kubernetes API server's answer, in Google's terms. */
+/**
+ * The Kubernetes API server's answer, in Google's terms and in our words: its own text names the
+ * operator's ServiceAccount and the cluster's policies, so it goes to the log (answer-error.ts), not to
+ * the caller. Only a validation failure keeps its text, which is about the caller's own fields.
+ */
 function fromKubernetes(err: ApiError): RestError {
   if (isInvalid(err)) return new InvalidError(err.message);
-  // The operator's own identity was refused (or an admission policy denied the user's request).
-  if (isForbidden(err)) return new ForbiddenError(err.message);
-  if (isNotFound(err)) return new NotFoundError(err.message);
-  if (isAlreadyExists(err)) return new AlreadyExistsError(err.message);
-  if (isConflict(err)) return new RestError(409, "conflict", err.message);
-  if (isTooManyRequests(err)) return new RestError(429, "rateLimitExceeded", err.message);
-  return new BackendError(`Kubernetes API error: ${err.message}`);
+  if (isForbidden(err))
+    return new ForbiddenError(
+      "The Kubernetes API server refused the operator this call; the operator's log says why.",
+    );
+  if (isNotFound(err)) return new NotFoundError("The resource was not found.");
+  if (isAlreadyExists(err)) return new AlreadyExistsError("The resource already exists.");
+  if (isConflict(err))
+    return new RestError(409, "conflict", "The resource changed while the call ran; try again.");
+  if (isTooManyRequests(err))
+    return new RestError(429, "rateLimitExceeded", "The Kubernetes API server is busy; try again later.");
+  return new BackendError("The Kubernetes API server failed the call; try again later.");
 }
 
 /**
@@ -150,7 +158,13 @@ function fromFramework(err: unknown): RestError | undefined {
 }
 
 /** Any thrown value → status and Google error body. Unknown errors are 500 and say nothing more. */
-export function toGoogleError(err: unknown): { status: number; body: GoogleErrorBody; internal: boolean } {
+export function toGoogleError(err: unknown): {
+  status: number;
+  body: GoogleErrorBody;
+  internal: boolean;
+  /** The API server's answer, mapped: its own text is only in the log. */
+  upstream: boolean;
+} {
   let rest: RestError;
   let internal = false;
   const framework = fromFramework(err);
@@ -171,6 +185,7 @@ export function toGoogleError(err: unknown): { status: number; body: GoogleError
   return {
     status: rest.status,
     internal,
+    upstream: err instanceof ApiError,
     body: {
       error: {
         code: rest.status,

@@ -67,6 +67,7 @@ export function groupEvents(
     ClusterScopedTargetNotAllowed: E.ClusterScopedTargetNotAllowed,
     TargetResourceMismatch: E.TargetResourceMismatch,
     InvalidTargetRef: E.InvalidTargetRef,
+    AdmissionPolicyMissing: E.AdmissionPolicyMissing,
     [NODE_READINESS_FORBIDDEN]: E.NodeReadinessForbidden,
   };
   const event = refusals[now.reason];
