@@ -85,9 +85,15 @@ export class AdmissionGuard {
     this.bindings = options.informer(spec("validatingadmissionpolicybindings"));
     for (const informer of [this.policies, this.bindings])
       informer.addEventHandler({
-        onAdd: () => this.changed(),
-        onUpdate: () => this.changed(),
-        onDelete: () => this.changed(),
+        onAdd: () => {
+          this.changed();
+        },
+        onUpdate: () => {
+          this.changed();
+        },
+        onDelete: () => {
+          this.changed();
+        },
       });
   }
 

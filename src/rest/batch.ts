@@ -14,7 +14,8 @@ import {
 } from "node:http";
 import { duplexPair } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { InvalidError } from "./errors.js";
+import { credentialsOf, MAX_CREDENTIALS_PER_BATCH, PartBudget } from "./batch-budget.js";
+import { InvalidError, RestError } from "./errors.js";
 
 export interface EmbeddedRequest {
   readonly contentId?: string;
@@ -209,7 +210,14 @@ export async function mapLimited<T, R>(
  * The batch endpoint. `servicePrefix` (e.g. `/compute/v1/`) is the only place parts may call: a batch
  * carries calls of this API, never of the discovery service or of another batch.
  */
-export function batchHandler(dispatch: Dispatch, servicePrefix: string) {
+export function batchHandler(dispatch: Dispatch, servicePrefix: string, now: () => number = Date.now) {
+  // Two full batches at once, then one every 5 seconds, per caller address.
+  const budget = new PartBudget({
+    capacity: 2 * MAX_PARTS,
+    refillPerSecond: MAX_PARTS / 5,
+    now,
+    maxCallers: 10_000,
+  });
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const raw: unknown = req.body;
     const text = Buffer.isBuffer(raw) ? raw.toString("utf8") : "";
@@ -221,6 +229,15 @@ export function batchHandler(dispatch: Dispatch, servicePrefix: string) {
     const inherited = Object.fromEntries(
       Object.entries(flatten(req.headers)).filter(([name]) => !NOT_INHERITED.test(name)),
     );
+    // Both before any part is authenticated (batch-budget.ts).
+    if (credentialsOf(requests, inherited).size > MAX_CREDENTIALS_PER_BATCH)
+      throw batchError(`a batch may carry at most ${MAX_CREDENTIALS_PER_BATCH} distinct credentials`);
+    if (!budget.take(req.ip, requests.length))
+      throw new RestError(
+        429,
+        "rateLimitExceeded",
+        "Too many batched calls from this client; try again later.",
+      );
     const aborted = new AbortController();
     reply.raw.on("close", () => {
       aborted.abort();

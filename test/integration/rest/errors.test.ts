@@ -252,3 +252,29 @@ describe("Redis outage", () => {
     });
   });
 });
+
+// Finding: one batch of parts with distinct tokens cost a TokenReview per part (and pushed every
+// caller's reviews out of the cache). Now it is refused before any part is authenticated.
+test("a batch carrying more distinct credentials than allowed is refused before any part runs", async () => {
+  const boundary = "budget";
+  const part = (i: number) =>
+    `--${boundary}\r\nContent-Type: application/http\r\n\r\nGET /compute/v1/projects/${ns.name}/zones/${ZONE}/operations HTTP/1.1\r\nAuthorization: Bearer not-a-token-${i}\r\n\r\n`;
+  const body = `${Array.from({ length: 9 }, (_, i) => part(i)).join("")}--${boundary}--\r\n`;
+  const res = await fetch(`${operator.baseUrl}/batch/compute/v1`, {
+    method: "POST",
+    headers: { "Content-Type": `multipart/mixed; boundary=${boundary}` },
+    body,
+  });
+  expect(res.status).toBe(400);
+  const error = (await res.json()) as { error: { message: string } };
+  expect(error.error.message).toContain("at most 8 distinct credentials");
+  // Eight are served, each part answered on its own (401: none of these tokens is valid).
+  const eight = `${Array.from({ length: 8 }, (_, i) => part(i)).join("")}--${boundary}--\r\n`;
+  const served = await fetch(`${operator.baseUrl}/batch/compute/v1`, {
+    method: "POST",
+    headers: { "Content-Type": `multipart/mixed; boundary=${boundary}` },
+    body: eight,
+  });
+  expect(served.status).toBe(200);
+  expect((await served.text()).match(/HTTP\/1\.1 401/g)).toHaveLength(8);
+});

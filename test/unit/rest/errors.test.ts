@@ -54,3 +54,21 @@ test("zod issues become located items; unknown keys each get their own", () => {
     locationType: "parameter",
   });
 });
+
+describe("the API server's own text never reaches a REST caller", () => {
+  const operator = 'User "system:serviceaccount:resize-system:resize-operator" cannot update resource "statefulsets/scale"';
+  test.each([
+    [403, "Forbidden", 403, "forbidden"],
+    [404, "NotFound", 404, "notFound"],
+    [409, "AlreadyExists", 409, "alreadyExists"],
+    [409, "Conflict", 409, "conflict"],
+    [429, "TooManyRequests", 429, "rateLimitExceeded"],
+    [500, "InternalError", 503, "backendError"],
+  ] as const)("%i %s", (code, reason, status, googleReason) => {
+    const answer = toGoogleError(new ApiError(code, reason, `${operator} in namespace team-a`));
+    expect(answer.status).toBe(status);
+    expect(answer.upstream).toBe(true);
+    expect(answer.body.error.errors[0]?.reason).toBe(googleReason);
+    expect(JSON.stringify(answer.body)).not.toContain("serviceaccount");
+  });
+});
