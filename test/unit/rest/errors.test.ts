@@ -56,7 +56,8 @@ test("zod issues become located items; unknown keys each get their own", () => {
 });
 
 describe("the API server's own text never reaches a REST caller", () => {
-  const operator = 'User "system:serviceaccount:resize-system:resize-operator" cannot update resource "statefulsets/scale"';
+  const operator =
+    'User "system:serviceaccount:resize-system:resize-operator" cannot update resource "statefulsets/scale"';
   test.each([
     [403, "Forbidden", 403, "forbidden"],
     [404, "NotFound", 404, "notFound"],
