@@ -4,14 +4,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { UserInfo } from "../rest/auth.js";
 import { pathOf } from "../rest/path.js";
-import { BackendError, ForbiddenError, NotFoundError } from "../rest/errors.js";
+import { BackendError, ForbiddenError, NotFoundError, RestError } from "../rest/errors.js";
 import { READS } from "./api-reads.js";
 import type { ApiRoute, DashboardApiDeps } from "./api-route.js";
 import { WRITES } from "./api-writes.js";
 import { requireCsrf } from "./csrf.js";
 import type { DashboardSession } from "./session.js";
 import { harden, inOrder, type Front } from "./site.js";
-import type { LiveHub } from "./sse.js";
+import { MAX_STREAMS_PER_USER, type LiveHub } from "./sse.js";
 
 export const API_BASE = "/dashboard/api";
 /** The largest body a dashboard call takes. */
@@ -72,6 +72,12 @@ export function dashboardApi(app: FastifyInstance, deps: DashboardApiDeps, front
       return now ? deps.identity(now) : undefined;
     };
     if (!user) return;
+    if (!front.hub.admits(user))
+      throw new RestError(
+        429,
+        "rateLimitExceeded",
+        `At most ${MAX_STREAMS_PER_USER} live streams per user are open at once; close another tab first.`,
+      );
     reply.hijack();
     front.hub.connect(reply.raw, user, session);
   });

@@ -52,6 +52,12 @@ export function frame(message: StreamMessage): string {
   return `event: ${message.type}\ndata: ${JSON.stringify({ op: message.op, data: message.data })}\n\n`;
 }
 
+/**
+ * Live streams one user may hold open at once (tabs, windows, sessions together): each costs a
+ * connection, a heartbeat timer and a session check, so a loop of reconnects must not pile them up.
+ */
+export const MAX_STREAMS_PER_USER = 8;
+
 export class LiveHub {
   private readonly clients = new Set<Client>();
   private readonly unsubscribe: (() => void)[] = [];
@@ -101,6 +107,13 @@ export class LiveHub {
         }),
       }),
     );
+  }
+
+  /** Whether `user` may open one more stream (MAX_STREAMS_PER_USER). */
+  admits(user: UserInfo): boolean {
+    let open = 0;
+    for (const c of this.clients) if (c.user.username === user.username) open += 1;
+    return open < MAX_STREAMS_PER_USER;
   }
 
   /**

@@ -12,6 +12,7 @@ export interface KubeEvent extends KubeObject {
   readonly note?: string;
   readonly type?: string;
   readonly action?: string;
+  readonly reportingController?: string;
   readonly eventTime?: string | null;
   readonly series?: { count?: number; lastObservedTime?: string };
   readonly deprecatedLastTimestamp?: string | null;
@@ -37,6 +38,7 @@ export const KubeEventView: z.ZodType<KubeEvent> = z.looseObject({
   note: text,
   type: text,
   action: text,
+  reportingController: text,
   eventTime: z.string().nullable().optional(),
   series: z.looseObject({ count: z.number().optional(), lastObservedTime: text }).optional(),
   // The API server sends null for these when the event was created through events.k8s.io/v1.

@@ -35,9 +35,23 @@ export function etaText(eta: Eta, now: number): string {
   return `${rfc3339Seconds(eta.time)} (${when}; ${eta.basis}, attempt expected to start at ${rfc3339Seconds(eta.start)})`;
 }
 
-/** A short form for the WAITING FOR column. */
-/** Columns padded as kubectl's tab writer does (three spaces between columns). */
-export function table(rows: readonly (readonly string[])[]): string {
+/**
+ * Text from the cluster (Event notes, condition messages, names) as a terminal shows it and nothing
+ * more: control characters (escape sequences, carriage returns, newlines that would forge lines) and
+ * Unicode's bidirectional overrides are written as `\xNN` / `\uNNNN` escapes.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff
+      ? `\\x${code.toString(16).padStart(2, "0")}`
+      : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
+/** Columns padded as kubectl's tab writer does (three spaces between columns); every cell printable. */
+export function table(cells: readonly (readonly string[])[]): string {
+  const rows = cells.map((row) => row.map(printable));
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows
@@ -192,7 +206,7 @@ export function explainText(e: Explained, now: number): string {
         .map((l) => `  ${l}`),
     );
   }
-  return `${lines.join("\n")}\n`;
+  return `${lines.map(printable).join("\n")}\n`;
 }
 
 /** -o json|yaml of any document. */

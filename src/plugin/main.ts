@@ -4,7 +4,7 @@
 import { KubeConfig } from "@kubernetes/client-node";
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { isFinalState } from "../api/lifecycle.js";
-import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, GROUP } from "../api/names.js";
+import { INSTANCE_GROUP_MANAGER, REPORTING_CONTROLLER, RESIZE_REQUEST, GROUP } from "../api/names.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { readinessSource } from "../api/readiness.js";
 import type { ResizeRequest } from "../api/resize-request.js";
@@ -108,12 +108,16 @@ async function queueCommand(s: Session, inv: Invocation, io: PluginIo): Promise<
 async function eventsOf(s: Session, rr: ResizeRequest): Promise<EventSummary[]> {
   const kind = { ...EVENTS, schema: KubeEventView };
   const list = await s.client.resource(kind).list({ namespace: s.namespace });
-  return list.items
-    .filter((e) => e.regarding?.kind === RESIZE_REQUEST.kind && e.regarding.name === rr.metadata.name)
-    .filter((e) => (e.regarding?.uid ?? rr.metadata.uid) === rr.metadata.uid)
-    .map(eventSummary)
-    .sort((a, b) => a.time.localeCompare(b.time))
-    .slice(-EVENTS_SHOWN);
+  return (
+    list.items
+      // Only ours: anyone who may create Events could otherwise write a request's story.
+      .filter((e) => e.reportingController === REPORTING_CONTROLLER)
+      .filter((e) => e.regarding?.kind === RESIZE_REQUEST.kind && e.regarding.name === rr.metadata.name)
+      .filter((e) => (e.regarding?.uid ?? rr.metadata.uid) === rr.metadata.uid)
+      .map(eventSummary)
+      .sort((a, b) => a.time.localeCompare(b.time))
+      .slice(-EVENTS_SHOWN)
+  );
 }
 
 async function explainCommand(s: Session, inv: Invocation, io: PluginIo): Promise<number> {

@@ -10,9 +10,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
+import * as k8s from "@kubernetes/client-node";
+import { API_VERSION } from "../../../src/api/names.js";
 import { installApi, repoRoot } from "../api/install.js";
 import { kubectlResize as runPlugin, pluginBinDir, type PluginResult } from "../../support/kubectl-plugin.js";
-import { createTestNamespace, untilNamespacesSettled } from "../../support/kube.js";
+import { createTestNamespace, kubeConfig, untilNamespacesSettled } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { report } from "../../support/reliability.js";
 import { createGroup, createRequest, createWorkers, getRequest, untilState } from "../../support/resize.js";
@@ -161,6 +163,34 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
   expect(explain.stdout).toContain(`ETA:            ${second(q2Eta)} (in `);
   expect(explain.stdout).toMatch(/; exact, attempt expected to start at /);
   expect(explain.stdout).toMatch(/Events:\n {2}TYPE +REASON +AGE +MESSAGE\n {2}Normal +Accepted /);
+
+  // An Event about q2 from another reporter, with a terminal escape in its note: not part of q2's story.
+  const q2Request = await getRequest(ns.name, "q2");
+  const eventsApi = kubeConfig().makeApiClient(k8s.EventsV1Api);
+  await eventsApi.createNamespacedEvent({
+    namespace: ns.name,
+    body: {
+      metadata: { name: "forged" },
+      eventTime: new Date().toISOString() as unknown as Date,
+      reportingController: "example.com/someone-else",
+      reportingInstance: "x",
+      action: "Forge",
+      reason: "Succeeded",
+      type: "Normal",
+      note: "\u001b[2JAll done\nNormal   Fake",
+      regarding: {
+        apiVersion: API_VERSION,
+        kind: "ResizeRequest",
+        name: "q2",
+        namespace: ns.name,
+        uid: q2Request.metadata?.uid ?? "",
+      },
+    },
+  });
+  const again = await kubectlResize("explain", "q2", "-n", ns.name);
+  expect(again.stdout).not.toContain("Forge");
+  expect(again.stdout).not.toContain("All done");
+  expect(again.stdout).not.toContain("\u001b");
 
   // wait's three outcomes: timed out, met, another final state. The timeout is tried on q3, which
   // cannot start before q1's release, 300 s after q1 succeeds: q2, the request this used to wait for,

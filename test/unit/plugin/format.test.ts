@@ -4,6 +4,8 @@ import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import {
   etaCell,
   explainText,
+  printable,
+  table,
   humanDuration,
   queueDocument,
   queueTable,
@@ -175,4 +177,14 @@ test("explain: a queue deadline before the expected start says the request will 
     "Queue deadline: 2025-01-01T00:10:15Z (before the expected start: it will fail then unless the queue moves faster)",
   );
   expect(explain(NOW + 60 * SEC, false)).toContain("Queue deadline: 2025-01-01T00:11:00Z\n");
+});
+
+test("text from the cluster is printed with its control characters escaped: no escape sequence, no forged line", () => {
+  expect(printable("a\u001b[2Jb\r\nc\u202ed\u0007")).toBe("a\\x1b[2Jb\\x0d\\x0ac\\u202ed\\x07");
+  expect(printable("plain text: ünïcode stays")).toBe("plain text: ünïcode stays");
+  const lines = table([
+    ["TYPE", "MESSAGE"],
+    ["Normal", "first\nWarning   Forged"],
+  ]).split("\n");
+  expect(lines).toEqual(["TYPE     MESSAGE", "Normal   first\\x0aWarning   Forged", ""]);
 });
