@@ -1,10 +1,14 @@
-// The Nodes behind readiness counted from Nodes (node-readiness.ts): one informer per distinct node
-// selector, label-selected by the API server and holding only what the count reads (leanNode), created
-// the first time a group with that selector is reconciled, so an operator with no such group never
-// lists a Node and needs no permission on them. A Node change that can change a count calls `onChange`
-// with its selector (setup.ts enqueues the groups declaring it). Before an informer is created, one
-// list call checks that the operator may read Nodes at all; a refusal is an answer, not an error: the
-// group says so in its status (forbidden below) and the check is repeated after `forbiddenRetryMs`.
+// The Nodes behind readiness counted from Nodes (node-readiness.ts): ONE cluster-wide Node informer,
+// whatever the number of node selectors, holding only what a count reads (leanNode, every label
+// kept), created the first time a group with a selector is reconciled, so an operator with no such
+// group never lists a Node and needs no permission on them. Selectors are evaluated in memory: a
+// count walks the cached Nodes, and a Node change calls `onChange` with every selector counted lately
+// that selects the Node before or after it (setup.ts enqueues the groups declaring it). One watch
+// however often selectors change: an informer per distinct selector, never stopped, let a loop of
+// patches to spec.readiness.nodeSelector open a watch per value (docs/lifecycle.md "Readiness counted
+// from Nodes"). Before the informer is created, one list call checks that the operator may read Nodes
+// at all; a refusal is an answer, not an error: the group says so in its status (forbidden below) and
+// the check is repeated after `forbiddenRetryMs`.
 import { isForbidden } from "../runtime/api-errors.js";
 import { Node, NODES } from "../runtime/builtin-kinds.js";
 import { realClock, sleep, type Clock } from "../runtime/clock.js";
@@ -14,13 +18,18 @@ import type { KubeObject } from "../runtime/object.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import { resourcePath } from "../runtime/resource-kind.js";
 import { TtlCache } from "../runtime/ttl-cache.js";
+import type { NodeSelector } from "../api/readiness.js";
 import {
   leanNode,
   readinessChanged,
   readyNodeCount,
+  selects,
   selectorString,
   type NodeReadinessRule,
 } from "./node-readiness.js";
+
+/** Selectors remembered for change notifications; the least recently counted is forgotten first. */
+const MAX_SELECTORS = 4096;
 
 /** A group's ready Nodes, or why they cannot be counted. */
 export type NodeCount = { readonly ready: number } | { readonly forbidden: string };
@@ -47,7 +56,9 @@ export interface NodeInformersOptions {
 }
 
 export class NodeInformers implements NodeCounter {
-  private readonly informers = new Map<string, Informer<Node>>();
+  private informer: Informer<Node> | undefined;
+  /** The selectors counted lately (by selectorString), in the order of their last count. */
+  private readonly selectors = new Map<string, NodeSelector>();
   private readonly permission: TtlCache<"nodes", boolean>;
   private readonly clock: Clock;
 
@@ -60,22 +71,38 @@ export class NodeInformers implements NodeCounter {
     });
   }
 
+  /** Node watches opened (0 or 1, whatever the number of selectors): for the metric and tests. */
+  watches(): number {
+    return this.informer === undefined ? 0 : 1;
+  }
+
   async count(rule: NodeReadinessRule): Promise<NodeCount> {
     const selector = selectorString(rule.nodeSelector);
-    let informer = this.informers.get(selector);
+    this.remember(selector, rule.nodeSelector);
+    let informer = this.informer;
     if (!informer) {
-      if (!(await this.permission.get("nodes", () => this.mayListNodes(selector))))
+      if (!(await this.permission.get("nodes", () => this.mayListNodes())))
         return { forbidden: NODES_FORBIDDEN_MESSAGE };
-      informer = this.informers.get(selector) ?? this.start(selector, rule);
+      informer = this.informer ?? this.start();
     }
     if (!(await this.synced(informer)))
       throw new Error(`the Nodes selected by ${selector} are not listed yet; retrying`);
     return { ready: readyNodeCount(informer.lister.list(), rule) };
   }
 
-  private async mayListNodes(selector: string): Promise<boolean> {
+  private remember(selector: string, nodeSelector: NodeSelector): void {
+    // Re-inserted: the map's order is the order of last count.
+    this.selectors.delete(selector);
+    this.selectors.set(selector, nodeSelector);
+    if (this.selectors.size > MAX_SELECTORS) {
+      const oldest = this.selectors.keys().next();
+      if (!oldest.done) this.selectors.delete(oldest.value);
+    }
+  }
+
+  private async mayListNodes(): Promise<boolean> {
     try {
-      await this.options.client.resource(NODES).list({ labelSelector: selector, limit: 1 });
+      await this.options.client.resource(NODES).list({ limit: 1 });
       return true;
     } catch (err) {
       if (isForbidden(err)) return false;
@@ -83,28 +110,33 @@ export class NodeInformers implements NodeCounter {
     }
   }
 
-  private start(selector: string, rule: NodeReadinessRule): Informer<Node> {
-    const informer = this.options.informer<Node>({
-      name: `nodes(${selector})`,
-      path: resourcePath(NODES),
-      labelSelector: selector,
-      transform: leanNode(rule.nodeSelector),
-      decode: (raw) => Node.parse(raw),
-    });
-    const changed = (): void => {
-      this.options.onChange(selector);
-    };
-    informer.addEventHandler({
-      onAdd: changed,
-      onUpdate: (before, after) => {
-        if (readinessChanged(before, after)) changed();
-      },
-      onDelete: changed,
-    });
-    this.informers.set(selector, informer);
-    return informer;
+  /** Tells every remembered selector that selects one of `nodes` (a Node before and after a change). */
+  private changed(...nodes: Node[]): void {
+    for (const [selector, nodeSelector] of this.selectors)
+      if (nodes.some((n) => selects(nodeSelector, n.metadata.labels))) this.options.onChange(selector);
   }
 
+  private start(): Informer<Node> {
+    const informer = this.options.informer<Node>({
+      name: "nodes",
+      path: resourcePath(NODES),
+      transform: leanNode(),
+      decode: (raw) => Node.parse(raw),
+    });
+    informer.addEventHandler({
+      onAdd: (node) => {
+        this.changed(node);
+      },
+      onUpdate: (before, after) => {
+        if (readinessChanged(before, after)) this.changed(before, after);
+      },
+      onDelete: (node) => {
+        this.changed(node);
+      },
+    });
+    this.informer = informer;
+    return informer;
+  }
   /** Whether the informer has listed, waiting up to syncWaitMs for a new one's first list. */
   private async synced(informer: Informer<Node>): Promise<boolean> {
     if (informer.hasSynced()) return true;

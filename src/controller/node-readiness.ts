@@ -67,18 +67,22 @@ export function selectorString(selector: NodeSelector): string {
 /**
  * The node informer's transform: only what isReadyInstance reads is cached (a Node's status carries
  * images, addresses, capacity and a heartbeat per condition; none of it is counted), and of the labels
- * only the selector's.
+ * only the selector's — or all of them without a selector (the one shared informer, which evaluates
+ * every group's selector in memory).
  */
-export function leanNode(selector: NodeSelector): Transform {
+export function leanNode(selector?: NodeSelector): Transform {
   return (raw) => {
     const node = raw as Node;
     const m = node.metadata;
-    const labels = Object.fromEntries(
-      Object.keys(selector).flatMap((k) => {
-        const value = m.labels?.[k];
-        return value === undefined ? [] : [[k, value]];
-      }),
-    );
+    const labels =
+      selector === undefined
+        ? { ...m.labels }
+        : Object.fromEntries(
+            Object.keys(selector).flatMap((k) => {
+              const value = m.labels?.[k];
+              return value === undefined ? [] : [[k, value]];
+            }),
+          );
     const lean: Node = {
       metadata: {
         name: m.name,

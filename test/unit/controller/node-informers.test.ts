@@ -1,5 +1,5 @@
 // NodeInformers (src/controller/node-informers.ts) with real informers over a scripted list-watch and
-// the in-memory API server for its permission check: an informer per distinct selector, made only
+// the in-memory API server for its permission check: one informer whatever the selectors, made only
 // when asked, counting through its transform; a refusal is an answer, checked again later; a Node
 // change that can change a count is reported with its selector, a heartbeat is not.
 import type { KubernetesObject } from "@kubernetes/client-node";
@@ -56,7 +56,7 @@ afterEach(async () => {
   await flushPromises();
 });
 
-test("one label-selected informer per distinct selector, made when first asked, counting ready Nodes", async () => {
+test("one cluster-wide informer, made when first asked, counting ready Nodes in memory", async () => {
   const t = setup();
   t.lw.next = () => ({
     items: [node("a", "1"), node("b", "1", { ready: "False" }), node("c", "1", { taint: true })],
@@ -65,11 +65,12 @@ test("one label-selected informer per distinct selector, made when first asked, 
   expect(t.made).toEqual([]);
   expect(await t.nodes.count(rule)).toEqual({ ready: 1 });
   expect(t.made).toHaveLength(1);
-  expect(t.made[0]).toMatchObject({ path: "/api/v1/nodes", labelSelector: "karpenter.sh/nodepool=gpu" });
+  expect(t.made[0]).toMatchObject({ path: "/api/v1/nodes" });
+  expect(t.made[0]).not.toHaveProperty("labelSelector");
   // The same labels in another order: the same informer.
   await t.nodes.count({ nodeSelector: { ...POOL }, declaredTaints: [] });
   expect(t.made).toHaveLength(1);
-  // The permission was checked once, with the selector.
+  // The permission was checked once.
   expect(t.fake.calls.filter((c) => c.resource === NODES.resource)).toEqual([
     { verb: "list", resource: "nodes", namespace: undefined, name: undefined },
   ]);
@@ -136,5 +137,35 @@ test("changes that can change a count are reported with the selector; a heartbea
   t.lw.current.emit({ type: "DELETED", object: node("b", "5") });
   expect(t.changed).toEqual(Array(3).fill("karpenter.sh/nodepool=gpu"));
   expect(await t.nodes.count(rule)).toEqual({ ready: 0 });
+  t.stop.abort();
+});
+
+test("changing a group's selector 50 times opens one Node watch, not 50", async () => {
+  const t = setup();
+  t.lw.next = () => ({ items: [node("a", "1"), node("b", "1")], resourceVersion: "1" });
+  for (let i = 0; i < 50; i++) {
+    const answer = await t.nodes.count({ nodeSelector: { "example.com/pool": `p${i}` }, declaredTaints: [] });
+    expect(answer).toEqual({ ready: 0 });
+  }
+  expect(await t.nodes.count(rule)).toEqual({ ready: 2 });
+  expect(t.made).toHaveLength(1);
+  expect(t.nodes.watches()).toBe(1);
+  t.stop.abort();
+});
+
+test("a Node change is reported to the selectors that select it, before or after", async () => {
+  const t = setup();
+  t.lw.next = () => ({ items: [], resourceVersion: "1" });
+  const other = { nodeSelector: { "example.com/pool": "cpu" }, declaredTaints: [] };
+  await t.nodes.count(rule);
+  await t.nodes.count(other);
+  t.lw.current.emit({ type: "ADDED", object: node("a", "2") });
+  expect(t.changed).toEqual(["karpenter.sh/nodepool=gpu"]);
+  t.changed.length = 0;
+  // Relabelled into the other pool: both hear of it.
+  const moved = node("a", "3");
+  (moved.metadata as { labels: Record<string, string> }).labels = { "example.com/pool": "cpu" };
+  t.lw.current.emit({ type: "MODIFIED", object: moved });
+  expect(t.changed.sort()).toEqual(["example.com/pool=cpu", "karpenter.sh/nodepool=gpu"]);
   t.stop.abort();
 });
