@@ -69,3 +69,12 @@ export function failureOf(rr: ResizeRequest): { readonly reason: Reason; readonl
   const error = rr.status?.error;
   return { reason, message: `${where} failed: ${error ? messageOf(error) : "no error recorded"}` };
 }
+
+/**
+ * The one answer to a request naming another namespace's group that does not exist or does not allow
+ * the request's namespace: the two cases read the same, so the parameter is no oracle for which groups
+ * exist elsewhere or what their owners allow.
+ */
+export function unavailableGroupMessage(key: string, namespace: string): string {
+  return `InstanceGroupManager ${key} (parameter instanceGroupManager) does not exist or does not serve ProvisioningRequests of namespace ${namespace}: a group of another namespace serves them only once its owner allows the namespace in spec.provisioningRequests.namespaces.`;
+}

@@ -9,6 +9,7 @@ import type { LabelSelector } from "../api/instance-shape.js";
 import { everFits } from "../api/lifecycle.js";
 import type { Eta } from "../queue/insight.js";
 import { misfit, sizeDemand, type PodSetDemand } from "./demand.js";
+import { unavailableGroupMessage } from "./messages.js";
 import { earliest } from "./obtainability.js";
 import type { Parameters } from "./parameters.js";
 import { Reason } from "./reasons.js";
@@ -147,13 +148,18 @@ export function place(input: PlacementInput): Placement {
   if (wanted) {
     const key = `${wanted.namespace ?? namespace}/${wanted.name}`;
     const group = input.groups.find((g) => keyOf(g) === key);
+    const allowed = group !== undefined && allows(group, namespace, namespaceLabels);
+    // Another namespace's group: whether it exists and what its owner allows are not the request
+    // author's to learn, so a missing group and one that does not allow the namespace answer alike.
+    if (!allowed && (wanted.namespace ?? namespace) !== namespace)
+      return { ok: false, reason: Reason.NotAllowed, message: unavailableGroupMessage(key, namespace) };
     if (!group)
       return {
         ok: false,
         reason: Reason.GroupNotFound,
         message: `InstanceGroupManager ${key} (parameter instanceGroupManager) does not exist.`,
       };
-    if (!allows(group, namespace, namespaceLabels))
+    if (!allowed)
       return {
         ok: false,
         reason: Reason.NotAllowed,

@@ -62,7 +62,7 @@ describe("the group owner's consent", () => {
         request: pr({ parameters: { instanceGroupManager: "infra/gpu" } }),
       },
       "NotAllowed",
-      /allows its own namespace infra only/,
+      /InstanceGroupManager infra\/gpu \(parameter instanceGroupManager\) does not exist or does not serve ProvisioningRequests of namespace team-a/,
     ],
   ])("is required: %s → Failed, no ResizeRequest", (_, o, reason, message) => {
     const plan = decideProvisioning(snapshot(o));
