@@ -26,11 +26,22 @@ export function resizeReconciler(
       const obs = await observeGroup(deps, namespace, request.name);
       if (!obs.group) groupStatusWrites.forget(key);
       const decided = decide(obs.snapshot, config, obs.group?.status);
-      for (const e of decided.events) log.info({ request: e.request, reason: e.event.reason }, e.note);
       // The group's summary waits for its interval; the pass after it writes the summary of that time.
       const wait = decided.groupStatus ? groupStatusWrites.waitMs(key, obs.snapshot.nowMs) : 0;
       const plan = wait > 0 ? { ...decided, groupStatus: undefined, groupEvents: [] } : decided;
-      const outcome = await executePlan(deps, obs, plan);
+      // A state change is logged where its Event is emitted (its record written), not when decided: a
+      // pass that loses a conflict decides it again, and logging both passes printed it twice.
+      const outcome = await executePlan(
+        {
+          ...deps,
+          onPlanEvent: (e) => {
+            log.info({ request: e.event.request, reason: e.event.event.reason }, e.event.note);
+            deps.onPlanEvent?.(e);
+          },
+        },
+        obs,
+        plan,
+      );
       if (outcome === "conflict") {
         log.debug("state moved under us; reconciling again with fresh state");
         return { requeue: true };

@@ -7,7 +7,7 @@
 import type { RequestListener, Server } from "node:http";
 import { createServer } from "node:http";
 import { parse as parseQuery } from "node:querystring";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { discoveryRoutes, type EndpointSetting } from "../discovery/router.js";
 import { accessLog, type CallRecord } from "./access-log.js";
@@ -73,8 +73,9 @@ export function createApp(options: AppOptions): HttpApp {
   let handler: RequestListener | undefined;
   const app = Fastify<Server>({
     // One logger, ours: Fastify's own request logging would be a second access line.
+    // (Fastify 5 takes this through its log controller; the top-level option is deprecated, FSTDEP023.)
     logger: false,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     ...(options.trustProxy !== undefined && { trustProxy: trustProxyOption(options.trustProxy) }),
     bodyLimit: options.rest?.maxBodyBytes ?? 1 << 20,
     // Paths as the API has always matched them: any case, one trailing slash tolerated.
