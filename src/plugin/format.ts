@@ -41,6 +41,7 @@ export function etaText(eta: Eta, now: number): string {
  * Unicode's bidirectional overrides are written as `\xNN` / `\uNNNN` escapes.
  */
 export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is this function's job
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => {
     const code = c.charCodeAt(0);
     return code <= 0xff

@@ -183,7 +183,7 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
         kind: "ResizeRequest",
         name: "q2",
         namespace: ns.name,
-        uid: q2Request.metadata?.uid ?? "",
+        uid: q2Request.metadata.uid ?? "",
       },
     },
   });
