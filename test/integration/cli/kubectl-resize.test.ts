@@ -5,16 +5,16 @@
 // when the releases happen. Then wait (timed out, on a request that cannot start for minutes), cancel,
 // wait (met, another final state), errors and --help.
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import * as k8s from "@kubernetes/client-node";
 import { API_VERSION } from "../../../src/api/names.js";
-import { installApi, repoRoot } from "../api/install.js";
+import { installApi, kubectl as adminKubectl, repoRoot } from "../api/install.js";
+import { formatMicroTime } from "../../../src/runtime/lease-client.js";
 import { kubectlResize as runPlugin, pluginBinDir, type PluginResult } from "../../support/kubectl-plugin.js";
-import { createTestNamespace, kubeConfig, untilNamespacesSettled } from "../../support/kube.js";
+import { createTestNamespace, untilNamespacesSettled } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { report } from "../../support/reliability.js";
 import { createGroup, createRequest, createWorkers, getRequest, untilState } from "../../support/resize.js";
@@ -166,12 +166,14 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
 
   // An Event about q2 from another reporter, with a terminal escape in its note: not part of q2's story.
   const q2Request = await getRequest(ns.name, "q2");
-  const eventsApi = kubeConfig().makeApiClient(k8s.EventsV1Api);
-  await eventsApi.createNamespacedEvent({
-    namespace: ns.name,
-    body: {
-      metadata: { name: "forged" },
-      eventTime: new Date().toISOString() as unknown as Date,
+  const forged = path.join(mkdtempSync(path.join(tmpdir(), "forged-")), "event.json");
+  writeFileSync(
+    forged,
+    JSON.stringify({
+      apiVersion: "events.k8s.io/v1",
+      kind: "Event",
+      metadata: { name: "forged", namespace: ns.name },
+      eventTime: formatMicroTime(Date.now()),
       reportingController: "example.com/someone-else",
       reportingInstance: "x",
       action: "Forge",
@@ -185,8 +187,9 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
         namespace: ns.name,
         uid: q2Request.metadata.uid ?? "",
       },
-    },
-  });
+    }),
+  );
+  await adminKubectl("create", "-f", forged);
   const again = await kubectlResize("explain", "q2", "-n", ns.name);
   expect(again.stdout).not.toContain("Forge");
   expect(again.stdout).not.toContain("All done");
