@@ -18,6 +18,7 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { installApi } from "../api/install.js";
 import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import { parse, parseAllDocuments } from "yaml";
@@ -54,6 +55,9 @@ const INSTALL_SETTINGS = ["--set", "admissionPolicy.enabled=false", "--set", "fi
 const SERVICE_MONITOR_CRD = "servicemonitors.monitoring.coreos.com";
 
 beforeAll(async () => {
+  // The admission policies, as the other files install them: the operator scales nothing without them
+  // (controller/admission-guard.ts), and the release here is installed without its own copy.
+  await installApi();
   dir = mkdtempSync(path.join(tmpdir(), "chart-test-"));
   releaseNs = await createTestNamespace("chart");
   workNs = await createTestNamespace("chart-work");

@@ -13,6 +13,7 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { installApi } from "../api/install.js";
 import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
@@ -40,6 +41,9 @@ const processes: OperatorProcess[] = [];
 const INSTALL_SETTINGS = ["--set", "admissionPolicy.enabled=false", "--set", "finalizerPolicy.enabled=false"];
 
 beforeAll(async () => {
+  // The admission policies, as the other files install them: the operator scales nothing without them
+  // (controller/admission-guard.ts), and the release here is installed without its own copy.
+  await installApi();
   ns = await createTestNamespace("redis-auth");
   dir = mkdtempSync(path.join(tmpdir(), "redis-auth-"));
   release = `ra-${ns.name.slice(-5)}`;
