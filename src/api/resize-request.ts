@@ -128,6 +128,17 @@ export const Release = z.object({ phase: ReleasePhase, ...replicas }).meta({
 });
 export type Release = z.infer<typeof Release>;
 
+/** status.instances holds at most this many; instancesTruncated says when there are more. */
+export const MAX_LISTED_INSTANCES = 500;
+
+export const InstanceRef = z
+  .object({
+    kind: z.string().min(1).max(63).meta({ description: "Kind of the instance object: Node or Pod." }),
+    name: z.string().min(1).max(253).meta({ description: "Name of the instance object." }),
+  })
+  .meta({ description: "One instance the request added." });
+export type InstanceRef = z.infer<typeof InstanceRef>;
+
 export const OperationRef = z
   .object({
     name: z.string().min(1).max(128).meta({ description: "Name of the operation." }),
@@ -177,6 +188,17 @@ export const ResizeRequestStatus = rule(
           description: "When the instances are released: succeededTime plus spec.requestedRunDuration.",
         }).optional(),
         release: Release.optional(),
+        instances: z
+          .array(InstanceRef)
+          .max(MAX_LISTED_INSTANCES)
+          .meta({
+            description: `The instances the request added, labelled with its name, when its group tells them apart (docs/lifecycle.md "Whose instances"); at most ${MAX_LISTED_INSTANCES}.`,
+          })
+          .optional(),
+        instancesTruncated: z
+          .boolean()
+          .meta({ description: `True when the request holds more than ${MAX_LISTED_INSTANCES} instances.` })
+          .optional(),
         operations: z
           .array(OperationRef)
           .max(16)

@@ -1,7 +1,9 @@
-// Carries out a Plan against the API server, in the order that keeps it crash-safe: a finalizer that
-// protects a change lands before the status recording that change; the statuses go in plan order (each
-// guarded by resourceVersion); then the one scale change (only if its record was written or is
-// confirmed on the server); then finalizer removals, the group's status, and events. A conflict
+// Carries out a Plan against the API server, in the order that keeps it crash-safe: the labels that make
+// instances a request's own land before the status that lists them; a finalizer that protects a change
+// lands before the status recording that change; the statuses go in plan order (each guarded by
+// resourceVersion); then the one scale change (only if its record was written or is confirmed on the
+// server), after deleting the request's own NodeClaims it removes; then finalizer removals, the
+// group's status, and events. A conflict
 // anywhere ends the pass early; the key is reconciled again with fresh state.
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { API_VERSION, FINALIZER, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
@@ -11,6 +13,7 @@ import type { EventRecorder } from "../events/recorder.js";
 import { isConflict, isNotFound } from "../runtime/api-errors.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Plan, PlannedEvent } from "./decide/index.js";
+import { deleteNodeClaims, writeInstanceLabels } from "./instances/write.js";
 import type { Observation } from "./observe.js";
 import type { ScaleClient } from "./target.js";
 
@@ -88,6 +91,7 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
   // Awaited below; a failure is seen there, not as an unhandled rejection meanwhile.
   for (const pending of adding.values()) pending.catch(() => undefined);
   try {
+    await writeInstanceLabels(deps.client, plan.labels);
     // In plan order: decide() puts the record of a new change after the resolutions it relies on.
     for (const change of plan.requests) {
       await adding.get(change.name);
@@ -108,6 +112,9 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
       // Under the resourceVersion of the Scale observed at the start of this pass: a change since
       // (ours or anyone's) is a conflict, and the pass is decided again from fresh state.
       const observed = obs.target?.found ? obs.target.scale : undefined;
+      // Deleted first, lowered right after: Karpenter then neither replaces them nor picks others
+      // (instances/view.ts).
+      await deleteNodeClaims(deps.client, plan.scale.remove ?? []);
       const applied = await deps.scale.scale(namespace, obs.group.spec.targetRef, from, replicas, observed);
       if (!applied) return "conflict";
     }

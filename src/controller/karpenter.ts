@@ -23,12 +23,14 @@ import {
 } from "../runtime/builtin-kinds.js";
 import type { ResourceKind } from "../runtime/resource-kind.js";
 
-/** karpenter.sh/v1 NodeClaim: its labels and its Launched condition. */
+/** karpenter.sh/v1 NodeClaim: its labels, its Launched condition and the Node it registered. */
 export const NodeClaim = z.looseObject({
   apiVersion: z.string().optional(),
   kind: z.string().optional(),
   metadata: ObjectMeta,
-  status: z.looseObject({ conditions: z.array(ObjectCondition).optional() }).optional(),
+  status: z
+    .looseObject({ conditions: z.array(ObjectCondition).optional(), nodeName: z.string().optional() })
+    .optional(),
 });
 export type NodeClaim = z.infer<typeof NodeClaim>;
 

@@ -37,6 +37,8 @@ export type NodeCount = { readonly ready: number } | { readonly forbidden: strin
 /** What the observer asks (a fake in unit tests). */
 export interface NodeCounter {
   count(rule: NodeReadinessRule): Promise<NodeCount>;
+  /** The cached Nodes `selector` selects (none before a count has started the informer). */
+  selected(selector: NodeSelector): readonly Node[];
 }
 
 export const NODES_FORBIDDEN_MESSAGE =
@@ -88,6 +90,10 @@ export class NodeInformers implements NodeCounter {
     if (!(await this.synced(informer)))
       throw new Error(`the Nodes selected by ${selector} are not listed yet; retrying`);
     return { ready: readyNodeCount(informer.lister.list(), rule) };
+  }
+
+  selected(selector: NodeSelector): readonly Node[] {
+    return (this.informer?.lister.list() ?? []).filter((n) => selects(selector, n.metadata.labels));
   }
 
   private remember(selector: string, nodeSelector: NodeSelector): void {

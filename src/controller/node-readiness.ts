@@ -88,6 +88,8 @@ export function leanNode(selector?: NodeSelector): Transform {
         name: m.name,
         uid: m.uid,
         resourceVersion: m.resourceVersion,
+        // Whose instances (instances/view.ts): the newest free Nodes are an attempt's own.
+        ...(m.creationTimestamp !== undefined && { creationTimestamp: m.creationTimestamp }),
         labels,
         ...(m.deletionTimestamp !== undefined && { deletionTimestamp: m.deletionTimestamp }),
       },

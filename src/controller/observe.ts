@@ -20,6 +20,7 @@ import { CORE_EVENTS, lastPosted, PODS, type CoreEvent, type Pod } from "../runt
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Lister } from "../runtime/store.js";
 import { IN_PLAY_BY_GROUP } from "./indexes.js";
+import { readInstances } from "./instances/read.js";
 import type { KarpenterView } from "./karpenter.js";
 import { readKarpenter } from "./karpenter-read.js";
 import type { NodeCounter } from "./node-informers.js";
@@ -146,6 +147,20 @@ async function unschedulable(
   return stuckPods(pods, events.items);
 }
 
+/**
+ * Whether a pass may claim instances (an attempt Applied, about to succeed) or remove them (a rollback,
+ * a release due or being applied): only then are the group's instances read (instances/read.ts).
+ */
+function mayClaimOrRemove(requests: readonly ResizeRequest[], nowMs: number): boolean {
+  return requests.some((r) => {
+    const s = r.status;
+    const phase = s?.provisioning?.phase;
+    if (phase === "Applied" || phase === "RollingBack") return true;
+    if (s?.state !== "SUCCEEDED" || s.release?.phase === "Applied") return false;
+    return s.release !== undefined || (s.runUntil !== undefined && Date.parse(s.runUntil) <= nowMs);
+  });
+}
+
 export async function observeGroup(
   deps: ObserveDeps,
   namespace: string,
@@ -190,6 +205,10 @@ export async function observeGroup(
       if (isKarpenterNodePool(ref)) karpenter = await readKarpenter(deps.client, ref.name, target.object);
     }
   }
+  const instances =
+    group && target?.found && mayClaimOrRemove(requests, nowMs)
+      ? await readInstances(deps.client, deps.nodes, group)
+      : undefined;
   const snapshot: GroupSnapshot = {
     nowMs,
     namespace,
@@ -210,6 +229,7 @@ export async function observeGroup(
     unschedulable: stuck?.summary,
     ...(stuck && { unschedulablePods: stuck.pods }),
     ...(karpenter && { karpenter }),
+    ...(instances && { instances }),
     requests: requests.map(requestView),
   };
   return {

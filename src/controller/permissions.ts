@@ -76,8 +76,8 @@ export const CONTROLLER_PERMISSIONS = [
   permission({
     apiGroups: [""],
     resources: ["nodes"],
-    verbs: ["list", "watch"],
-    why: "resize controller: counts the ready instances of groups with spec.readiness.nodeSelector from their Nodes (one informer per selector, label-selected); only with rbac.nodeReadiness or rbac.karpenter",
+    verbs: ["list", "watch", "patch"],
+    why: "resize controller: counts the ready instances of groups with spec.readiness.nodeSelector from their Nodes (one cluster-wide informer), and labels the Nodes a request added with its name (patch: labels only); only with rbac.nodeReadiness or rbac.karpenter",
     optIn: "nodeReadiness",
   }),
   permission({
@@ -90,8 +90,8 @@ export const CONTROLLER_PERMISSIONS = [
   permission({
     apiGroups: [KARPENTER.group],
     resources: ["nodeclaims"],
-    verbs: ["list"],
-    why: "resize controller: while an attempt on a Karpenter NodePool waits, lists the pool's NodeClaims by label to see failed launches (fast rollback); only with rbac.karpenter",
+    verbs: ["list", "patch", "delete"],
+    why: "resize controller: lists a Karpenter NodePool's NodeClaims by label (failed launches for the fast rollback; which NodeClaims a request added), labels those a request added with its name (patch), and deletes exactly a request's NodeClaims when its run duration ends or its attempt rolls back (delete); only with rbac.karpenter",
     optIn: "karpenter",
   }),
   permission({

@@ -3,6 +3,8 @@
 import type { Location } from "../api/location.js";
 import { FINALIZER } from "../api/names.js";
 import type { ResizeRequest, ResizeRequestSpec, ResizeRequestStatus } from "../api/resize-request.js";
+import { servedBy } from "../api/served-by.js";
+import type { InstancesView } from "./instances/view.js";
 import type { KarpenterView } from "./karpenter.js";
 
 export interface GroupView {
@@ -88,6 +90,8 @@ export interface RequestView {
   readonly creationTimestamp: string;
   readonly deleting: boolean;
   readonly hasFinalizer: boolean;
+  /** Created for a ProvisioningRequest: its instances also carry GKE's provisioning-request label. */
+  readonly forProvisioningRequest: boolean;
   readonly spec: ResizeRequestSpec;
   readonly status: ResizeRequestStatus;
 }
@@ -102,6 +106,7 @@ export function requestView(rr: ResizeRequest): RequestView {
     creationTimestamp: m.creationTimestamp ?? new Date(0).toISOString(),
     deleting: m.deletionTimestamp !== undefined,
     hasFinalizer: m.finalizers?.includes(FINALIZER) ?? false,
+    forProvisioningRequest: servedBy(m.annotations).provisioningRequest !== undefined,
     spec: rr.spec,
     status: rr.status ?? {},
   };
@@ -127,6 +132,11 @@ export interface GroupSnapshot {
    * (for the fast rollback, karpenter.ts); undefined when not read.
    */
   readonly karpenter?: KarpenterView;
+  /**
+   * The group's instances (instances/view.ts), read only when its readiness is counted from Nodes and
+   * a pass may claim or remove some (an attempt in flight, a release due); undefined when not read.
+   */
+  readonly instances?: InstancesView;
   /** The ResizeRequests naming this group that are in play (in-play.ts), in any order. */
   readonly requests: readonly RequestView[];
 }

@@ -9,6 +9,7 @@ export const ObjectMeta = z.looseObject({
   name: z.string().optional(),
   namespace: z.string().optional(),
   uid: z.string().optional(),
+  creationTimestamp: z.string().optional(),
   resourceVersion: z.string().optional(),
   deletionTimestamp: z.string().optional(),
   finalizers: z.array(z.string()).optional(),

@@ -16,6 +16,7 @@ import { TARGET_RECHECK_POLLS, type DecideConfig, type TargetView } from "../sna
 import { waitsForAccess } from "../target-access.js";
 import { TARGET_NOT_FOUND } from "./admission.js";
 import type { RequestDraft } from "./draft.js";
+import { claimInstances, rollbackRemovals } from "./instances.js";
 import {
   cancelled,
   ms,
@@ -149,7 +150,8 @@ function lowerOnceLaunched({ d, p, pass, target, k }: Held, turn: Turn): Turn {
     d.phase("provisioning", "RollingBack", `${removing}: ${wait}.`);
     return wake(turn, pass.cfg.pollIntervalMs);
   }
-  return planScale(turn, d.name, t, p.targetReplicas);
+  const remove = rollbackRemovals(pass, ms(p.startedTime), t - p.targetReplicas);
+  return planScale(turn, d.name, t, p.targetReplicas, remove);
 }
 
 /** The attempt ended without success: back in the queue (in its FIFO place) after a backoff. */
@@ -233,7 +235,7 @@ function succeed({ d, p, pass, target, k }: Held, turn: Turn): Turn {
   const message = `All ${k} instances are ready (target at ${target.replicas} replicas, ${target.readyReplicas} ready).`;
   d.finish("SUCCEEDED", "Provisioned", message);
   d.emit(E.Succeeded, message);
-  const done = resolved(turn);
+  const done = resolved(claimInstances(d, pass, turn, k));
   return runMs === undefined ? done : wake(done, runMs);
 }
 

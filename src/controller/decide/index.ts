@@ -70,6 +70,7 @@ export function decide(
     .sort((a, b) => last(a) - last(b));
   const nextGroupStatus = groupStatus(pass, drafts, previousGroupStatus);
   return {
+    labels: turn.labels,
     requests,
     scale: turn.scale,
     groupStatus: nextGroupStatus,

@@ -4,6 +4,7 @@
 import { isFinalState } from "../../api/lifecycle.js";
 import type { ResizeRequestStatus } from "../../api/resize-request.js";
 import type { DecideConfig, GroupSnapshot, RequestView, TargetView } from "../snapshot.js";
+import type { InstanceLabelWrite } from "../instances/view.js";
 import type { ScaleChange } from "./plan.js";
 
 export interface Pass {
@@ -20,9 +21,16 @@ export interface Turn {
   readonly attemptInFlight: boolean;
   /** The soonest delay (ms, not negative) after which the group wants another pass; none if undefined. */
   readonly wakeAfterMs: number | undefined;
+  /** Label writes planned so far (an attempt that succeeds makes its instances its own). */
+  readonly labels: readonly InstanceLabelWrite[];
 }
 
-export const FIRST_TURN: Turn = { scale: undefined, attemptInFlight: false, wakeAfterMs: undefined };
+export const FIRST_TURN: Turn = {
+  scale: undefined,
+  attemptInFlight: false,
+  wakeAfterMs: undefined,
+  labels: [],
+};
 
 /** Asks for another pass after `delayMs`; a negative delay (a moment already past) asks for nothing. */
 export function wake(turn: Turn, delayMs: number): Turn {
@@ -30,8 +38,14 @@ export function wake(turn: Turn, delayMs: number): Turn {
   return { ...turn, wakeAfterMs: delayMs };
 }
 
-export function planScale(turn: Turn, request: string, from: number, replicas: number): Turn {
-  return { ...turn, scale: { request, from, replicas } };
+export function planScale(
+  turn: Turn,
+  request: string,
+  from: number,
+  replicas: number,
+  remove: readonly string[] = [],
+): Turn {
+  return { ...turn, scale: { request, from, replicas, ...(remove.length > 0 && { remove }) } };
 }
 
 /** A change is planned: nothing else may start in this plan. */

@@ -3,6 +3,7 @@
 import type { InstanceGroupManagerStatus } from "../../api/instance-group-manager.js";
 import type { ResizeRequestStatus } from "../../api/resize-request.js";
 import type { EventDefinition } from "../../events/catalog.js";
+import type { InstanceLabelWrite } from "../instances/view.js";
 
 export interface RequestChange {
   readonly name: string;
@@ -20,6 +21,11 @@ export interface ScaleChange {
   readonly request: string;
   readonly from: number;
   readonly replicas: number;
+  /**
+   * NodeClaims to delete just before the scale (a release or rollback of a Karpenter NodePool takes
+   * exactly the request's own; instances/view.ts): only once the record is confirmed, like the scale.
+   */
+  readonly remove?: readonly string[];
 }
 
 export interface PlannedEvent {
@@ -35,6 +41,8 @@ export interface PlannedGroupEvent {
 }
 
 export interface Plan {
+  /** Labels that make instances a request's own, written before any status (which then lists them). */
+  readonly labels: readonly InstanceLabelWrite[];
   readonly requests: readonly RequestChange[];
   readonly scale: ScaleChange | undefined;
   /** The group's new status when it differs from the observed one. */

@@ -83,6 +83,7 @@ export interface RequestOptions {
   readonly cancel?: boolean;
   readonly deleting?: boolean;
   readonly hasFinalizer?: boolean;
+  readonly forProvisioningRequest?: boolean;
   readonly run?: Duration;
   readonly generation?: number;
   readonly status?: ResizeRequestStatus;
@@ -104,6 +105,7 @@ export function req(name: string, o: RequestOptions = {}): RequestView {
     creationTimestamp: iso(o.created ?? T0 - 10 * MIN),
     deleting: o.deleting ?? false,
     hasFinalizer: o.hasFinalizer ?? false,
+    forProvisioningRequest: o.forProvisioningRequest ?? false,
     spec,
     status: o.status ?? {},
   };

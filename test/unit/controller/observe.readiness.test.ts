@@ -12,7 +12,7 @@ import { observeGroup } from "../../../src/controller/observe.js";
 import { BY_NODE_SELECTOR, GROUP_INDEXERS, REQUEST_INDEXERS } from "../../../src/controller/indexes.js";
 import { ScaleClient } from "../../../src/controller/target.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
-import { CORE_EVENTS } from "../../../src/runtime/builtin-kinds.js";
+import { CORE_EVENTS, type Node } from "../../../src/runtime/builtin-kinds.js";
 import type { ResourceLocation } from "../../../src/runtime/resource-kind.js";
 import { Store } from "../../../src/runtime/store.js";
 import { FakeKube } from "../../support/fake-kube.js";
@@ -32,6 +32,9 @@ class FakeCounter implements NodeCounter {
   count(rule: NodeReadinessRule): Promise<NodeCount> {
     this.asked.push(rule);
     return Promise.resolve(this.answer);
+  }
+  selected(): readonly Node[] {
+    return [];
   }
 }
 
@@ -261,13 +264,18 @@ describe("a Karpenter NodePool target", () => {
     ).rejects.toThrow("etcd is down");
   });
 
-  test("not read when no attempt waits, nor once all instances are ready", async () => {
-    const idle = await observe(withNodePool(), karpenterGroup, new FakeCounter({ ready: 2 }));
+  test("not read when no attempt waits, nor once all instances are ready (then only the pool's instances are)", async () => {
+    const idleFake = withNodePool();
+    const idle = await observe(idleFake, karpenterGroup, new FakeCounter({ ready: 2 }));
     expect(idle.snapshot.karpenter).toBeUndefined();
+    expect(idle.snapshot.instances).toBeUndefined();
+    expect(idleFake.calls.filter((c) => c.resource === "nodeclaims")).toEqual([]);
     const fake = withNodePool();
     const ready = await observe(fake, karpenterGroup, new FakeCounter({ ready: 5 }), [appliedRequest()]);
     expect(ready.snapshot.karpenter).toBeUndefined();
-    expect(fake.calls.filter((c) => c.resource === "nodeclaims")).toEqual([]);
+    // The attempt may succeed in this pass: the pool's NodeClaims are listed once, to claim its own.
+    expect(ready.snapshot.instances?.mechanism).toBe("DeleteNodeClaims");
+    expect(fake.calls.filter((c) => c.resource === "nodeclaims")).toHaveLength(1);
   });
 });
 

@@ -1,0 +1,83 @@
+// Reads a group's instances (view.ts decides what they mean): the Nodes its readiness counts, from the
+// one cluster-wide Node informer, and for a Karpenter NodePool the pool's NodeClaims by label (one list
+// call), each matched to the Node it registered. Read only when a pass may claim or remove instances
+// (observe.ts). Without permission on NodeClaims the pool's Nodes are still labelled and listed, but a
+// release is count-only: Karpenter chooses what goes.
+import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
+import { GKE_PROVISIONING_REQUEST_LABEL } from "../../api/instance-labels.js";
+import { isKarpenterNodePool, KARPENTER, readinessSource } from "../../api/readiness.js";
+import { isForbidden } from "../../runtime/api-errors.js";
+import type { Node } from "../../runtime/builtin-kinds.js";
+import type { KubeClient } from "../../runtime/resource-client.js";
+import { NODE_CLAIMS, type NodeClaim } from "../karpenter.js";
+import type { NodeCounter } from "../node-informers.js";
+import { isReadyInstance, type NodeReadinessRule } from "../node-readiness.js";
+import { ownerOf, type InstancesView, type ObservedInstance, type RequestKey } from "./view.js";
+
+const createdMs = (timestamp: string | undefined): number => Date.parse(timestamp ?? "") || 0;
+
+const sameOwner = (a: RequestKey | undefined, b: RequestKey | undefined): boolean =>
+  a?.namespace === b?.namespace && a?.name === b?.name;
+
+function fromNode(node: Node, rule: NodeReadinessRule): ObservedInstance {
+  const labels = node.metadata.labels;
+  return {
+    node: node.metadata.name,
+    nodeClaim: undefined,
+    owner: ownerOf(labels),
+    complete: true,
+    gkeLabel: labels?.[GKE_PROVISIONING_REQUEST_LABEL],
+    createdMs: createdMs(node.metadata.creationTimestamp),
+    ready: isReadyInstance(node, rule),
+    deleting: node.metadata.deletionTimestamp !== undefined,
+  };
+}
+
+function fromClaim(claim: NodeClaim, node: Node | undefined, rule: NodeReadinessRule): ObservedInstance {
+  const owner = ownerOf(claim.metadata.labels);
+  const nodeOwner = ownerOf(node?.metadata.labels);
+  return {
+    node: claim.status?.nodeName,
+    nodeClaim: claim.metadata.name,
+    owner: owner ?? nodeOwner,
+    // A pass that labelled the NodeClaim may have ended before its Node: the next one finishes.
+    complete: node === undefined ? owner !== undefined : sameOwner(owner, nodeOwner),
+    gkeLabel: node?.metadata.labels?.[GKE_PROVISIONING_REQUEST_LABEL],
+    createdMs: createdMs(claim.metadata.creationTimestamp),
+    ready: node !== undefined && isReadyInstance(node, rule),
+    deleting:
+      claim.metadata.deletionTimestamp !== undefined || node?.metadata.deletionTimestamp !== undefined,
+  };
+}
+
+/** The group's instances, or undefined for a group whose readiness is not counted from Nodes. */
+export async function readInstances(
+  client: KubeClient,
+  nodes: NodeCounter,
+  group: InstanceGroupManager,
+): Promise<InstancesView | undefined> {
+  const source = readinessSource(group.spec);
+  if (source.kind !== "nodes") return undefined;
+  const rule = { nodeSelector: source.nodeSelector, declaredTaints: group.spec.instanceShape?.taints ?? [] };
+  const selected = nodes.selected(source.nodeSelector);
+  const countOnly = (): InstancesView => ({
+    mechanism: "CountOnly",
+    items: selected.map((n) => fromNode(n, rule)),
+  });
+  const ref = group.spec.targetRef;
+  if (!isKarpenterNodePool(ref)) return countOnly();
+  let claims: readonly NodeClaim[];
+  try {
+    claims = (
+      await client.resource(NODE_CLAIMS).list({ labelSelector: `${KARPENTER.nodePoolLabel}=${ref.name}` })
+    ).items;
+  } catch (err) {
+    if (isForbidden(err)) return countOnly();
+    throw err;
+  }
+  const byName = new Map(selected.map((n) => [n.metadata.name ?? "", n]));
+  return {
+    mechanism: "DeleteNodeClaims",
+    items: claims.map((c) => fromClaim(c, byName.get(c.status?.nodeName ?? ""), rule)),
+  };
+}

@@ -1,0 +1,251 @@
+// Whose instances: which Nodes a succeeding attempt takes and labels, and which NodeClaims a release or
+// a rollback deletes (src/controller/instances/view.ts, decide/instances.ts).
+import { decide } from "../../../src/controller/decide/index.js";
+import {
+  attemptInstances,
+  claimFor,
+  labelsFor,
+  labelWrites,
+  listed,
+  ownerOf,
+  type InstancesView,
+  type ObservedInstance,
+} from "../../../src/controller/instances/view.js";
+import {
+  GKE_PROVISIONING_REQUEST_LABEL,
+  REQUEST_LABEL,
+  REQUEST_NAMESPACE_LABEL,
+} from "../../../src/api/instance-labels.js";
+import { MAX_LISTED_INSTANCES } from "../../../src/api/resize-request.js";
+import {
+  appliedRequest,
+  CFG,
+  finalStatus,
+  iso,
+  MIN,
+  NAMESPACE,
+  releaseOf,
+  req,
+  SEC,
+  snap,
+  statusOf,
+  T0,
+} from "./builders.js";
+
+const A = { namespace: NAMESPACE, name: "a" };
+const B = { namespace: NAMESPACE, name: "b" };
+
+function node(name: string, o: Partial<ObservedInstance> = {}): ObservedInstance {
+  return {
+    node: name,
+    nodeClaim: `claim-${name}`,
+    owner: undefined,
+    complete: true,
+    gkeLabel: undefined,
+    createdMs: T0 - MIN,
+    ready: true,
+    deleting: false,
+    ...o,
+  };
+}
+
+const pool = (...items: ObservedInstance[]): InstancesView => ({ mechanism: "DeleteNodeClaims", items });
+const names = (items: readonly ObservedInstance[]): (string | undefined)[] => items.map((i) => i.node);
+
+describe("claimFor: the instances a succeeding attempt takes", () => {
+  test.each([
+    {
+      why: "the newest free ready Nodes, not the pool's older ones",
+      items: [node("base-1", { createdMs: T0 - 60 * MIN }), node("new-1"), node("new-2", { createdMs: T0 })],
+      k: 2,
+      want: ["new-2", "new-1"],
+    },
+    {
+      why: "never another request's, however new",
+      items: [node("b-1", { owner: B, createdMs: T0 }), node("new-1"), node("old", { createdMs: 0 })],
+      k: 2,
+      want: ["new-1", "old"],
+    },
+    {
+      why: "its own labelled ones first (a pass that labelled them ended early)",
+      items: [node("a-1", { owner: A, createdMs: 0 }), node("new-1"), node("new-2")],
+      k: 2,
+      want: ["a-1", "new-1"],
+    },
+    {
+      why: "not a Node that is not ready or is being deleted, nor a NodeClaim without a Node",
+      items: [
+        node("unready", { ready: false, createdMs: T0 }),
+        node("deleting", { deleting: true, createdMs: T0 }),
+        node("x", { node: undefined, createdMs: T0 }),
+        node("ok"),
+      ],
+      k: 2,
+      want: ["ok"],
+    },
+  ])("$why", ({ items, k, want }) => {
+    expect(names(claimFor(pool(...items), A, k))).toEqual(want);
+  });
+});
+
+test("attemptInstances: the free instances created since the attempt started, at most k", () => {
+  const started = T0 - 10 * SEC;
+  const view = pool(
+    node("before", { createdMs: started - 5 * SEC }),
+    node("b-1", { owner: B, createdMs: T0 }),
+    node("launching", { node: undefined, nodeClaim: "claim-launching", createdMs: T0 }),
+    node("after", { createdMs: started + SEC }),
+    node("gone", { deleting: true, createdMs: T0 }),
+  );
+  expect(attemptInstances(view, started, 5).map((i) => i.nodeClaim)).toEqual([
+    "claim-launching",
+    "claim-after",
+  ]);
+  expect(attemptInstances(view, started, 1)).toHaveLength(1);
+});
+
+test("labels: ours on every instance, GKE's only for a ProvisioningRequest's; writes skip done ones", () => {
+  expect(labelsFor(A, false)).toEqual({ [REQUEST_LABEL]: "a", [REQUEST_NAMESPACE_LABEL]: NAMESPACE });
+  const gke = labelsFor(A, true);
+  expect(gke[GKE_PROVISIONING_REQUEST_LABEL]).toBe("a");
+  expect(ownerOf(gke)).toEqual(A);
+  expect(ownerOf({ [REQUEST_LABEL]: "a" })).toBeUndefined();
+  const done = node("done", { owner: A });
+  const half = node("half", { owner: A, complete: false });
+  const fresh = node("fresh");
+  const writes = labelWrites([done, half, fresh], A, labelsFor(A, false));
+  expect(writes.map((w) => `${w.kind}/${w.name}`)).toEqual([
+    "NodeClaim/claim-half",
+    "Node/half",
+    "NodeClaim/claim-fresh",
+    "Node/fresh",
+  ]);
+  expect(labelWrites([done], A, gke).map((w) => w.name)).toEqual(["claim-done", "done"]);
+});
+
+test("listed: oldest first, bounded, truncation said", () => {
+  const many = Array.from({ length: MAX_LISTED_INSTANCES + 2 }, (_, i) =>
+    node(`n-${String(i).padStart(4, "0")}`, { createdMs: i }),
+  );
+  const out = listed(many.reverse());
+  expect(out.instances).toHaveLength(MAX_LISTED_INSTANCES);
+  expect(out.instances[0]).toEqual({ kind: "Node", name: "n-0000" });
+  expect(out.instancesTruncated).toBe(true);
+  expect(listed([node("x")])).toEqual({ instances: [{ kind: "Node", name: "x" }] });
+});
+
+describe("decide", () => {
+  test("an attempt that succeeds lists and labels its Nodes before its status is written", () => {
+    const a = appliedRequest("a");
+    const s = {
+      ...snap({ replicas: 5, ready: 5, requests: [a] }),
+      instances: pool(
+        node("base-1", { createdMs: 0 }),
+        node("base-2", { createdMs: 0 }),
+        node("new-1"),
+        node("new-2"),
+        node("new-3"),
+      ),
+    };
+    const plan = decide(s, CFG);
+    const status = statusOf(plan, "a");
+    expect(status.state).toBe("SUCCEEDED");
+    expect(status.instances?.map((i) => i.name).sort()).toEqual(["new-1", "new-2", "new-3"]);
+    expect(new Set(plan.labels.map((w) => w.name))).toEqual(
+      new Set(["new-1", "new-2", "new-3", "claim-new-1", "claim-new-2", "claim-new-3"]),
+    );
+    expect(plan.labels.every((w) => w.labels[GKE_PROVISIONING_REQUEST_LABEL] === undefined)).toBe(true);
+  });
+
+  test("a request a ProvisioningRequest created also labels its Nodes with GKE's key", () => {
+    const a = { ...appliedRequest("a"), forProvisioningRequest: true };
+    const s = {
+      ...snap({ replicas: 5, ready: 5, requests: [a] }),
+      instances: pool(node("n1"), node("n2"), node("n3")),
+    };
+    const plan = decide(s, CFG);
+    expect(
+      plan.labels.filter((w) => w.kind === "Node").map((w) => w.labels[GKE_PROVISIONING_REQUEST_LABEL]),
+    ).toEqual(["a", "a", "a"]);
+  });
+
+  test("the run duration's release deletes exactly the request's NodeClaims with the lower count", () => {
+    const a = req("a", {
+      resizeBy: 2,
+      status: finalStatus("a", "SUCCEEDED", { runUntil: iso(T0 - SEC), succeededTime: iso(T0 - MIN) }),
+    });
+    const s = {
+      ...snap({ replicas: 4, requests: [a] }),
+      instances: pool(
+        node("a-1", { owner: A }),
+        node("a-2", { owner: A }),
+        node("b-1", { owner: B, createdMs: T0 }),
+        node("b-2", { owner: B, createdMs: T0 }),
+      ),
+    };
+    const plan = decide(s, CFG);
+    expect(plan.scale).toMatchObject({ request: "a", from: 4, replicas: 2 });
+    expect([...(plan.scale?.remove ?? [])].sort()).toEqual(["claim-a-1", "claim-a-2"]);
+    // Applied again after a crash: the NodeClaims already being deleted are not deleted twice.
+    const again = {
+      ...snap({
+        replicas: 4,
+        requests: [
+          req("a", {
+            resizeBy: 2,
+            status: finalStatus("a", "SUCCEEDED", {
+              runUntil: iso(T0 - MIN),
+              release: releaseOf({ phase: "Applying", baseReplicas: 4, targetReplicas: 2 }),
+            }),
+          }),
+        ],
+      }),
+      instances: pool(
+        node("a-1", { owner: A, deleting: true }),
+        node("a-2", { owner: A }),
+        node("b-1", { owner: B }),
+      ),
+    };
+    expect(decide(again, CFG).scale?.remove).toEqual(["claim-a-2"]);
+  });
+
+  test("a count-only group lowers the count and deletes nothing", () => {
+    const a = req("a", {
+      resizeBy: 2,
+      status: finalStatus("a", "SUCCEEDED", { runUntil: iso(T0 - SEC), succeededTime: iso(T0 - MIN) }),
+    });
+    const s = {
+      ...snap({ replicas: 4, requests: [a] }),
+      instances: {
+        mechanism: "CountOnly" as const,
+        items: [node("a-1", { owner: A }), node("a-2", { owner: A })],
+      },
+    };
+    const plan = decide(s, CFG);
+    expect(plan.scale).toMatchObject({ from: 4, replicas: 2 });
+    expect(plan.scale?.remove).toBeUndefined();
+  });
+
+  test("a rollback deletes the attempt's own NodeClaims, not an earlier request's", () => {
+    const started = T0 - 40 * SEC;
+    const a = appliedRequest("a", {
+      phase: "RollingBack",
+      baseReplicas: 5,
+      targetReplicas: 2,
+      startedTime: iso(started),
+    });
+    const s = {
+      ...snap({ replicas: 5, ready: 3, requests: [a] }),
+      instances: pool(
+        node("b-1", { owner: B, createdMs: started + SEC }),
+        node("new-1", { createdMs: started + SEC }),
+        node("new-2", { createdMs: started + 2 * SEC, ready: false }),
+        node("launching", { node: undefined, nodeClaim: "claim-launching", createdMs: started + 3 * SEC }),
+        node("base", { createdMs: 0 }),
+      ),
+    };
+    const plan = decide(s, CFG);
+    expect(plan.scale).toMatchObject({ request: "a", from: 5, replicas: 2 });
+    expect([...(plan.scale?.remove ?? [])].sort()).toEqual(["claim-launching", "claim-new-1", "claim-new-2"]);
+  });
+});
