@@ -11,6 +11,8 @@ import type { ResizeRequest, ResizeRequestStatus } from "../api/resize-request.j
 import type { ObjectRef } from "../events/event.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { isConflict, isNotFound } from "../runtime/api-errors.js";
+import { unstructuredOf } from "../runtime/builtin-kinds.js";
+import type { MergePatch } from "../runtime/resource-client.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Plan, PlannedEvent } from "./decide/index.js";
 import { deleteNodeClaims, writeInstanceLabels } from "./instances/write.js";
@@ -59,6 +61,17 @@ function groupRef(obs: Observation): ObjectRef {
     name: obs.snapshot.groupName,
     uid: obs.group?.metadata.uid ?? "",
   };
+}
+
+/** Merges `patch` into the observed target object (a held node limit, instances/node-limit.ts). */
+async function patchTarget(deps: ExecuteDeps, obs: Observation, patch: MergePatch): Promise<void> {
+  const target = obs.target;
+  const ref = obs.group?.spec.targetRef;
+  if (!target?.found || !ref) return;
+  const where = { apiVersion: ref.apiVersion, ...target.served };
+  await deps.client
+    .resource(unstructuredOf(where, ref.kind))
+    .mergePatch({ namespace: obs.snapshot.namespace, name: ref.name }, patch);
 }
 
 export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Plan): Promise<ExecuteOutcome> {
@@ -112,9 +125,11 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
       // Under the resourceVersion of the Scale observed at the start of this pass: a change since
       // (ours or anyone's) is a conflict, and the pass is decided again from fresh state.
       const observed = obs.target?.found ? obs.target.scale : undefined;
-      // Deleted first, lowered right after: Karpenter then neither replaces them nor picks others
-      // (instances/view.ts).
-      await deleteNodeClaims(deps.client, plan.scale.remove ?? []);
+      // The node limit held, the request's NodeClaims deleted, the pool lowered: Karpenter then neither
+      // replaces them nor picks others (instances/node-limit.ts).
+      const removal = plan.scale.removal;
+      if (removal?.hold) await patchTarget(deps, obs, removal.hold);
+      if (removal) await deleteNodeClaims(deps.client, removal.nodeClaims);
       const applied = await deps.scale.scale(namespace, obs.group.spec.targetRef, from, replicas, observed);
       if (!applied) return "conflict";
     }
@@ -127,6 +142,7 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
         .map((change) => setFinalizers(change.name, false)),
       ...(group ? [deps.client.resource(INSTANCE_GROUP_MANAGERS).updateStatus(group)] : []),
     ]);
+    if (plan.targetPatch) await patchTarget(deps, obs, plan.targetPatch);
     // The group's own Events tell the condition just written (its target refused).
     for (const e of group ? plan.groupEvents : [])
       deps.recorder.emit({ ...e.event, note: e.note, regarding: groupRef(obs) });

@@ -29,7 +29,11 @@ export const NodeClaim = z.looseObject({
   kind: z.string().optional(),
   metadata: ObjectMeta,
   status: z
-    .looseObject({ conditions: z.array(ObjectCondition).optional(), nodeName: z.string().optional() })
+    .looseObject({
+      conditions: z.array(ObjectCondition).optional(),
+      nodeName: z.string().optional(),
+      providerID: z.string().optional(),
+    })
     .optional(),
 });
 export type NodeClaim = z.infer<typeof NodeClaim>;

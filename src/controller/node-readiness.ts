@@ -95,6 +95,8 @@ export function leanNode(selector?: NodeSelector): Transform {
       },
       spec: {
         ...(node.spec?.unschedulable !== undefined && { unschedulable: node.spec.unschedulable }),
+        // Whose instances (instances/read.ts): a NodeClaim names its Node only once registered.
+        ...(node.spec?.providerID !== undefined && { providerID: node.spec.providerID }),
         taints: (node.spec?.taints ?? []).map(({ key, value, effect }) => ({
           key,
           effect,

@@ -20,6 +20,7 @@ import { CORE_EVENTS, lastPosted, PODS, type CoreEvent, type Pod } from "../runt
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Lister } from "../runtime/store.js";
 import { IN_PLAY_BY_GROUP } from "./indexes.js";
+import { nodeLimitOfPool } from "./instances/node-limit.js";
 import { readInstances } from "./instances/read.js";
 import type { KarpenterView } from "./karpenter.js";
 import { readKarpenter } from "./karpenter-read.js";
@@ -230,6 +231,11 @@ export async function observeGroup(
     ...(stuck && { unschedulablePods: stuck.pods }),
     ...(karpenter && { karpenter }),
     ...(instances && { instances }),
+    ...(group &&
+      target?.found &&
+      isKarpenterNodePool(group.spec.targetRef) && {
+        nodeLimit: nodeLimitOfPool(target.object),
+      }),
     requests: requests.map(requestView),
   };
   return {

@@ -83,8 +83,8 @@ export const CONTROLLER_PERMISSIONS = [
   permission({
     apiGroups: [KARPENTER.group],
     resources: ["nodepools"],
-    verbs: ["get", "list", "watch"],
-    why: "resize controller: a Karpenter NodePool target (its replicas, generation and spec.limits.nodes) from a shared informer of NodePools (list/watch), get where the cache has not listed it yet; only with rbac.karpenter",
+    verbs: ["get", "list", "watch", "patch"],
+    why: "resize controller: a Karpenter NodePool target (its replicas, generation and spec.limits.nodes) from a shared informer of NodePools (list/watch), get where the cache has not listed it yet; only with rbac.karpenter; patch: holds spec.limits.nodes at the pool's NodeClaims while a request's own are deleted, and gives it back after (annotation compute.resize-operator.dev/held-node-limit)",
     optIn: "karpenter",
   }),
   permission({

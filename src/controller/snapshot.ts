@@ -4,6 +4,7 @@ import type { Location } from "../api/location.js";
 import { FINALIZER } from "../api/names.js";
 import type { ResizeRequest, ResizeRequestSpec, ResizeRequestStatus } from "../api/resize-request.js";
 import { servedBy } from "../api/served-by.js";
+import type { NodeLimit } from "./instances/node-limit.js";
 import type { InstancesView } from "./instances/view.js";
 import type { KarpenterView } from "./karpenter.js";
 
@@ -137,6 +138,8 @@ export interface GroupSnapshot {
    * a pass may claim or remove some (an attempt in flight, a release due); undefined when not read.
    */
   readonly instances?: InstancesView;
+  /** A Karpenter NodePool target's node limit and whether the operator holds it (instances/node-limit.ts). */
+  readonly nodeLimit?: NodeLimit;
   /** The ResizeRequests naming this group that are in play (in-play.ts), in any order. */
   readonly requests: readonly RequestView[];
 }

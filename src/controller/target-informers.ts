@@ -21,6 +21,7 @@ import type { KubeObject } from "../runtime/object.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import { resourcePath, type ResourceLocation } from "../runtime/resource-kind.js";
 import type { Transform } from "../runtime/transform.js";
+import { HOLD_ANNOTATION } from "./instances/node-limit.js";
 import { TtlCache } from "../runtime/ttl-cache.js";
 import { OwnWrites, type OwnWrite } from "./own-writes.js";
 import { crdScalePaths, knownScalePaths, scaleOfObject, type ScalePaths } from "./scale-mapping.js";
@@ -81,7 +82,8 @@ const UNREAD_SPEC = new Set(["template", "volumeClaimTemplates"]);
 /**
  * The cache keeps of a target only what a pass reads: the metadata that names and versions it, the
  * spec without templates (replicas, selector, a NodePool's limits) and the status (counts, conditions).
- * Labels, annotations, managedFields and owner references are dropped.
+ * Labels, annotations (but the operator's hold on a NodePool's node limit, instances/node-limit.ts),
+ * managedFields and owner references are dropped.
  */
 export const leanTarget: Transform = (raw) => {
   const {
@@ -96,10 +98,14 @@ export const leanTarget: Transform = (raw) => {
   };
   const m = metadata as Record<string, unknown>;
   const kept = ["name", "namespace", "uid", "resourceVersion", "generation", "deletionTimestamp"];
+  const hold = (m["annotations"] as Record<string, string> | undefined)?.[HOLD_ANNOTATION];
   return {
     apiVersion,
     kind,
-    metadata: Object.fromEntries(kept.filter((k) => m[k] !== undefined).map((k) => [k, m[k]])),
+    metadata: Object.fromEntries([
+      ...kept.filter((k) => m[k] !== undefined).map((k) => [k, m[k]] as const),
+      ...(hold === undefined ? [] : [["annotations", { [HOLD_ANNOTATION]: hold }] as const]),
+    ]),
     ...(spec !== undefined && {
       spec: Object.fromEntries(Object.entries(spec).filter(([k]) => !UNREAD_SPEC.has(k))),
     }),

@@ -208,6 +208,7 @@ export const Node = z.looseObject({
   spec: z
     .looseObject({
       unschedulable: z.boolean().optional(),
+      providerID: z.string().optional(),
       taints: z
         .array(z.looseObject({ key: z.string(), value: z.string().optional(), effect: z.string() }))
         .optional(),

@@ -16,7 +16,7 @@ import { TARGET_RECHECK_POLLS, type DecideConfig, type TargetView } from "../sna
 import { waitsForAccess } from "../target-access.js";
 import { TARGET_NOT_FOUND } from "./admission.js";
 import type { RequestDraft } from "./draft.js";
-import { claimInstances, rollbackRemovals } from "./instances.js";
+import { claimInstances, rollbackRemoval } from "./instances.js";
 import {
   cancelled,
   ms,
@@ -150,8 +150,8 @@ function lowerOnceLaunched({ d, p, pass, target, k }: Held, turn: Turn): Turn {
     d.phase("provisioning", "RollingBack", `${removing}: ${wait}.`);
     return wake(turn, pass.cfg.pollIntervalMs);
   }
-  const remove = rollbackRemovals(pass, ms(p.startedTime), t - p.targetReplicas);
-  return planScale(turn, d.name, t, p.targetReplicas, remove);
+  const removal = rollbackRemoval(pass, ms(p.startedTime), t - p.targetReplicas);
+  return planScale(turn, d.name, t, p.targetReplicas, removal);
 }
 
 /** The attempt ended without success: back in the queue (in its FIFO place) after a backoff. */

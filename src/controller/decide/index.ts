@@ -11,6 +11,7 @@ import type { DecideConfig, GroupSnapshot } from "../snapshot.js";
 import { stepAttempt } from "./attempt.js";
 import { RequestDraft, stampIdentity } from "./draft.js";
 import { groupEvents, groupStatus } from "./group-status.js";
+import { targetPatchOf } from "./instances.js";
 import { rfc3339 } from "../../api/time.js";
 import { FIRST_TURN, isFinal, wake, type Pass } from "./pass.js";
 import type { Plan, RequestChange } from "./plan.js";
@@ -74,6 +75,7 @@ export function decide(
     requests,
     scale: turn.scale,
     groupStatus: nextGroupStatus,
+    targetPatch: targetPatchOf(pass, turn.scale),
     groupEvents: nextGroupStatus ? groupEvents(previousGroupStatus, nextGroupStatus) : [],
     events: drafts.flatMap((d) => d.events),
     requeueAfterMs: turn.wakeAfterMs,

@@ -1,6 +1,7 @@
 // The steps' side of whose instances (../instances/view.ts): which instances a succeeding attempt takes
-// and labels, and which NodeClaims a release or rollback deletes. Nothing happens for a group whose
+// and labels, and what a release or rollback removes with its scale. Nothing happens for a group whose
 // instances were not read (its readiness is not counted from Nodes): it stays count-only.
+import { holdPatch, releasePatch } from "../instances/node-limit.js";
 import {
   attemptInstances,
   claimFor,
@@ -9,9 +10,11 @@ import {
   labelWrites,
   listed,
   removals,
+  type ObservedInstance,
 } from "../instances/view.js";
 import type { RequestDraft } from "./draft.js";
 import type { Pass, Turn } from "./pass.js";
+import type { Plan, ScaleChange } from "./plan.js";
 
 /** A succeeding attempt of size `k` makes its instances its own: listed on its status, labelled. */
 export function claimInstances(d: RequestDraft, pass: Pass, turn: Turn, k: number): Turn {
@@ -24,15 +27,32 @@ export function claimInstances(d: RequestDraft, pass: Pass, turn: Turn, k: numbe
   return { ...turn, labels: [...turn.labels, ...labelWrites(mine, request, labels)] };
 }
 
-/** The NodeClaims a release lowering the target by `count` deletes: the request's own, newest first. */
-export function releaseRemovals(pass: Pass, request: string, count: number): string[] {
+/** The removal that goes with a scale taking `instances` away (none when nothing is to be deleted). */
+function removalOf(pass: Pass, instances: readonly ObservedInstance[]): ScaleChange["removal"] {
   const view = pass.s.instances;
-  if (!view || count <= 0) return [];
-  return removals(view, instancesOf(view, { namespace: pass.s.namespace, name: request }).slice(0, count));
+  if (!view) return undefined;
+  const nodeClaims = removals(view, instances);
+  if (nodeClaims.length === 0) return undefined;
+  const limit = pass.s.nodeLimit;
+  return { nodeClaims, hold: limit && holdPatch(limit, view.items.length) };
 }
 
-/** The NodeClaims a rollback of an attempt started at `startedMs`, of size `k`, deletes. */
-export function rollbackRemovals(pass: Pass, startedMs: number, k: number): string[] {
+/** What a release lowering the target by `count` removes: the request's own, newest first. */
+export function releaseRemoval(pass: Pass, request: string, count: number): ScaleChange["removal"] {
   const view = pass.s.instances;
-  return view ? removals(view, attemptInstances(view, startedMs, k)) : [];
+  if (!view || count <= 0) return undefined;
+  const own = instancesOf(view, { namespace: pass.s.namespace, name: request });
+  return removalOf(pass, own.slice(0, count));
+}
+
+/** What a rollback of an attempt started at `startedMs`, of size `k`, removes. */
+export function rollbackRemoval(pass: Pass, startedMs: number, k: number): ScaleChange["removal"] {
+  const view = pass.s.instances;
+  return view && removalOf(pass, attemptInstances(view, startedMs, k));
+}
+
+/** A held node limit is given back once a pass removes nothing more. */
+export function targetPatchOf(pass: Pass, scale: ScaleChange | undefined): Plan["targetPatch"] {
+  const limit = pass.s.nodeLimit;
+  return limit && !scale?.removal?.hold ? releasePatch(limit) : undefined;
 }

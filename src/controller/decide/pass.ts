@@ -43,9 +43,9 @@ export function planScale(
   request: string,
   from: number,
   replicas: number,
-  remove: readonly string[] = [],
+  removal?: ScaleChange["removal"],
 ): Turn {
-  return { ...turn, scale: { request, from, replicas, ...(remove.length > 0 && { remove }) } };
+  return { ...turn, scale: { request, from, replicas, ...(removal && { removal }) } };
 }
 
 /** A change is planned: nothing else may start in this plan. */

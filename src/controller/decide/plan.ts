@@ -3,6 +3,7 @@
 import type { InstanceGroupManagerStatus } from "../../api/instance-group-manager.js";
 import type { ResizeRequestStatus } from "../../api/resize-request.js";
 import type { EventDefinition } from "../../events/catalog.js";
+import type { MergePatch } from "../../runtime/resource-client.js";
 import type { InstanceLabelWrite } from "../instances/view.js";
 
 export interface RequestChange {
@@ -22,10 +23,12 @@ export interface ScaleChange {
   readonly from: number;
   readonly replicas: number;
   /**
-   * NodeClaims to delete just before the scale (a release or rollback of a Karpenter NodePool takes
-   * exactly the request's own; instances/view.ts): only once the record is confirmed, like the scale.
+   * What goes with the scale when it removes a request's own instances (a release or rollback of a
+   * Karpenter NodePool; instances/view.ts), only once the record is confirmed, like the scale: first
+   * `hold` is merged into the target (its node limit held, instances/node-limit.ts), then `nodeClaims`
+   * are deleted, then the replicas lowered.
    */
-  readonly remove?: readonly string[];
+  readonly removal?: { readonly nodeClaims: readonly string[]; readonly hold: MergePatch | undefined };
 }
 
 export interface PlannedEvent {
@@ -47,6 +50,8 @@ export interface Plan {
   readonly scale: ScaleChange | undefined;
   /** The group's new status when it differs from the observed one. */
   readonly groupStatus: InstanceGroupManagerStatus | undefined;
+  /** Merged into the target after everything else: a held node limit given back (instances/node-limit.ts). */
+  readonly targetPatch: MergePatch | undefined;
   /** Events on the group that come with `groupStatus` (none without it). */
   readonly groupEvents: readonly PlannedGroupEvent[];
   readonly events: readonly PlannedEvent[];

@@ -6,7 +6,7 @@ import { ResizeRequestCondition as RC } from "../../api/conditions.js";
 import { resizeEvents as E } from "../events.js";
 import type { RequestDraft } from "./draft.js";
 import { releaseLowers, releaseTarget, releaseUnapplied, sizeOf } from "../../queue/rules.js";
-import { releaseRemovals } from "./instances.js";
+import { releaseRemoval } from "./instances.js";
 import { busy, ms, planScale, resolved, wake, type Pass, type Turn } from "./pass.js";
 
 /** A request in a final state: refuse late cancels, drop the finalizer, release after the run duration. */
@@ -80,6 +80,6 @@ export function stepRelease(draft: RequestDraft, pass: Pass, turn: Turn): Turn {
  * record (a relist, a pass that conflicted and was retried with backoff) to be seen applied.
  */
 function applyRelease(turn: Turn, pass: Pass, request: string, from: number, to: number): Turn {
-  const remove = releaseRemovals(pass, request, from - to);
-  return wake(planScale(turn, request, from, to, remove), pass.cfg.pollIntervalMs);
+  const removal = releaseRemoval(pass, request, from - to);
+  return wake(planScale(turn, request, from, to, removal), pass.cfg.pollIntervalMs);
 }

@@ -37,7 +37,7 @@ function fromClaim(claim: NodeClaim, node: Node | undefined, rule: NodeReadiness
   const owner = ownerOf(claim.metadata.labels);
   const nodeOwner = ownerOf(node?.metadata.labels);
   return {
-    node: claim.status?.nodeName,
+    node: claim.status?.nodeName ?? node?.metadata.name,
     nodeClaim: claim.metadata.name,
     owner: owner ?? nodeOwner,
     // A pass that labelled the NodeClaim may have ended before its Node: the next one finishes.
@@ -75,9 +75,14 @@ export async function readInstances(
     if (isForbidden(err)) return countOnly();
     throw err;
   }
+  // Karpenter names a NodeClaim's Node (status.nodeName) a moment after the Node registered: until
+  // then the cloud's instance id (providerID), set at launch, matches them.
   const byName = new Map(selected.map((n) => [n.metadata.name ?? "", n]));
+  const byProvider = new Map(selected.flatMap((n) => (n.spec?.providerID ? [[n.spec.providerID, n]] : [])));
+  const nodeOf = (c: NodeClaim): Node | undefined =>
+    byName.get(c.status?.nodeName ?? "") ?? byProvider.get(c.status?.providerID ?? "");
   return {
     mechanism: "DeleteNodeClaims",
-    items: claims.map((c) => fromClaim(c, byName.get(c.status?.nodeName ?? ""), rule)),
+    items: claims.map((c) => fromClaim(c, nodeOf(c), rule)),
   };
 }

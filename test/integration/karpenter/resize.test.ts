@@ -1,10 +1,11 @@
 // End to end on the real Karpenter (testbed/karpenter.ts, its kwok provider) and the real kube-scheduler:
 // a group over a static NodePool (karpenter.sh/v1, cluster-scoped) that counts its ready instances from
-// the pool's Nodes. A ResizeRequest for 4 gets 4 NodeClaims and 4 Ready Nodes, then SUCCEEDED; when its
-// run duration ends the pool shrinks back by 4 and Karpenter removes 4 of its 6 Nodes, a pod running on
-// one of the new ones (recorded: which Nodes went, whether the busy one stayed, what became of the pod).
-// Creation → SUCCEEDED is timed and reported. What goes wrong (a stockout, a cancel, the pool deleted)
-// is in failures.test.ts.
+// the pool's Nodes. A ResizeRequest for 4 gets 4 NodeClaims and 4 Ready Nodes, labelled with its name,
+// then SUCCEEDED; when its run duration ends exactly those 4 go (one of them busy), never the pool's 2
+// older ones. Two requests on one tainted pool whose releases interleave (the earlier one ends first,
+// then a later one ends before an earlier one): each release removes only its own Nodes, whether they
+// or the others are the empty ones Karpenter would pick itself. Creation → SUCCEEDED is timed and
+// reported. What goes wrong (a stockout, a cancel, the pool deleted) is in failures.test.ts.
 import * as k8s from "@kubernetes/client-node";
 import { eventually, kubeConfig } from "../../support/kube.js";
 import {
@@ -19,11 +20,15 @@ import {
 } from "../../support/karpenter.js";
 import { report } from "../../support/reliability.js";
 import * as resize from "../../support/resize.js";
+import { REQUEST_LABEL, REQUEST_NAMESPACE_LABEL } from "../../../src/api/instance-labels.js";
 
 const core = kubeConfig().makeApiClient(k8s.CoreV1Api);
 const POOL = "e2e-cpu";
 /** The pool's size before the request: the shrink must then choose which 4 of 6 Nodes go. */
 const BASE = 2;
+/** A second pool, tainted as GPU pools are, for the interleaved releases. */
+const OWN = "e2e-own";
+const TAINT = { key: "example.com/dedicated", value: "batch", effect: "NoSchedule" as const };
 
 let e2e: KarpenterE2e;
 let ns: { name: string };
@@ -35,6 +40,7 @@ const poolReplicas = (): Promise<number | undefined> => replicasOf(POOL);
 beforeAll(async () => {
   e2e = await setUpKarpenterE2e("karpenter-e2e", {
     [POOL]: { instanceType: "cpu-32x", replicas: BASE, maxNodes: 8 },
+    [OWN]: { instanceType: "cpu-32x", replicas: 0, maxNodes: 8, taints: [TAINT] },
   });
   ns = { name: e2e.namespace };
 }, 240_000);
@@ -78,10 +84,21 @@ test("resizeBy 4: 4 more Ready Karpenter Nodes, SUCCEEDED; the run duration ends
     return st?.targetSize === BASE + 4 && st.readyInstances === BASE + 4 ? true : undefined;
   });
 
-  // A pod on one of the new Nodes (bound by name, as the scheduler would), before the run duration ends:
-  // if Karpenter takes empty Nodes first, it keeps this one and removes one of the older, empty ones.
+  // The request's Nodes carry its name: `kubectl get nodes -l` finds exactly the 4 new ones.
   const oldNames = before.map((n) => n.metadata?.name ?? "");
-  const busy = nodes.map((n) => n.metadata?.name ?? "").find((n) => !oldNames.includes(n)) ?? "";
+  const mine = (
+    await core.listNode({ labelSelector: `${REQUEST_LABEL}=four,${REQUEST_NAMESPACE_LABEL}=${ns.name}` })
+  ).items.map((n) => n.metadata?.name ?? "");
+  expect(mine.sort()).toEqual(
+    nodes
+      .map((n) => n.metadata?.name ?? "")
+      .filter((n) => !oldNames.includes(n))
+      .sort(),
+  );
+  expect(done.status?.instances?.map((i) => i.name).sort()).toEqual(mine);
+  // A pod on one of the request's Nodes (bound by name, as the scheduler would), before the run duration
+  // ends: left to itself Karpenter would remove empty Nodes first (the pool's older ones among them).
+  const busy = mine[0] ?? "";
   await core.createNamespacedPod({
     namespace: ns.name,
     body: {
@@ -95,40 +112,21 @@ test("resizeBy 4: 4 more Ready Karpenter Nodes, SUCCEEDED; the run duration ends
       : undefined,
   );
 
-  // The run duration ends: the operator shrinks the pool by 4; Karpenter chooses which 4 Nodes go.
-  const removed: string[] = [];
-  const left = await eventually(
-    "Karpenter removed 4 Nodes",
-    async () => {
-      const now = await poolNodes();
-      for (const n of now)
-        if (n.metadata?.deletionTimestamp && !removed.includes(n.metadata.name ?? ""))
-          removed.push(n.metadata.name ?? "");
-      for (const n of nodes) {
-        const name = n.metadata?.name ?? "";
-        if (!removed.includes(name) && !now.some((l) => l.metadata?.name === name)) removed.push(name);
-      }
-      return now.length === BASE ? now : undefined;
-    },
-    180_000,
-  );
-  const keptBusy = left.some((n) => n.metadata?.name === busy);
-  const pod = await core.readNamespacedPod({ namespace: ns.name, name: "worker" }).catch(() => undefined);
+  // The run duration ends: the operator deletes the request's 4 NodeClaims and lowers the pool by 4.
+  const removed = await removalsUntil(POOL, (now) => (now.length === BASE ? now : undefined), 180_000);
+  const left = removed.result;
   process.stderr.write(
-    `[karpenter-e2e] removed ${JSON.stringify(removed)}; older Nodes ${JSON.stringify(oldNames)}; ` +
-      `busy node ${busy} ${keptBusy ? "kept" : "removed"}; its pod afterwards: ` +
-      `${pod ? `${pod.status?.phase ?? "?"} on ${pod.spec?.nodeName ?? "?"}${pod.metadata?.deletionTimestamp ? " (terminating)" : ""}` : "deleted"}\n`,
+    `[karpenter-e2e] removed ${JSON.stringify(removed.names)}; the request's ${JSON.stringify(mine)}; ` +
+      `older Nodes ${JSON.stringify(oldNames)}\n`,
   );
-  report("karpenter e2e: scale-down by 4 with a pod on one new Node", {
-    keptBusy: String(keptBusy),
-    podAfter: pod ? (pod.status?.phase ?? "?") : "deleted",
+  report("karpenter e2e: release of a request's 4 Nodes (one busy) on a pool of 6", {
+    removedOwn: removed.names.filter((n) => mine.includes(n)).length,
+    removedOthers: removed.names.filter((n) => !mine.includes(n)).length,
+    replacements: removed.created.length,
   });
-  expect(removed).toHaveLength(4);
-  // Karpenter takes empty Nodes first: the busy one stays, its pod undisturbed; which 4 of the 5 empty
-  // ones go (older or new) varies from run to run.
-  expect(keptBusy).toBe(true);
-  expect(pod?.status?.phase).toBe("Running");
-  expect(removed).not.toContain(busy);
+  expect(removed.names.sort()).toEqual(mine);
+  expect(removed.created).toEqual([]);
+  expect(left.map((n) => n.metadata?.name ?? "").sort()).toEqual([...oldNames].sort());
   expect(await poolReplicas()).toBe(BASE);
   await eventually(`${BASE} NodeClaims left`, async () =>
     (await nodeClaims()).length === BASE ? true : undefined,
@@ -138,3 +136,127 @@ test("resizeBy 4: 4 more Ready Karpenter Nodes, SUCCEEDED; the run duration ends
     (await resize.getGroup(ns.name, "pool")).status?.targetSize === BASE ? true : undefined,
   );
 }, 420_000);
+
+/**
+ * Watches `pool` until `done` (given its Nodes not being deleted) says so: which of the Nodes serving at
+ * the start were deleted or went, and which NodeClaims appeared meanwhile (a replacement by Karpenter).
+ */
+async function removalsUntil<T>(
+  pool: string,
+  done: (now: k8s.V1Node[]) => T | undefined,
+  timeoutMs: number,
+): Promise<{ names: string[]; created: string[]; result: T }> {
+  const claimNames = async (): Promise<string[]> =>
+    ((await nodeClaimsOf(poolSelector(pool))) as { metadata?: { name?: string } }[]).map(
+      (c) => c.metadata?.name ?? "",
+    );
+  const serving = (await nodesOf(pool))
+    .filter((n) => !n.metadata?.deletionTimestamp)
+    .map((n) => n.metadata?.name ?? "");
+  const claimsBefore = new Set(await claimNames());
+  const names: string[] = [];
+  const created = new Set<string>();
+  const result = await eventually(
+    `${pool}'s Nodes removed`,
+    async () => {
+      const now = await nodesOf(pool);
+      for (const c of await claimNames()) if (!claimsBefore.has(c)) created.add(c);
+      for (const name of serving) {
+        const node = now.find((n) => n.metadata?.name === name);
+        if ((!node || node.metadata?.deletionTimestamp) && !names.includes(name)) names.push(name);
+      }
+      return done(now.filter((n) => !n.metadata?.deletionTimestamp));
+    },
+    timeoutMs,
+  );
+  return { names, created: [...created], result };
+}
+
+/** Creates request `name` on the `own` group and waits for SUCCEEDED: its Nodes (status.instances). */
+async function succeeded(name: string, runSeconds: number): Promise<string[]> {
+  await resize.createRequest(ns.name, name, {
+    instanceGroupManager: "own",
+    resizeBy: 2,
+    requestedRunDuration: { seconds: String(runSeconds) },
+  });
+  const rr = await eventually(
+    `${name} SUCCEEDED`,
+    async () => {
+      const r = await resize.getRequest(ns.name, name);
+      if (r.status?.state === "FAILED") throw new Error(`FAILED: ${JSON.stringify(r.status)}`);
+      return r.status?.state === "SUCCEEDED" ? r : undefined;
+    },
+    120_000,
+  );
+  const listed = (rr.status?.instances ?? []).map((i) => i.name).sort();
+  expect(listed).toHaveLength(2);
+  return listed;
+}
+
+/** `count` pods placed by the scheduler on the Nodes of request `owner` (its label), tolerating the pool's taint. */
+async function workloadOn(owner: string, prefix: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i++)
+    await core.createNamespacedPod({
+      namespace: ns.name,
+      body: {
+        metadata: { name: `${prefix}-${i}` },
+        spec: {
+          nodeSelector: { [REQUEST_LABEL]: owner, [REQUEST_NAMESPACE_LABEL]: ns.name },
+          tolerations: [{ key: TAINT.key, operator: "Equal", value: TAINT.value, effect: TAINT.effect }],
+          containers: [{ name: "w", image: "busybox", resources: { requests: { cpu: "20" } } }],
+        },
+      },
+    });
+}
+
+/** The nodes of the Running pods named `prefix-*`, once `count` of them run. */
+async function runningOn(prefix: string, count: number): Promise<string[]> {
+  return eventually(`${count} ${prefix} pods Running`, async () => {
+    const pods = (await core.listNamespacedPod({ namespace: ns.name })).items.filter(
+      (p) => p.metadata?.name?.startsWith(`${prefix}-`) && p.status?.phase === "Running",
+    );
+    return pods.length === count ? pods.map((p) => p.spec?.nodeName ?? "").sort() : undefined;
+  });
+}
+
+test("interleaved releases on one pool: each takes exactly its own Nodes, whichever ends first", async () => {
+  await resize.createGroup(
+    ns.name,
+    "own",
+    nodePoolGroup(OWN, {
+      maxSize: 6,
+      instanceShape: { allocatable: { cpu: "32", memory: "128Gi", pods: "110" }, taints: [TAINT] },
+    }),
+  );
+  // The earlier request ends first, its Nodes busy, the later one's still empty: Karpenter, left to
+  // itself, removes empty Nodes first (the later request's).
+  const a = await succeeded("a", 40);
+  await workloadOn("a", "wa", 2);
+  expect(await runningOn("wa", 2)).toEqual(a);
+  const b = await succeeded("b", 600);
+  const first = await removalsUntil(OWN, (now) => (now.length === 2 ? now : undefined), 180_000);
+  expect(first.names.sort()).toEqual(a);
+  expect(first.created).toEqual([]);
+  // b's capacity is whole: its own 2-pod workload lands on its 2 Nodes.
+  await workloadOn("b", "wb", 2);
+  expect(await runningOn("wb", 2)).toEqual(b);
+
+  // The later request ends first, its Nodes busy, the earlier one's empty.
+  const c = await succeeded("c", 600);
+  const d = await succeeded("d", 20);
+  await workloadOn("d", "wd", 2);
+  expect(await runningOn("wd", 2)).toEqual(d);
+  const second = await removalsUntil(OWN, (now) => (now.length === 4 ? now : undefined), 180_000);
+  expect(second.names.sort()).toEqual(d);
+  expect(second.created).toEqual([]);
+  const left = second.result.map((n) => n.metadata?.name ?? "").sort();
+  expect(left).toEqual([...b, ...c].sort());
+  expect(await replicasOf(OWN)).toBe(4);
+  report("karpenter e2e: interleaved releases on one pool", {
+    earlierFirstRemovedOwn: first.names.filter((n) => a.includes(n)).length,
+    earlierFirstRemovedOthers: first.names.filter((n) => !a.includes(n)).length,
+    laterFirstRemovedOwn: second.names.filter((n) => d.includes(n)).length,
+    laterFirstRemovedOthers: second.names.filter((n) => !d.includes(n)).length,
+    replacements: first.created.length + second.created.length,
+  });
+}, 480_000);

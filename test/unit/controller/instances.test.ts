@@ -17,6 +17,7 @@ import {
   REQUEST_NAMESPACE_LABEL,
 } from "../../../src/api/instance-labels.js";
 import { MAX_LISTED_INSTANCES } from "../../../src/api/resize-request.js";
+import { HOLD_ANNOTATION, nodeLimitOfPool } from "../../../src/controller/instances/node-limit.js";
 import {
   appliedRequest,
   CFG,
@@ -185,7 +186,7 @@ describe("decide", () => {
     };
     const plan = decide(s, CFG);
     expect(plan.scale).toMatchObject({ request: "a", from: 4, replicas: 2 });
-    expect([...(plan.scale?.remove ?? [])].sort()).toEqual(["claim-a-1", "claim-a-2"]);
+    expect([...(plan.scale?.removal?.nodeClaims ?? [])].sort()).toEqual(["claim-a-1", "claim-a-2"]);
     // Applied again after a crash: the NodeClaims already being deleted are not deleted twice.
     const again = {
       ...snap({
@@ -206,7 +207,60 @@ describe("decide", () => {
         node("b-1", { owner: B }),
       ),
     };
-    expect(decide(again, CFG).scale?.remove).toEqual(["claim-a-2"]);
+    expect(decide(again, CFG).scale?.removal?.nodeClaims).toEqual(["claim-a-2"]);
+  });
+
+  test("the pool's node limit is held at its NodeClaims while the request's go, and given back after", () => {
+    const a = req("a", {
+      resizeBy: 2,
+      status: finalStatus("a", "SUCCEEDED", { runUntil: iso(T0 - SEC), succeededTime: iso(T0 - MIN) }),
+    });
+    const items = [node("a-1", { owner: A }), node("a-2", { owner: A }), node("b-1", { owner: B })];
+    const s = { ...snap({ replicas: 3, requests: [a] }), instances: pool(...items) };
+    const holding = decide({ ...s, nodeLimit: { current: "8", heldOriginal: undefined } }, CFG);
+    expect(holding.scale?.removal?.hold).toEqual({
+      metadata: { annotations: { [HOLD_ANNOTATION]: '"8"' } },
+      spec: { limits: { nodes: "3" } },
+    });
+    expect(holding.targetPatch).toBeUndefined();
+    // A pool without a limit: none is given back; a pool whose own limit is lower keeps it.
+    const unlimited = decide({ ...s, nodeLimit: { current: undefined, heldOriginal: undefined } }, CFG);
+    expect(unlimited.scale?.removal?.hold?.metadata?.annotations?.[HOLD_ANNOTATION]).toBe("null");
+    const tight = decide({ ...s, nodeLimit: { current: "2", heldOriginal: undefined } }, CFG);
+    expect(tight.scale?.removal?.hold?.["spec"]).toEqual({ limits: { nodes: "2" } });
+    // Held again after a crash: the first recorded value is the pool's own.
+    const again = decide({ ...s, nodeLimit: { current: "3", heldOriginal: "8" } }, CFG);
+    expect(again.scale?.removal?.hold?.metadata?.annotations?.[HOLD_ANNOTATION]).toBe('"8"');
+    // The release applied, nothing more to remove: the limit goes back, the annotation away.
+    const done = req("a", {
+      resizeBy: 2,
+      status: finalStatus("a", "SUCCEEDED", {
+        runUntil: iso(T0 - MIN),
+        release: releaseOf({ phase: "Applying", baseReplicas: 3, targetReplicas: 1 }),
+      }),
+    });
+    const after = decide(
+      {
+        ...snap({ replicas: 1, requests: [done] }),
+        instances: pool(node("b-1", { owner: B })),
+        nodeLimit: { current: "3", heldOriginal: null },
+      },
+      CFG,
+    );
+    expect(after.scale).toBeUndefined();
+    expect(after.targetPatch).toEqual({
+      metadata: { annotations: { [HOLD_ANNOTATION]: null } },
+      spec: { limits: { nodes: null } },
+    });
+    expect(
+      nodeLimitOfPool({
+        metadata: { annotations: { [HOLD_ANNOTATION]: '"8"' } },
+        spec: { limits: { nodes: 3 } },
+      }),
+    ).toEqual({
+      current: 3,
+      heldOriginal: "8",
+    });
   });
 
   test("a count-only group lowers the count and deletes nothing", () => {
@@ -223,7 +277,7 @@ describe("decide", () => {
     };
     const plan = decide(s, CFG);
     expect(plan.scale).toMatchObject({ from: 4, replicas: 2 });
-    expect(plan.scale?.remove).toBeUndefined();
+    expect(plan.scale?.removal).toBeUndefined();
   });
 
   test("a rollback deletes the attempt's own NodeClaims, not an earlier request's", () => {
@@ -246,6 +300,10 @@ describe("decide", () => {
     };
     const plan = decide(s, CFG);
     expect(plan.scale).toMatchObject({ request: "a", from: 5, replicas: 2 });
-    expect([...(plan.scale?.remove ?? [])].sort()).toEqual(["claim-launching", "claim-new-1", "claim-new-2"]);
+    expect([...(plan.scale?.removal?.nodeClaims ?? [])].sort()).toEqual([
+      "claim-launching",
+      "claim-new-1",
+      "claim-new-2",
+    ]);
   });
 });
