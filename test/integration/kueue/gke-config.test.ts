@@ -1,12 +1,15 @@
 // A Kueue set-up written for GKE's queued provisioning, moved to the operator by changing only the
 // class name, through the real Kueue (v0.17.0): GKE's parameters (ValidUntilSeconds,
-// maxRunDurationSeconds) in the ProvisioningRequestConfig and a Job carrying one more
-// provreq.kueue.x-k8s.io/ annotation that no provider knows. The Job runs on the new capacity; a
+// maxRunDurationSeconds) and GKE's podSetUpdates (a nodeSelector on autoscaling.gke.io/provisioning-request
+// valued from the ResizeRequestName class detail) in the ProvisioningRequestConfig, and a Job carrying
+// one more provreq.kueue.x-k8s.io/ annotation that no provider knows. The Job's pods run on exactly the
+// Nodes its ResizeRequest added, which carry GKE's label (the group counts its Nodes); a
 // config with a tiny ValidUntilSeconds fails its requests with WaitTimeExceeded and Kueue retries as its
 // retryStrategy says (one retry, then the Workload is deactivated). The ResizeRequests of the finished
 // requests are deleted after the operator's --provisioning-resize-request-retention (2s here), while
 // one still holding capacity is kept.
 import { installApi, kubectl } from "../api/install.js";
+import { GKE_PROVISIONING_REQUEST_LABEL } from "../../../src/api/instance-labels.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
 import type { OperatorProcess } from "../../support/operator.js";
 import { createRequest, listRequests, untilState } from "../../support/resize.js";
@@ -72,7 +75,11 @@ beforeAll(async () => {
   stack = await startKueueStack();
   ns = await createTestNamespace("kueue-gke");
   operator = await startProvisioner(name(), ["--provisioning-resize-request-retention=2s"]);
-  await createPoolAndGroup(name(), "gpu", { ...GPU_SHAPE, labels: { [POOL_LABEL]: `${name()}-gpu` } }, 8);
+  // The gpu group counts its instances from its Nodes: it knows which Nodes each request added.
+  const gpuNodes = { [POOL_LABEL]: `${name()}-gpu` };
+  await createPoolAndGroup(name(), "gpu", { ...GPU_SHAPE, labels: gpuNodes }, 8, {
+    readiness: { nodeSelector: gpuNodes },
+  });
   await createPoolAndGroup(name(), "tpu", { ...TPU_SHAPE, labels: { [POOL_LABEL]: `${name()}-tpu` } }, 2);
   // As GKE's documentation writes it, but for provisioningClassName (queued-provisioning.gke.io there).
   await createKueueQueue(cluster, name(), gke(), {
@@ -80,6 +87,11 @@ beforeAll(async () => {
     config: {
       managedResources: ["nvidia.com/gpu"],
       parameters: { ValidUntilSeconds: "600", maxRunDurationSeconds: "3600" },
+      podSetUpdates: {
+        nodeSelector: [
+          { key: GKE_PROVISIONING_REQUEST_LABEL, valueFromProvisioningClassDetail: "ResizeRequestName" },
+        ],
+      },
       retryStrategy: { backoffLimitCount: 1, backoffBaseSeconds: 60, backoffMaxSeconds: 1800 },
     },
     quota: { cpu: "1024", memory: "8Ti", "nvidia.com/gpu": "64" },
@@ -134,7 +146,23 @@ test("a GKE config with only the class name changed: the Job runs on the new cap
     isTrue(await readWorkload(name(), wl), "Admitted") ? true : undefined,
   );
   const pods = await eventually("2 Running pods of train", () => runningPods(name(), "train", 2), 120_000);
-  for (const p of pods) expect(p.spec?.nodeName?.startsWith(`${name()}-gpu-`)).toBe(true);
+  // Kueue put GKE's node selector on the pods; the Nodes the request added carry the label.
+  const rrName = rr.metadata.name ?? "";
+  const listed = (await untilState(name(), rrName, ["SUCCEEDED"])).status?.instances?.map((i) => i.name);
+  expect(listed).toHaveLength(2);
+  for (const p of pods) {
+    expect(p.spec?.nodeSelector?.[GKE_PROVISIONING_REQUEST_LABEL]).toBe(rrName);
+    expect(listed).toContain(p.spec?.nodeName);
+  }
+  const labelled = await kubectl(
+    "get",
+    "nodes",
+    "-l",
+    `${GKE_PROVISIONING_REQUEST_LABEL}=${rrName}`,
+    "-o",
+    "jsonpath={.items[*].metadata.name}",
+  );
+  expect(labelled.split(" ").sort()).toEqual([...(listed ?? [])].sort());
   expect(await eventsFor("ProvisioningRequest", pr.metadata.name)).toEqual(
     expect.arrayContaining([
       expect.stringMatching(/^UnknownParameters: Ignored unknown parameter "costCenter"/),

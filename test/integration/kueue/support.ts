@@ -165,6 +165,7 @@ export async function createPoolAndGroup(
   pool: string,
   shape: Shape,
   maxSize: number,
+  more: Readonly<Record<string, unknown>> = {},
 ): Promise<void> {
   await custom.createNamespacedCustomObject({
     group: "testbed.resize-operator.dev",
@@ -184,6 +185,7 @@ export async function createPoolAndGroup(
     maxSize,
     instanceShape: shape,
     provisioningRequests: { namespaces: "Same" },
+    ...more,
   });
 }
 
