@@ -15,7 +15,7 @@ import { unstructuredOf } from "../runtime/builtin-kinds.js";
 import type { MergePatch } from "../runtime/resource-client.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Plan, PlannedEvent } from "./decide/index.js";
-import { deleteNodeClaims, writeInstanceLabels } from "./instances/write.js";
+import { deleteNodeClaims, writeInstances } from "./instances/write.js";
 import type { Observation } from "./observe.js";
 import type { ScaleClient } from "./target.js";
 
@@ -104,7 +104,7 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
   // Awaited below; a failure is seen there, not as an unhandled rejection meanwhile.
   for (const pending of adding.values()) pending.catch(() => undefined);
   try {
-    await writeInstanceLabels(deps.client, plan.labels);
+    await writeInstances(deps.client, namespace, plan.labels);
     // In plan order: decide() puts the record of a new change after the resolutions it relies on.
     for (const change of plan.requests) {
       await adding.get(change.name);
@@ -129,7 +129,10 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
       // replaces them nor picks others (instances/node-limit.ts).
       const removal = plan.scale.removal;
       if (removal?.hold) await patchTarget(deps, obs, removal.hold);
-      if (removal) await deleteNodeClaims(deps.client, removal.nodeClaims);
+      if (removal) {
+        await deleteNodeClaims(deps.client, removal.nodeClaims);
+        await writeInstances(deps.client, namespace, removal.writes);
+      }
       const applied = await deps.scale.scale(namespace, obs.group.spec.targetRef, from, replicas, observed);
       if (!applied) return "conflict";
     }

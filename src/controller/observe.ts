@@ -208,7 +208,7 @@ export async function observeGroup(
   }
   const instances =
     group && target?.found && mayClaimOrRemove(requests, nowMs)
-      ? await readInstances(deps.client, deps.nodes, group)
+      ? await readInstances(deps.client, deps.nodes, group, target)
       : undefined;
   const snapshot: GroupSnapshot = {
     nowMs,

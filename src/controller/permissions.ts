@@ -64,8 +64,8 @@ export const CONTROLLER_PERMISSIONS = [
   permission({
     apiGroups: [""],
     resources: ["pods"],
-    verbs: ["list"],
-    why: "resize controller: while an attempt waits for its instances, lists the target's pods by its selector to find Unschedulable ones (ZONE_RESOURCE_POOL_EXHAUSTED, fast rollback)",
+    verbs: ["list", "patch"],
+    why: "resize controller: while an attempt waits for its instances, lists the target's pods by its selector to find Unschedulable ones (ZONE_RESOURCE_POOL_EXHAUSTED, fast rollback); an apps/v1 target's pods are a request's instances: labelled with its name when it succeeds (patch), and given the lowest controller.kubernetes.io/pod-deletion-cost just before its release lowers a Deployment or ReplicaSet (patch)",
   }),
   permission({
     apiGroups: [""],

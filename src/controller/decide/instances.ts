@@ -9,7 +9,7 @@ import {
   labelsFor,
   labelWrites,
   listed,
-  removals,
+  removalOf as kindRemovalOf,
   type ObservedInstance,
 } from "../instances/view.js";
 import type { RequestDraft } from "./draft.js";
@@ -30,11 +30,11 @@ export function claimInstances(d: RequestDraft, pass: Pass, turn: Turn, k: numbe
 /** The removal that goes with a scale taking `instances` away (none when nothing is to be deleted). */
 function removalOf(pass: Pass, instances: readonly ObservedInstance[]): ScaleChange["removal"] {
   const view = pass.s.instances;
-  if (!view) return undefined;
-  const nodeClaims = removals(view, instances);
-  if (nodeClaims.length === 0) return undefined;
+  const removal = view && kindRemovalOf(view, instances);
+  if (!view || !removal) return undefined;
   const limit = pass.s.nodeLimit;
-  return { nodeClaims, hold: limit && holdPatch(limit, view.items.length) };
+  const hold = removal.nodeClaims.length > 0 && limit ? holdPatch(limit, view.items.length) : undefined;
+  return { ...removal, hold };
 }
 
 /** What a release lowering the target by `count` removes: the request's own, newest first. */

@@ -4,7 +4,7 @@
 import { isFinalState } from "../../api/lifecycle.js";
 import type { ResizeRequestStatus } from "../../api/resize-request.js";
 import type { DecideConfig, GroupSnapshot, RequestView, TargetView } from "../snapshot.js";
-import type { InstanceLabelWrite } from "../instances/view.js";
+import type { InstanceWrite } from "../instances/view.js";
 import type { ScaleChange } from "./plan.js";
 
 export interface Pass {
@@ -22,7 +22,7 @@ export interface Turn {
   /** The soonest delay (ms, not negative) after which the group wants another pass; none if undefined. */
   readonly wakeAfterMs: number | undefined;
   /** Label writes planned so far (an attempt that succeeds makes its instances its own). */
-  readonly labels: readonly InstanceLabelWrite[];
+  readonly labels: readonly InstanceWrite[];
 }
 
 export const FIRST_TURN: Turn = {

@@ -4,7 +4,7 @@ import type { InstanceGroupManagerStatus } from "../../api/instance-group-manage
 import type { ResizeRequestStatus } from "../../api/resize-request.js";
 import type { EventDefinition } from "../../events/catalog.js";
 import type { MergePatch } from "../../runtime/resource-client.js";
-import type { InstanceLabelWrite } from "../instances/view.js";
+import type { InstanceWrite, Removal } from "../instances/view.js";
 
 export interface RequestChange {
   readonly name: string;
@@ -23,12 +23,12 @@ export interface ScaleChange {
   readonly from: number;
   readonly replicas: number;
   /**
-   * What goes with the scale when it removes a request's own instances (a release or rollback of a
-   * Karpenter NodePool; instances/view.ts), only once the record is confirmed, like the scale: first
-   * `hold` is merged into the target (its node limit held, instances/node-limit.ts), then `nodeClaims`
-   * are deleted, then the replicas lowered.
+   * What goes with the scale when it removes a request's own instances (instances/view.ts), only once
+   * the record is confirmed, like the scale: first `hold` is merged into the target (a Karpenter pool's
+   * node limit held, instances/node-limit.ts), then `nodeClaims` are deleted and `writes` made (pods'
+   * deletion cost), then the replicas lowered.
    */
-  readonly removal?: { readonly nodeClaims: readonly string[]; readonly hold: MergePatch | undefined };
+  readonly removal?: Removal & { readonly hold: MergePatch | undefined };
 }
 
 export interface PlannedEvent {
@@ -45,7 +45,7 @@ export interface PlannedGroupEvent {
 
 export interface Plan {
   /** Labels that make instances a request's own, written before any status (which then lists them). */
-  readonly labels: readonly InstanceLabelWrite[];
+  readonly labels: readonly InstanceWrite[];
   readonly requests: readonly RequestChange[];
   readonly scale: ScaleChange | undefined;
   /** The group's new status when it differs from the observed one. */

@@ -1,18 +1,60 @@
 // Reads a group's instances (view.ts decides what they mean): the Nodes its readiness counts, from the
 // one cluster-wide Node informer, and for a Karpenter NodePool the pool's NodeClaims by label (one list
-// call), each matched to the Node it registered. Read only when a pass may claim or remove instances
-// (observe.ts). Without permission on NodeClaims the pool's Nodes are still labelled and listed, but a
-// release is count-only: Karpenter chooses what goes.
+// call), each matched to the Node it registered; for an apps/v1 workload, its pods by its selector (one
+// list call). Read only when a pass may claim or remove instances (observe.ts). Without permission on
+// NodeClaims the pool's Nodes are still labelled and listed, but a release is count-only: Karpenter
+// chooses what goes.
 import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
 import { GKE_PROVISIONING_REQUEST_LABEL } from "../../api/instance-labels.js";
 import { isKarpenterNodePool, KARPENTER, readinessSource } from "../../api/readiness.js";
 import { isForbidden } from "../../runtime/api-errors.js";
-import type { Node } from "../../runtime/builtin-kinds.js";
+import { PODS, type Node, type Pod } from "../../runtime/builtin-kinds.js";
 import type { KubeClient } from "../../runtime/resource-client.js";
 import { NODE_CLAIMS, type NodeClaim } from "../karpenter.js";
 import type { NodeCounter } from "../node-informers.js";
+import type { TargetRead } from "../target.js";
 import { isReadyInstance, type NodeReadinessRule } from "../node-readiness.js";
-import { ownerOf, type InstancesView, type ObservedInstance, type RequestKey } from "./view.js";
+import {
+  ownerOf,
+  type InstancesView,
+  type ObservedInstance,
+  type ReleaseMechanism,
+  type RequestKey,
+} from "./view.js";
+
+/** apps/v1 workloads whose instances are pods, and how a release takes exactly a request's own. */
+const POD_KINDS: ReadonlyMap<string, ReleaseMechanism> = new Map([
+  ["Deployment", "PodDeletionCost"],
+  ["ReplicaSet", "PodDeletionCost"],
+  // Its controller removes the highest ordinals whatever a pod's cost (docs/lifecycle.md).
+  ["StatefulSet", "CountOnly"],
+]);
+
+function fromPod(pod: Pod): ObservedInstance {
+  const m = pod.metadata;
+  return {
+    pod: m?.name,
+    node: undefined,
+    nodeClaim: undefined,
+    owner: ownerOf(m?.labels),
+    complete: true,
+    gkeLabel: undefined,
+    createdMs: createdMs(m?.creationTimestamp),
+    ready: pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false,
+    deleting: m?.deletionTimestamp !== undefined,
+  };
+}
+
+/** A workload's pods, by the selector its /scale reports. */
+async function podsOf(
+  client: KubeClient,
+  namespace: string,
+  mechanism: ReleaseMechanism,
+  selector: string,
+): Promise<InstancesView> {
+  const pods = (await client.resource(PODS).list({ namespace, labelSelector: selector })).items;
+  return { mechanism, items: pods.map(fromPod) };
+}
 
 const createdMs = (timestamp: string | undefined): number => Date.parse(timestamp ?? "") || 0;
 
@@ -55,16 +97,21 @@ export async function readInstances(
   client: KubeClient,
   nodes: NodeCounter,
   group: InstanceGroupManager,
+  target: TargetRead & { found: true },
 ): Promise<InstancesView | undefined> {
   const source = readinessSource(group.spec);
-  if (source.kind !== "nodes") return undefined;
+  const ref = group.spec.targetRef;
+  if (source.kind !== "nodes") {
+    const mechanism = ref.apiVersion === "apps/v1" ? POD_KINDS.get(ref.kind) : undefined;
+    if (mechanism === undefined || target.selector === undefined) return undefined;
+    return podsOf(client, group.metadata.namespace ?? "", mechanism, target.selector);
+  }
   const rule = { nodeSelector: source.nodeSelector, declaredTaints: group.spec.instanceShape?.taints ?? [] };
   const selected = nodes.selected(source.nodeSelector);
   const countOnly = (): InstancesView => ({
     mechanism: "CountOnly",
     items: selected.map((n) => fromNode(n, rule)),
   });
-  const ref = group.spec.targetRef;
   if (!isKarpenterNodePool(ref)) return countOnly();
   let claims: readonly NodeClaim[];
   try {

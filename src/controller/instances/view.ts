@@ -1,14 +1,16 @@
-// Whose instances (docs/lifecycle.md "Whose instances"), pure. A group whose readiness is counted from
-// Nodes knows its instances: the Nodes it counts. When an attempt succeeds, the request takes the
-// newest ready Nodes that no request holds (one attempt runs per group at a time, so those are the ones
-// it added) and labels them with its name; a release or rollback then removes exactly the Nodes so
-// labelled, by the target kind's own mechanism:
-// - DeleteNodeClaims (a Karpenter NodePool): the request's NodeClaims are deleted, then the pool's
-//   replicas lowered. Karpenter's static provisioning replaces a deleted NodeClaim only while the pool
-//   wants more than it runs, and its static deprovisioning picks its own victims only while it runs
-//   more than the pool wants; deleting first and lowering right after leaves neither anything to do.
-// - CountOnly (any other kind whose instances are Nodes): the replicas are lowered and the target's own
-//   controller chooses which go; the instances are still labelled and listed.
+// Whose instances (docs/lifecycle.md "Whose instances"), pure. A group knows its instances when its
+// readiness is counted from Nodes (the Nodes it counts) or its target is an apps/v1 workload (the pods
+// its selector selects). When an attempt succeeds, the request takes the newest ready instances that no
+// request holds (one attempt runs per group at a time, so those are the ones it added) and labels them
+// with its name; a release or rollback then removes exactly those, by the target kind's own mechanism:
+// - DeleteNodeClaims (a Karpenter NodePool): the request's NodeClaims are deleted with the pool's node
+//   limit held, then the pool lowered (node-limit.ts says why).
+// - PodDeletionCost (a Deployment or ReplicaSet): the request's pods get the lowest
+//   controller.kubernetes.io/pod-deletion-cost, then the replicas are lowered: among pods equally
+//   scheduled, running and ready, the ReplicaSet controller deletes the lowest cost first.
+// - CountOnly (a StatefulSet, which removes its highest ordinals; any other kind whose instances are
+//   Nodes): the replicas are lowered and the kind's controller chooses; the instances are still
+//   labelled and listed.
 import {
   GKE_PROVISIONING_REQUEST_LABEL,
   REQUEST_LABEL,
@@ -22,8 +24,10 @@ export interface RequestKey {
   readonly name: string;
 }
 
-/** One of the group's instances: a Node, and for a Karpenter NodePool the NodeClaim behind it. */
+/** One of the group's instances: a Node (for a Karpenter NodePool with its NodeClaim), or a pod. */
 export interface ObservedInstance {
+  /** The pod's name, for a workload whose instances are pods. */
+  readonly pod?: string | undefined;
   /** The Node's name; undefined while a NodeClaim has no Node yet. */
   readonly node: string | undefined;
   readonly nodeClaim: string | undefined;
@@ -41,18 +45,30 @@ export interface ObservedInstance {
   readonly deleting: boolean;
 }
 
-export type ReleaseMechanism = "DeleteNodeClaims" | "CountOnly";
+export type ReleaseMechanism = "DeleteNodeClaims" | "PodDeletionCost" | "CountOnly";
+
+/** Kubernetes' annotation ranking a ReplicaSet's pods for deletion (int32; lower goes first). */
+export const POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost";
+/** The lowest cost there is: a releasing request's pods go before any other. */
+const FIRST_TO_GO = "-2147483648";
 
 export interface InstancesView {
   readonly mechanism: ReleaseMechanism;
   readonly items: readonly ObservedInstance[];
 }
 
-/** A label write on one object (a Node or a NodeClaim), merged into its labels. */
-export interface InstanceLabelWrite {
-  readonly kind: "Node" | "NodeClaim";
+/** Labels or annotations merged into one object of an instance (a pod lives in the group's namespace). */
+export interface InstanceWrite {
+  readonly kind: "Node" | "NodeClaim" | "Pod";
   readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+/** What a release or rollback does to the instances it removes, before the replicas are lowered. */
+export interface Removal {
+  readonly nodeClaims: readonly string[];
+  readonly writes: readonly InstanceWrite[];
 }
 
 /** The owner written in `labels`, if both of our labels are there. */
@@ -67,7 +83,9 @@ const isOwnedBy = (i: ObservedInstance, r: RequestKey): boolean =>
 
 /** Newest first; the name breaks ties so that every pass picks the same ones. */
 const newestFirst = (a: ObservedInstance, b: ObservedInstance): number =>
-  b.createdMs - a.createdMs || (a.node ?? a.nodeClaim ?? "").localeCompare(b.node ?? b.nodeClaim ?? "");
+  b.createdMs - a.createdMs || nameOf(a).localeCompare(nameOf(b));
+
+const nameOf = (i: ObservedInstance): string => i.pod ?? i.node ?? i.nodeClaim ?? "";
 
 /** The request's instances that are still there, newest first. */
 export function instancesOf(view: InstancesView, request: RequestKey): ObservedInstance[] {
@@ -81,7 +99,7 @@ export function instancesOf(view: InstancesView, request: RequestKey): ObservedI
 export function claimFor(view: InstancesView, request: RequestKey, k: number): ObservedInstance[] {
   const own = instancesOf(view, request);
   const free = view.items
-    .filter((i) => !i.deleting && i.owner === undefined && i.ready && i.node !== undefined)
+    .filter((i) => !i.deleting && i.owner === undefined && i.ready && (i.node ?? i.pod) !== undefined)
     .sort(newestFirst);
   return [...own, ...free.slice(0, Math.max(0, k - own.length))];
 }
@@ -117,20 +135,32 @@ export function labelWrites(
   instances: readonly ObservedInstance[],
   request: RequestKey,
   labels: Readonly<Record<string, string>>,
-): InstanceLabelWrite[] {
+): InstanceWrite[] {
   const wantsGke = labels[GKE_PROVISIONING_REQUEST_LABEL] !== undefined;
   return instances
     .filter((i) => !isOwnedBy(i, request) || !i.complete || (wantsGke && i.gkeLabel !== request.name))
     .flatMap((i) => [
+      ...(i.pod === undefined ? [] : [{ kind: "Pod" as const, name: i.pod, labels }]),
       ...(i.nodeClaim === undefined ? [] : [{ kind: "NodeClaim" as const, name: i.nodeClaim, labels }]),
       ...(i.node === undefined ? [] : [{ kind: "Node" as const, name: i.node, labels }]),
     ]);
 }
 
-/** The NodeClaims a release of `instances` deletes (DeleteNodeClaims); none for a count-only kind. */
-export function removals(view: InstancesView, instances: readonly ObservedInstance[]): string[] {
-  if (view.mechanism !== "DeleteNodeClaims") return [];
-  return instances.flatMap((i) => (i.nodeClaim === undefined ? [] : [i.nodeClaim]));
+/** What removing `instances` takes, by the kind's mechanism; undefined for a count-only kind. */
+export function removalOf(view: InstancesView, instances: readonly ObservedInstance[]): Removal | undefined {
+  if (view.mechanism === "DeleteNodeClaims") {
+    const nodeClaims = instances.flatMap((i) => (i.nodeClaim === undefined ? [] : [i.nodeClaim]));
+    return nodeClaims.length === 0 ? undefined : { nodeClaims, writes: [] };
+  }
+  if (view.mechanism === "PodDeletionCost") {
+    const writes = instances.flatMap((i) =>
+      i.pod === undefined
+        ? []
+        : [{ kind: "Pod" as const, name: i.pod, annotations: { [POD_DELETION_COST]: FIRST_TO_GO } }],
+    );
+    return writes.length === 0 ? undefined : { nodeClaims: [], writes };
+  }
+  return undefined;
 }
 
 /** status.instances (and instancesTruncated) for `instances`, oldest first. */
@@ -139,7 +169,10 @@ export function listed(instances: readonly ObservedInstance[]): {
   instancesTruncated?: true;
 } {
   const refs = instances
-    .flatMap((i) => (i.node === undefined ? [] : [{ kind: "Node", name: i.node, createdMs: i.createdMs }]))
+    .flatMap((i) => {
+      if (i.pod !== undefined) return [{ kind: "Pod", name: i.pod, createdMs: i.createdMs }];
+      return i.node === undefined ? [] : [{ kind: "Node", name: i.node, createdMs: i.createdMs }];
+    })
     .sort((a, b) => a.createdMs - b.createdMs || a.name.localeCompare(b.name))
     .map(({ kind, name }) => ({ kind, name }));
   const list = refs.slice(0, MAX_LISTED_INSTANCES);

@@ -6,6 +6,7 @@ import { installApi, kubectl } from "../api/install.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import {
+  apps,
   cancelRequest,
   core,
   createGroup,
@@ -197,3 +198,78 @@ test("deleting a namespace during an attempt: the running operator lets the requ
     await stopAll([op]);
   }
 });
+
+/** Creates request `name` of 2 on `group` and waits for SUCCEEDED: the pods it lists as its own. */
+async function twoMore(group: string, name: string, runSeconds: number): Promise<string[]> {
+  await createRequest(ns.name, name, {
+    instanceGroupManager: group,
+    resizeBy: 2,
+    requestedRunDuration: { seconds: String(runSeconds) },
+  });
+  const rr = await untilState(ns.name, name, ["SUCCEEDED", "FAILED"], 90_000);
+  expect(rr.status?.state).toBe("SUCCEEDED");
+  const pods = (rr.status?.instances ?? []).map((i) => `${i.kind}/${i.name}`).sort();
+  expect(pods).toHaveLength(2);
+  return pods.map((p) => p.slice("Pod/".length));
+}
+
+/** The pods of `app` not being deleted, once there are `count` of them. */
+function podsSettledAt(app: string, count: number): Promise<string[]> {
+  return eventually(
+    `${count} pods of ${app}`,
+    async () => {
+      const pods = (
+        await core.listNamespacedPod({ namespace: ns.name, labelSelector: `app=${app}` })
+      ).items.filter((p) => !p.metadata?.deletionTimestamp);
+      return pods.length === count ? pods.map((p) => p.metadata?.name ?? "").sort() : undefined;
+    },
+    90_000,
+  );
+}
+
+test("interleaved releases: a Deployment's take exactly their own pods; a StatefulSet's take its highest ordinals", async () => {
+  const labels = { app: "web" };
+  await apps.createNamespacedDeployment({
+    namespace: ns.name,
+    body: {
+      metadata: { name: "web" },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: { containers: [{ name: "web", image: "registry.invalid/web:1" }] },
+        },
+      },
+    },
+  });
+  await createGroup(ns.name, "web", {
+    targetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
+    maxSize: 10,
+  });
+  const base = await podsSettledAt("web", 2);
+  // Creation times have a resolution of one second: the base pods are older than any an attempt adds
+  // (docs/lifecycle.md "Whose instances", Limits).
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  // The earlier request ends first: left to itself the ReplicaSet would delete the newest pods (b's).
+  const a = await twoMore("web", "a", 15);
+  const b = await twoMore("web", "b", 600);
+  expect(await podsSettledAt("web", 4)).toEqual([...base, ...b].sort());
+  // A later request ends first, an earlier one's pods older.
+  const c = await twoMore("web", "c", 600);
+  const d = await twoMore("web", "d", 15);
+  expect(await podsSettledAt("web", 6)).toEqual([...base, ...b, ...c].sort());
+  expect([...a, ...d].every((p) => !base.includes(p))).toBe(true);
+
+  // A StatefulSet removes its highest ordinals whatever a pod's cost: an earlier request ending first
+  // takes the later one's pods (count-only, docs/lifecycle.md "Whose instances").
+  await createWorkers(ns.name, "sts", 0, 1);
+  await createGroup(ns.name, "sts", { maxSize: 10 });
+  await podsSettledAt("sts", 1);
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  const e = await twoMore("sts", "e", 15);
+  const f = await twoMore("sts", "f", 600);
+  expect(e).toEqual(["sts-1", "sts-2"]);
+  expect(f).toEqual(["sts-3", "sts-4"]);
+  expect(await podsSettledAt("sts", 3)).toEqual(["sts-0", "sts-1", "sts-2"]);
+}, 300_000);

@@ -8,6 +8,7 @@ import {
   labelWrites,
   listed,
   ownerOf,
+  POD_DELETION_COST,
   type InstancesView,
   type ObservedInstance,
 } from "../../../src/controller/instances/view.js";
@@ -155,7 +156,7 @@ describe("decide", () => {
     expect(new Set(plan.labels.map((w) => w.name))).toEqual(
       new Set(["new-1", "new-2", "new-3", "claim-new-1", "claim-new-2", "claim-new-3"]),
     );
-    expect(plan.labels.every((w) => w.labels[GKE_PROVISIONING_REQUEST_LABEL] === undefined)).toBe(true);
+    expect(plan.labels.every((w) => w.labels?.[GKE_PROVISIONING_REQUEST_LABEL] === undefined)).toBe(true);
   });
 
   test("a request a ProvisioningRequest created also labels its Nodes with GKE's key", () => {
@@ -166,7 +167,7 @@ describe("decide", () => {
     };
     const plan = decide(s, CFG);
     expect(
-      plan.labels.filter((w) => w.kind === "Node").map((w) => w.labels[GKE_PROVISIONING_REQUEST_LABEL]),
+      plan.labels.filter((w) => w.kind === "Node").map((w) => w.labels?.[GKE_PROVISIONING_REQUEST_LABEL]),
     ).toEqual(["a", "a", "a"]);
   });
 
@@ -261,6 +262,50 @@ describe("decide", () => {
       current: 3,
       heldOriginal: "8",
     });
+  });
+
+  test("a Deployment's release gives the request's pods the lowest deletion cost, then lowers it", () => {
+    const a = req("a", {
+      resizeBy: 2,
+      status: finalStatus("a", "SUCCEEDED", { runUntil: iso(T0 - SEC), succeededTime: iso(T0 - MIN) }),
+    });
+    const pod = (name: string, o: Partial<ObservedInstance> = {}): ObservedInstance =>
+      node(name, { pod: name, node: undefined, nodeClaim: undefined, ...o });
+    const s = {
+      ...snap({ replicas: 4, requests: [a] }),
+      instances: {
+        mechanism: "PodDeletionCost" as const,
+        items: [pod("a-1", { owner: A }), pod("a-2", { owner: A }), pod("b-1", { owner: B }), pod("base")],
+      },
+    };
+    const plan = decide(s, CFG);
+    expect(plan.scale).toMatchObject({ request: "a", from: 4, replicas: 2 });
+    expect(plan.scale?.removal?.nodeClaims).toEqual([]);
+    expect(plan.scale?.removal?.hold).toBeUndefined();
+    expect(
+      plan.scale?.removal?.writes.map((w) => [w.kind, w.name, w.annotations?.[POD_DELETION_COST]]).sort(),
+    ).toEqual([
+      ["Pod", "a-1", "-2147483648"],
+      ["Pod", "a-2", "-2147483648"],
+    ]);
+    // A StatefulSet removes its highest ordinals whatever the cost: count-only.
+    const sts = decide({ ...s, instances: { ...s.instances, mechanism: "CountOnly" as const } }, CFG);
+    expect(sts.scale?.removal).toBeUndefined();
+    // Its pods are listed as the request's when it succeeds.
+    const applied = appliedRequest("c");
+    const won = decide(
+      {
+        ...snap({ replicas: 5, ready: 5, requests: [applied] }),
+        instances: { mechanism: "PodDeletionCost" as const, items: [pod("p1"), pod("p2"), pod("p3")] },
+      },
+      CFG,
+    );
+    expect(statusOf(won, "c").instances).toEqual([
+      { kind: "Pod", name: "p1" },
+      { kind: "Pod", name: "p2" },
+      { kind: "Pod", name: "p3" },
+    ]);
+    expect(won.labels.map((w) => `${w.kind}/${w.name}`).sort()).toEqual(["Pod/p1", "Pod/p2", "Pod/p3"]);
   });
 
   test("a count-only group lowers the count and deletes nothing", () => {
