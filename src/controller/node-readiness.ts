@@ -35,15 +35,26 @@ const sameTaint = (
   b: Taint,
 ): boolean => a.key === b.key && a.effect === b.effect && (a.value ?? "") === (b.value ?? "");
 
+/**
+ * Why a Node selected as one of the group's instances cannot take its pods now, in words a request's
+ * condition can quote (docs/karpenter.md "Why a Ready node does not count"); undefined when it can.
+ */
+export function heldBackReason(node: Node, rule: NodeReadinessRule): string | undefined {
+  if (node.metadata.deletionTimestamp !== undefined) return "being deleted";
+  if (node.spec?.unschedulable === true) return "cordoned";
+  if (node.status?.conditions?.find((c) => c.type === "Ready")?.status !== "True") return "not Ready";
+  const held = (node.spec?.taints ?? []).find(
+    (taint) => KEEPS_PODS_OFF.has(taint.effect) && !rule.declaredTaints.some((d) => sameTaint(taint, d)),
+  );
+  if (held === undefined) return undefined;
+  const spelled = `${held.key}${held.value === undefined || held.value === "" ? "" : `=${held.value}`}:${held.effect}`;
+  if (held.key === "karpenter.sh/unregistered") return `unregistered (taint ${spelled})`;
+  return `taint ${spelled} not declared in spec.instanceShape.taints`;
+}
+
 /** Whether `node` is one of the group's instances and can take its pods now. */
 export function isReadyInstance(node: Node, rule: NodeReadinessRule): boolean {
-  if (!selects(rule.nodeSelector, node.metadata.labels)) return false;
-  if (node.metadata.deletionTimestamp !== undefined) return false;
-  if (node.spec?.unschedulable === true) return false;
-  if (node.status?.conditions?.find((c) => c.type === "Ready")?.status !== "True") return false;
-  return (node.spec?.taints ?? []).every(
-    (taint) => !KEEPS_PODS_OFF.has(taint.effect) || rule.declaredTaints.some((d) => sameTaint(taint, d)),
-  );
+  return selects(rule.nodeSelector, node.metadata.labels) && heldBackReason(node, rule) === undefined;
 }
 
 /** How many of `nodes` are the group's ready instances. */

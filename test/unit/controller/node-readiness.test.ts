@@ -3,6 +3,7 @@
 import type { Taint } from "../../../src/api/instance-shape.js";
 import type { Node } from "../../../src/runtime/builtin-kinds.js";
 import {
+  heldBackReason,
   isReadyInstance,
   leanNode,
   readinessChanged,
@@ -201,4 +202,36 @@ test("a change matters only when it can change a count, not a heartbeat's new re
   expect(readinessChanged(before, lean(node("n", { unschedulable: true })))).toBe(true);
   expect(readinessChanged(before, lean(node("n", { taints: [GPU_TAINT] })))).toBe(true);
   expect(readinessChanged(before, lean(node("n", { deleting: true })))).toBe(true);
+});
+
+describe("why a selected Node is held back", () => {
+  test.each<[string, NodeOptions, string | undefined]>([
+    ["ready, declared taint only", { taints: [GPU_TAINT] }, undefined],
+    [
+      "undeclared NoSchedule taint",
+      { taints: [{ key: "team", value: "a", effect: "NoSchedule" }] },
+      "taint team=a:NoSchedule not declared in spec.instanceShape.taints",
+    ],
+    [
+      "undeclared taint without a value",
+      { taints: [{ key: "dedicated", effect: "NoExecute" }] },
+      "taint dedicated:NoExecute not declared in spec.instanceShape.taints",
+    ],
+    [
+      "registering",
+      { taints: [{ key: "karpenter.sh/unregistered", effect: "NoExecute" }] },
+      "unregistered (taint karpenter.sh/unregistered:NoExecute)",
+    ],
+    ["cordoned", { unschedulable: true }, "cordoned"],
+    ["being deleted", { deleting: true }, "being deleted"],
+    ["not Ready", { ready: "False" }, "not Ready"],
+    [
+      "PreferNoSchedule only discourages",
+      { taints: [{ key: "soft", effect: "PreferNoSchedule" }] },
+      undefined,
+    ],
+  ])("%s", (_name, options, reason) => {
+    expect(heldBackReason(node("n", options), rule)).toBe(reason);
+    expect(isReadyInstance(node("n", options), rule)).toBe(reason === undefined);
+  });
 });
