@@ -4,6 +4,9 @@
 // group's pods: Ready, not cordoned, not being deleted, and without a NoSchedule or NoExecute taint
 // other than those the group's instances carry by design (spec.instanceShape.taints). A Node still
 // tainted karpenter.sh/unregistered (registering) or karpenter.sh/disrupted (being replaced) is not.
+// A selected Node that does not count is "held back", with a reason (heldBackReason, countNodes), so that
+// a waiting request and its group can say why (held-back.ts; docs/lifecycle.md "Why a Ready Node does
+// not count").
 import type { Taint } from "../api/instance-shape.js";
 import type { NodeSelector } from "../api/readiness.js";
 import type { Node } from "../runtime/builtin-kinds.js";
@@ -90,7 +93,7 @@ const rank = (reason: HeldBackReason): number => HELD_BACK_REASONS.indexOf(reaso
 
 /**
  * Why a Node selected as one of the group's instances cannot take its pods now (docs/lifecycle.md
- * "Readiness counted from Nodes"); undefined when it can. Of several taints, the one the user can act on
+ * "Why a Ready Node does not count"); undefined when it can. Of several taints, the one the user can act on
  * is named: an undeclared taint before one the cluster will lift.
  */
 export function heldBackReason(node: Node, rule: NodeReadinessRule): Omit<HeldBackNode, "node"> | undefined {
