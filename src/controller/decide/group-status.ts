@@ -9,7 +9,8 @@ import type { InstanceGroupManagerStatus } from "../../api/instance-group-manage
 import { setCondition, type ConditionInput } from "../conditions.js";
 import { resizeEvents as E } from "../events.js";
 import { heldBackCondition, NEEDS_ACTION } from "../held-back.js";
-import { NODE_READINESS_FORBIDDEN, type HeldBack } from "../node-readiness.js";
+import { NODE_READINESS_FORBIDDEN } from "../node-readiness.js";
+import type { TargetView } from "../snapshot.js";
 import { sameData, type RequestDraft } from "./draft.js";
 import { isFinal, type Pass } from "./pass.js";
 import type { PlannedGroupEvent } from "./plan.js";
@@ -51,7 +52,7 @@ export function groupStatus(
     ...(provisioning && { provisioningRequest: provisioning.name }),
     conditions: withHeldBack(
       setCondition(previous?.conditions, condition, pass.now, group.generation),
-      target?.found ? target.heldBack : undefined,
+      target,
       pass.now,
       group.generation,
     ),
@@ -61,18 +62,21 @@ export function groupStatus(
 }
 
 /**
- * InstancesHeldBack set from this pass's count; left as it was when Nodes were not counted (a group
- * reading a field, or Nodes it may not read: Ready says that), so no other group's status changes.
+ * InstancesHeldBack set from this pass's count. Left as it was when the count is not known now (the
+ * target missing, Nodes the operator may not read: Ready says that); dropped once the group counts a
+ * field of its target again, so that no stale word about Nodes stays.
  */
 function withHeldBack(
   conditions: ReturnType<typeof setCondition>,
-  heldBack: HeldBack | undefined,
+  target: TargetView | undefined,
   now: string,
   generation: number,
 ): ReturnType<typeof setCondition> {
-  return heldBack === undefined
-    ? conditions
-    : setCondition(conditions, heldBackCondition(heldBack), now, generation);
+  if (!target?.found || target.readinessUnavailable) return conditions;
+  if (target.heldBack) return setCondition(conditions, heldBackCondition(target.heldBack), now, generation);
+  return conditions.some((c) => c.type === GC.InstancesHeldBack)
+    ? conditions.filter((c) => c.type !== GC.InstancesHeldBack)
+    : conditions;
 }
 
 /** The group's Events of a status change (see readyEvents and heldBackEvents). */

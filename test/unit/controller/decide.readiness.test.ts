@@ -222,7 +222,15 @@ describe("Ready Nodes that do not count", () => {
     expect(plan.groupEvents.map((e) => e.event.reason)).toEqual(events);
   });
 
-  test("a group reading a field gets no InstancesHeldBack condition", () => {
+  test("a group reading a field gets no InstancesHeldBack condition, and loses one it had", () => {
     expect(heldBackOf(decide(snap(), CFG))).toBeUndefined();
+    const held = decide(snap({ target: counted(2, 0) }), CFG).groupStatus;
+    expect(heldBackOf(decide(snap(), CFG, held))).toBeUndefined();
+  });
+
+  test("the count unknown now (Nodes it may not read): the condition stays as it was", () => {
+    const held = decide(snap({ target: counted(2, 0) }), CFG).groupStatus;
+    const refused = decide(snap({ target: unavailable(2) }), CFG, held);
+    expect(heldBackOf(refused)).toMatchObject({ status: "True", reason: "UndeclaredTaint" });
   });
 });
