@@ -69,4 +69,10 @@ export const ResizeRequestCondition = {
 export const InstanceGroupManagerCondition = {
   /** True when the target workload exists, can be scaled through /scale, and its ready instances can be counted. */
   Ready: "Ready",
+  /**
+   * For a group counting its instances from Nodes: True while a Ready Node its selector selects does not
+   * count (reason UndeclaredTaint, Cordoned, NotRegistered, SystemTaint or BeingDeleted), with the Nodes
+   * and why in its message; False (NoneHeldBack) otherwise.
+   */
+  InstancesHeldBack: "InstancesHeldBack",
 } as const;

@@ -1,5 +1,6 @@
 // Every event the resize controller emits, declared once; docs/events.md renders this table. Most regard
-// a ResizeRequest; the CheckTarget ones regard the InstanceGroupManager whose target is refused.
+// a ResizeRequest; the CheckTarget ones regard the InstanceGroupManager whose target is refused, the
+// CountReady ones the group whose ready instances are counted from Nodes.
 import { defineEventCatalog } from "../events/catalog.js";
 
 export const resizeEvents = defineEventCatalog({
@@ -116,6 +117,12 @@ export const resizeEvents = defineEventCatalog({
     reason: "NodeReadinessForbidden",
     action: "CountReady",
     when: "Regarding a group: it counts its ready instances from Nodes (spec.readiness.nodeSelector) but the operator may not list and watch Nodes (chart value rbac.nodeReadiness). Its Ready condition is False with the same reason, and its queue is held until the permission is granted. Emitted when the condition turns so.",
+  },
+  InstancesHeldBack: {
+    type: "Warning",
+    reason: "InstancesHeldBack",
+    action: "CountReady",
+    when: "Regarding a group that counts its ready instances from Nodes (spec.readiness.nodeSelector): a Ready Node it selects does not count because it carries a NoSchedule or NoExecute taint that spec.instanceShape.taints does not declare (reason UndeclaredTaint), or because it is cordoned (Cordoned). The note names the Nodes and why; the group's InstancesHeldBack condition is True with that reason, and a request waiting on its instances says the same. Emitted when the condition turns so, not on every pass; not for a Node still registering.",
   },
   RetentionExpired: {
     type: "Normal",

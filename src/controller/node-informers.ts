@@ -22,17 +22,22 @@ import type { NodeSelector } from "../api/readiness.js";
 import {
   leanNode,
   readinessChanged,
-  readyNodeCount,
+  countNodes,
   selects,
   selectorString,
+  type HeldBack,
   type NodeReadinessRule,
 } from "./node-readiness.js";
 
 /** Selectors remembered for change notifications; the least recently counted is forgotten first. */
 const MAX_SELECTORS = 4096;
 
-/** A group's ready Nodes, or why they cannot be counted. */
-export type NodeCount = { readonly ready: number } | { readonly forbidden: string };
+/**
+ * A group's ready Nodes and the selected ones that do not count (so that a request and the group can
+ * say why), or why they cannot be counted.
+ */
+export type NodeCount =
+  { readonly ready: number; readonly heldBack: HeldBack } | { readonly forbidden: string };
 
 /** What the observer asks (a fake in unit tests). */
 export interface NodeCounter {
@@ -89,7 +94,7 @@ export class NodeInformers implements NodeCounter {
     }
     if (!(await this.synced(informer)))
       throw new Error(`the Nodes selected by ${selector} are not listed yet; retrying`);
-    return { ready: readyNodeCount(informer.lister.list(), rule) };
+    return countNodes(informer.lister.list(), rule);
   }
 
   selected(selector: NodeSelector): readonly Node[] {

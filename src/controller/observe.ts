@@ -67,7 +67,7 @@ async function targetViewOf(
     nodeSelector: source.nodeSelector,
     declaredTaints: group.spec.instanceShape?.taints ?? [],
   });
-  if ("ready" in counted) return { ...view, readyReplicas: counted.ready };
+  if ("ready" in counted) return { ...view, readyReplicas: counted.ready, heldBack: counted.heldBack };
   return {
     ...view,
     readyReplicas: 0,

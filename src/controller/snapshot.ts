@@ -7,6 +7,7 @@ import { servedBy } from "../api/served-by.js";
 import type { NodeLimit } from "./instances/node-limit.js";
 import type { InstancesView } from "./instances/view.js";
 import type { KarpenterView } from "./karpenter.js";
+import type { HeldBack } from "./node-readiness.js";
 
 export interface GroupView {
   readonly name: string;
@@ -56,6 +57,11 @@ export type TargetView =
        * (Nodes, for spec.readiness.nodeSelector). No attempt starts, and none succeeds, while it is set.
        */
       readonly readinessUnavailable?: { readonly reason: string; readonly message: string };
+      /**
+       * Counted from Nodes only: the selected Nodes that do not count and why, for the waiting request's
+       * message and the group's InstancesHeldBack condition.
+       */
+      readonly heldBack?: HeldBack;
     }
   | TargetUnavailable;
 

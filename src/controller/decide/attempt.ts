@@ -11,6 +11,7 @@ import { exponentialDelay } from "../../runtime/backoff.js";
 import { fastRollback } from "../capacity.js";
 import { removalWait, rollbackWait } from "../karpenter.js";
 import { attemptTimedOut, messageOf, targetModified } from "../errors.js";
+import { heldBackSentence } from "../held-back.js";
 import { resizeEvents as E } from "../events.js";
 import { TARGET_RECHECK_POLLS, type DecideConfig, type TargetView } from "../snapshot.js";
 import { waitsForAccess } from "../target-access.js";
@@ -246,7 +247,10 @@ function awaitInstances(a: Held, turn: Turn): Turn {
   const t = target.replicas;
   const timeoutMs = s.group?.provisioningTimeoutMs ?? 0;
   const unreadable = s.karpenter?.unreadable;
-  const waiting = `Waiting for ${t} instances to be ready (${target.readyReplicas} are).${unreadable === undefined ? "" : ` Karpenter's failed launches cannot be seen (${unreadable}), so the attempt waits for its provisioningTimeout.`}`;
+  // Counted from Nodes: which selected Nodes do not count and why (a Ready Node with an undeclared taint
+  // otherwise looks like no Node at all).
+  const held = target.heldBack && heldBackSentence(target.heldBack);
+  const waiting = `Waiting for ${t} instances to be ready (${target.readyReplicas} are).${held === undefined ? "" : ` ${held}`}${unreadable === undefined ? "" : ` Karpenter's failed launches cannot be seen (${unreadable}), so the attempt waits for its provisioningTimeout.`}`;
   if (p.phase === "Applying") {
     // The attempt's time starts when the increase is seen applied, not when it was recorded.
     d.patch({

@@ -1,12 +1,16 @@
 // The group's status after a pass: the target's counts, how many requests are active and queued, which
-// one is provisioning, and whether the target can be scaled. Written only when it changed; a refused
-// target (../target-access.ts) is also told by a Warning Event on the group when the refusal appears.
+// one is provisioning, whether the target can be scaled and, for a group counting Nodes, whether Ready
+// Nodes are held back (../held-back.ts). Written only when it changed; a refused target
+// (../target-access.ts), and Nodes held back by something a person must lift, are also told by a Warning
+// Event on the group when that appears.
 import { ResizeRequestCondition as RC, InstanceGroupManagerCondition as GC } from "../../api/conditions.js";
 import { numericId } from "../../api/identity.js";
 import type { InstanceGroupManagerStatus } from "../../api/instance-group-manager.js";
 import { setCondition, type ConditionInput } from "../conditions.js";
 import { resizeEvents as E } from "../events.js";
+import { heldBackCondition, NEEDS_ACTION } from "../held-back.js";
 import { NODE_READINESS_FORBIDDEN } from "../node-readiness.js";
+import type { TargetView } from "../snapshot.js";
 import { sameData, type RequestDraft } from "./draft.js";
 import { isFinal, type Pass } from "./pass.js";
 import type { PlannedGroupEvent } from "./plan.js";
@@ -46,21 +50,69 @@ export function groupStatus(
     ).length,
     activeRequests: active.length,
     ...(provisioning && { provisioningRequest: provisioning.name }),
-    conditions: setCondition(previous?.conditions, condition, pass.now, group.generation),
+    conditions: withHeldBack(
+      setCondition(previous?.conditions, condition, pass.now, group.generation),
+      target,
+      pass.now,
+      group.generation,
+    ),
     observedGeneration: group.generation,
   };
   return sameData(next, previous ?? {}) ? undefined : next;
 }
 
-/** The group's Events of a status change: one when Ready turns to a refusal, or to another one. */
+/**
+ * InstancesHeldBack set from this pass's count. Left as it was when the count is not known now (the
+ * target missing, Nodes the operator may not read: Ready says that); dropped once the group counts a
+ * field of its target again, so that no stale word about Nodes stays.
+ */
+function withHeldBack(
+  conditions: ReturnType<typeof setCondition>,
+  target: TargetView | undefined,
+  now: string,
+  generation: number,
+): ReturnType<typeof setCondition> {
+  if (!target?.found || target.readinessUnavailable) return conditions;
+  if (target.heldBack) return setCondition(conditions, heldBackCondition(target.heldBack), now, generation);
+  return conditions.some((c) => c.type === GC.InstancesHeldBack)
+    ? conditions.filter((c) => c.type !== GC.InstancesHeldBack)
+    : conditions;
+}
+
+/** The group's Events of a status change (see readyEvents and heldBackEvents). */
 export function groupEvents(
   previous: InstanceGroupManagerStatus | undefined,
   next: InstanceGroupManagerStatus,
 ): PlannedGroupEvent[] {
-  const ready = (st: InstanceGroupManagerStatus | undefined) =>
-    st?.conditions?.find((c) => c.type === GC.Ready);
-  const now = ready(next);
-  const before = ready(previous);
+  return [...readyEvents(previous, next), ...heldBackEvents(previous, next)];
+}
+
+const conditionOf = (st: InstanceGroupManagerStatus | undefined, type: string) =>
+  st?.conditions?.find((c) => c.type === type);
+
+/**
+ * One when InstancesHeldBack turns True for a reason a person must lift (an undeclared taint, a cordon),
+ * or changes to another such reason; not when only its Nodes change, and not for a Node registering
+ * (Karpenter lifts that within seconds on every scale-up).
+ */
+function heldBackEvents(
+  previous: InstanceGroupManagerStatus | undefined,
+  next: InstanceGroupManagerStatus,
+): PlannedGroupEvent[] {
+  const now = conditionOf(next, GC.InstancesHeldBack);
+  const before = conditionOf(previous, GC.InstancesHeldBack);
+  if (now?.status !== "True" || !NEEDS_ACTION.has(now.reason)) return [];
+  if (before?.status === "True" && before.reason === now.reason) return [];
+  return [{ event: E.InstancesHeldBack, note: now.message }];
+}
+
+/** One when Ready turns to a refusal, or to another one. */
+function readyEvents(
+  previous: InstanceGroupManagerStatus | undefined,
+  next: InstanceGroupManagerStatus,
+): PlannedGroupEvent[] {
+  const now = conditionOf(next, GC.Ready);
+  const before = conditionOf(previous, GC.Ready);
   if (!now || (before?.reason === now.reason && before.message === now.message)) return [];
   const refusals: Readonly<Record<string, (typeof E)[keyof typeof E]>> = {
     TargetForbidden: E.TargetForbidden,

@@ -12,6 +12,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { InstanceGroupManagerCondition as GC } from "../../../src/api/conditions.js";
+import { INSTANCE_GROUP_MANAGERS } from "../../../src/api/kinds.js";
+import { GROUP, VERSION } from "../../../src/api/names.js";
 import { ALL_PERMISSIONS } from "../../../src/rbac/index.js";
 import { ruleOf } from "../../../src/rbac/permissions.js";
 import { createTestNamespace, eventually, kubeConfig } from "../../support/kube.js";
@@ -24,6 +26,7 @@ import { kubectl, tokenKubeconfig } from "../packaging/helm.js";
 
 const rbac = kubeConfig().makeApiClient(k8s.RbacAuthorizationV1Api);
 const strategic = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch);
+const merge = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch);
 const POOL_LABEL = "readiness-test.resize-operator.dev/pool";
 const UNREGISTERED = { key: "karpenter.sh/unregistered", effect: "NoExecute" } as const;
 
@@ -140,6 +143,88 @@ async function requestSucceedsOnReadyNodes(pool: string): Promise<void> {
   await eventually("the group counts 1 ready instance again", async () =>
     (await readyInstances("workers")) === 1 ? true : undefined,
   );
+}
+
+test("Ready Nodes with a taint the group does not declare: the request, the group's condition and an Event say which and why", async () => {
+  const pool = `${ns.name}-t`;
+  const operator = startOperator({ namespace: ns.name, name: "node-readiness-taint-op" });
+  operators.push(operator);
+  try {
+    await undeclaredTaintIsNamed(pool);
+  } finally {
+    // The next test runs its own operator in this namespace.
+    await stopAll([operator]);
+  }
+}, 180_000);
+
+async function undeclaredTaintIsNamed(pool: string): Promise<void> {
+  // The pool's Nodes carry a taint by design (as a GPU NodePool's do); the group leaves instanceShape
+  // out, as a group for ResizeRequests alone once could.
+  const taint = { key: "example.com/dedicated", value: "x", effect: "NoSchedule" } as const;
+  const names = [`${pool}-1`, `${pool}-2`];
+  for (const name of names) await createNode(name, pool, [taint]);
+  await untilNodesReady(names);
+  await resize.createWorkers(ns.name, "tainted", 0);
+  await resize.createGroup(ns.name, "tainted", {
+    maxSize: 4,
+    provisioningTimeout: "5m",
+    readiness: { nodeSelector: { [POOL_LABEL]: pool } },
+  });
+  await resize.createRequest(ns.name, "held", { instanceGroupManager: "tainted", resizeBy: 2 });
+
+  const why = `2 selected Nodes do not count: ${names.join(", ")} carry the taint example.com/dedicated=x:NoSchedule that spec.instanceShape.taints does not declare.`;
+  const waiting = await eventually("the waiting request names the Nodes and the taint", async () => {
+    const rr = await resize.getRequest(ns.name, "held");
+    const provisioning = rr.status?.conditions?.find((c) => c.type === "Provisioning");
+    return provisioning?.message.includes("do not count") === true ? provisioning : undefined;
+  });
+  expect(waiting).toMatchObject({
+    status: "True",
+    reason: "WaitingForInstances",
+    message: `Waiting for 2 instances to be ready (0 are). ${why}`,
+  });
+  expect(await readyInstances("tainted")).toBe(0);
+
+  const held = await eventually("the group's InstancesHeldBack condition", async () =>
+    (await resize.getGroup(ns.name, "tainted")).status?.conditions?.find(
+      (c) => c.type === GC.InstancesHeldBack && c.status === "True",
+    ),
+  );
+  expect(held).toMatchObject({ reason: "UndeclaredTaint", message: why });
+  const event = await eventually("a Warning event regarding the group", async () =>
+    (await listEvents(ns.name)).find(
+      (e) => e.reason === "InstancesHeldBack" && e.regarding?.kind === "InstanceGroupManager",
+    ),
+  );
+  expect(event).toMatchObject({ type: "Warning", regarding: { name: "tainted" }, note: why });
+
+  // Declared, as docs/karpenter.md says a tainted pool's group must: both Nodes count, the request
+  // succeeds, and the condition turns False.
+  await resize.custom.patchNamespacedCustomObject(
+    {
+      group: GROUP,
+      version: VERSION,
+      namespace: ns.name,
+      plural: INSTANCE_GROUP_MANAGERS.resource,
+      name: "tainted",
+      body: { spec: { instanceShape: { allocatable: { cpu: "8" }, taints: [taint] } } },
+    },
+    merge,
+  );
+  const done = await resize.untilState(ns.name, "held", ["SUCCEEDED", "FAILED"]);
+  expect(done.status?.state).toBe("SUCCEEDED");
+  await eventually("the group's InstancesHeldBack condition False", async () => {
+    const c = (await resize.getGroup(ns.name, "tainted")).status?.conditions?.find(
+      (x) => x.type === GC.InstancesHeldBack,
+    );
+    return c?.status === "False" ? c : undefined;
+  });
+  // One Event: the condition turned True once.
+  const events = (await listEvents(ns.name)).filter(
+    (e) => e.reason === "InstancesHeldBack" && e.regarding?.name === "tainted",
+  );
+  expect(events).toHaveLength(1);
+  expect(events[0]?.series?.count ?? 1).toBe(1);
 }
 
 /** A ClusterRole with `rules`, bound to the ServiceAccount `sa` of the test namespace. */

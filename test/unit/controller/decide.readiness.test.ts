@@ -7,9 +7,9 @@ import {
   ResizeRequestCondition as RC,
 } from "../../../src/api/conditions.js";
 import { INSTANCE_GROUP_MANAGERS } from "../../../src/api/kinds.js";
-import { decide } from "../../../src/controller/decide/index.js";
+import { decide, type Plan } from "../../../src/controller/decide/index.js";
 import { NODES_FORBIDDEN_MESSAGE } from "../../../src/controller/node-informers.js";
-import { NODE_READINESS_FORBIDDEN } from "../../../src/controller/node-readiness.js";
+import { NODE_READINESS_FORBIDDEN, type HeldBack } from "../../../src/controller/node-readiness.js";
 import type { TargetView } from "../../../src/controller/snapshot.js";
 import { conflictError } from "../../support/fake-kube.js";
 import {
@@ -135,5 +135,102 @@ describe("counted from Nodes", () => {
   ])("an Applied attempt to 5 with $ready ready Nodes: $state", ({ ready, state }) => {
     const plan = decide(snap({ replicas: 5, ready, requests: [applied(T0 - MIN, T0 + MIN)] }), CFG);
     expect(statusOf(plan, "a").state).toBe(state);
+  });
+});
+
+describe("Ready Nodes that do not count", () => {
+  const TAINT = "example.com/t=x:NoSchedule";
+  const heldBack: HeldBack = {
+    total: 2,
+    nodes: [
+      { node: "node-x", reason: "UndeclaredTaint", taint: TAINT },
+      { node: "node-y", reason: "UndeclaredTaint", taint: TAINT },
+    ],
+  };
+  const SENTENCE = `2 selected Nodes do not count: node-x, node-y carry the taint ${TAINT} that spec.instanceShape.taints does not declare.`;
+  const counted = (replicas: number, ready: number, h: HeldBack = heldBack): TargetView => ({
+    found: true,
+    replicas,
+    readyReplicas: ready,
+    heldBack: h,
+  });
+  const heldBackOf = (plan: Plan) =>
+    plan.groupStatus?.conditions?.find((c) => c.type === GC.InstancesHeldBack);
+
+  test("the waiting request names the Nodes and why", () => {
+    const plan = decide(snap({ target: counted(5, 2), requests: [applied(T0 - MIN, T0 + MIN)] }), CFG);
+    expect(cond(statusOf(plan, "a"), RC.Provisioning)).toMatchObject({
+      reason: "WaitingForInstances",
+      message: `Waiting for 5 instances to be ready (2 are). ${SENTENCE}`,
+    });
+  });
+
+  test("none held back: the message is as before", () => {
+    const none = counted(5, 2, { total: 0, nodes: [] });
+    const plan = decide(snap({ target: none, requests: [applied(T0 - MIN, T0 + MIN)] }), CFG);
+    expect(cond(statusOf(plan, "a"), RC.Provisioning)?.message).toBe(
+      "Waiting for 5 instances to be ready (2 are).",
+    );
+  });
+
+  test("the group's condition says so, and one Warning event regarding the group, on the transition only", async () => {
+    const s = snap({ target: counted(2, 0) });
+    const plan = decide(s, CFG);
+    expect(heldBackOf(plan)).toMatchObject({ status: "True", reason: "UndeclaredTaint", message: SENTENCE });
+    const done = await execute(s, plan);
+    expect(done.outcome).toBe("done");
+    expect(done.emitted).toEqual([
+      expect.objectContaining({
+        type: "Warning",
+        reason: "InstancesHeldBack",
+        note: SENTENCE,
+        regarding: expect.objectContaining({ kind: "InstanceGroupManager", name: "pool" }) as unknown,
+      }),
+    ]);
+    // Not on every pass, nor when only the Nodes change.
+    expect(decide(s, CFG, done.groupStatus).groupEvents).toEqual([]);
+    const more = snap({ target: counted(2, 0, { ...heldBack, total: 3 }) });
+    const moved = decide(more, CFG, done.groupStatus);
+    expect(heldBackOf(moved)?.message).toContain("and 1 more");
+    expect(moved.groupEvents).toEqual([]);
+    // Lifted: False, no event; held back again: one more.
+    const fine = decide(snap({ target: counted(2, 2, { total: 0, nodes: [] }) }), CFG, done.groupStatus);
+    expect(heldBackOf(fine)).toMatchObject({ status: "False", reason: "NoneHeldBack" });
+    expect(fine.groupEvents).toEqual([]);
+    expect(decide(s, CFG, fine.groupStatus).groupEvents.map((e) => e.event.reason)).toEqual([
+      "InstancesHeldBack",
+    ]);
+  });
+
+  test.each<[string, HeldBack, string[]]>([
+    [
+      "cordoned: a person lifts it",
+      { total: 1, nodes: [{ node: "c", reason: "Cordoned" }] },
+      ["InstancesHeldBack"],
+    ],
+    [
+      "registering: Karpenter lifts it within seconds, no event",
+      {
+        total: 1,
+        nodes: [{ node: "r", reason: "NotRegistered", taint: "karpenter.sh/unregistered:NoExecute" }],
+      },
+      [],
+    ],
+    ["not Ready yet: not held back", { total: 1, nodes: [{ node: "n", reason: "NotReady" }] }, []],
+  ])("%s", (_name, h, events) => {
+    const plan = decide(snap({ target: counted(2, 1, h) }), CFG);
+    expect(plan.groupEvents.map((e) => e.event.reason)).toEqual(events);
+  });
+
+  test("a group reading a field gets no InstancesHeldBack condition, and loses one it had", () => {
+    expect(heldBackOf(decide(snap(), CFG))).toBeUndefined();
+    const held = decide(snap({ target: counted(2, 0) }), CFG).groupStatus;
+    expect(heldBackOf(decide(snap(), CFG, held))).toBeUndefined();
+  });
+
+  test("the count unknown now (Nodes it may not read): the condition stays as it was", () => {
+    const held = decide(snap({ target: counted(2, 0) }), CFG).groupStatus;
+    const refused = decide(snap({ target: unavailable(2) }), CFG, held);
+    expect(heldBackOf(refused)).toMatchObject({ status: "True", reason: "UndeclaredTaint" });
   });
 });

@@ -63,7 +63,17 @@ test("one cluster-wide informer, made when first asked, counting ready Nodes in 
     resourceVersion: "1",
   });
   expect(t.made).toEqual([]);
-  expect(await t.nodes.count(rule)).toEqual({ ready: 1 });
+  // Beside the count, the selected Nodes that do not count and why (node-readiness.ts, countNodes).
+  expect(await t.nodes.count(rule)).toEqual({
+    ready: 1,
+    heldBack: {
+      total: 2,
+      nodes: [
+        { node: "c", reason: "NotRegistered", taint: "karpenter.sh/unregistered:NoExecute" },
+        { node: "b", reason: "NotReady" },
+      ],
+    },
+  });
   expect(t.made).toHaveLength(1);
   expect(t.made[0]).toMatchObject({ path: "/api/v1/nodes" });
   expect(t.made[0]).not.toHaveProperty("labelSelector");
@@ -87,7 +97,7 @@ test("a refusal is an answer, believed for forbiddenRetryMs, and no informer is 
   expect(t.made).toEqual([]);
   // Granted meanwhile (the injection hit its one call): checked again after the retry period.
   await t.clock.advance(10_000);
-  expect(await t.nodes.count(rule)).toEqual({ ready: 0 });
+  expect(await t.nodes.count(rule)).toMatchObject({ ready: 0 });
   expect(t.made).toHaveLength(1);
   t.stop.abort();
 });
@@ -101,7 +111,7 @@ test("another error of the check fails the count (the pass is retried), and is n
   });
   const t = setup(fake);
   await expect(t.nodes.count(rule)).rejects.toThrow("boom");
-  expect(await t.nodes.count(rule)).toEqual({ ready: 0 });
+  expect(await t.nodes.count(rule)).toMatchObject({ ready: 0 });
   t.stop.abort();
 });
 
@@ -136,7 +146,7 @@ test("changes that can change a count are reported with the selector; a heartbea
   t.lw.current.emit({ type: "ADDED", object: node("b", "4") });
   t.lw.current.emit({ type: "DELETED", object: node("b", "5") });
   expect(t.changed).toEqual(Array(3).fill("karpenter.sh/nodepool=gpu"));
-  expect(await t.nodes.count(rule)).toEqual({ ready: 0 });
+  expect(await t.nodes.count(rule)).toMatchObject({ ready: 0 });
   t.stop.abort();
 });
 
@@ -145,9 +155,9 @@ test("changing a group's selector 50 times opens one Node watch, not 50", async 
   t.lw.next = () => ({ items: [node("a", "1"), node("b", "1")], resourceVersion: "1" });
   for (let i = 0; i < 50; i++) {
     const answer = await t.nodes.count({ nodeSelector: { "example.com/pool": `p${i}` }, declaredTaints: [] });
-    expect(answer).toEqual({ ready: 0 });
+    expect(answer).toMatchObject({ ready: 0 });
   }
-  expect(await t.nodes.count(rule)).toEqual({ ready: 2 });
+  expect(await t.nodes.count(rule)).toMatchObject({ ready: 2 });
   expect(t.made).toHaveLength(1);
   expect(t.nodes.watches()).toBe(1);
   t.stop.abort();

@@ -3,11 +3,15 @@
 import type { Taint } from "../../../src/api/instance-shape.js";
 import type { Node } from "../../../src/runtime/builtin-kinds.js";
 import {
+  countNodes,
+  HELD_BACK_LISTED,
+  heldBackReason,
   isReadyInstance,
   leanNode,
   readinessChanged,
   readyNodeCount,
   selectorString,
+  type HeldBackNode,
   type NodeReadinessRule,
 } from "../../../src/controller/node-readiness.js";
 
@@ -201,4 +205,120 @@ test("a change matters only when it can change a count, not a heartbeat's new re
   expect(readinessChanged(before, lean(node("n", { unschedulable: true })))).toBe(true);
   expect(readinessChanged(before, lean(node("n", { taints: [GPU_TAINT] })))).toBe(true);
   expect(readinessChanged(before, lean(node("n", { deleting: true })))).toBe(true);
+});
+
+describe("why a selected Node is held back", () => {
+  const UNREGISTERED = { key: "karpenter.sh/unregistered", effect: "NoExecute" };
+  const TEAM = { key: "team", value: "a", effect: "NoSchedule" };
+  test.each<[string, NodeOptions, Omit<HeldBackNode, "node"> | undefined]>([
+    ["ready, declared taint only", { taints: [GPU_TAINT] }, undefined],
+    [
+      "undeclared NoSchedule taint",
+      { taints: [TEAM] },
+      { reason: "UndeclaredTaint", taint: "team=a:NoSchedule" },
+    ],
+    [
+      "undeclared taint without a value",
+      { taints: [{ key: "dedicated", effect: "NoExecute" }] },
+      { reason: "UndeclaredTaint", taint: "dedicated:NoExecute" },
+    ],
+    [
+      "declared key with another value is not declared",
+      { taints: [{ ...GPU_TAINT, value: "absent" }] },
+      { reason: "UndeclaredTaint", taint: "nvidia.com/gpu=absent:NoSchedule" },
+    ],
+    [
+      "registering (Karpenter)",
+      { taints: [UNREGISTERED] },
+      { reason: "NotRegistered", taint: "karpenter.sh/unregistered:NoExecute" },
+    ],
+    [
+      "not initialised by the cloud provider",
+      {
+        taints: [
+          { key: "node.cloudprovider.kubernetes.io/uninitialized", value: "true", effect: "NoSchedule" },
+        ],
+      },
+      { reason: "NotRegistered", taint: "node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule" },
+    ],
+    [
+      "a taint Karpenter sets while it disrupts the Node: not one to declare",
+      { taints: [{ key: "karpenter.sh/disrupted", effect: "NoSchedule" }] },
+      { reason: "SystemTaint", taint: "karpenter.sh/disrupted:NoSchedule" },
+    ],
+    [
+      "a node condition's taint",
+      { taints: [{ key: "node.kubernetes.io/memory-pressure", effect: "NoSchedule" }] },
+      { reason: "SystemTaint", taint: "node.kubernetes.io/memory-pressure:NoSchedule" },
+    ],
+    [
+      "of several taints, the one to declare is named",
+      { taints: [UNREGISTERED, TEAM] },
+      { reason: "UndeclaredTaint", taint: "team=a:NoSchedule" },
+    ],
+    ["cordoned", { unschedulable: true }, { reason: "Cordoned" }],
+    ["being deleted", { deleting: true }, { reason: "BeingDeleted" }],
+    ["not Ready", { ready: "False" }, { reason: "NotReady" }],
+    ["not Ready, whatever its taints", { ready: "Unknown", taints: [TEAM] }, { reason: "NotReady" }],
+    [
+      "PreferNoSchedule only discourages",
+      { taints: [{ key: "soft", effect: "PreferNoSchedule" }] },
+      undefined,
+    ],
+  ])("%s", (_name, options, why) => {
+    expect(heldBackReason(node("n", options), rule)).toEqual(why);
+    expect(isReadyInstance(node("n", options), rule)).toBe(why === undefined);
+  });
+});
+
+describe("the count names the selected Nodes that do not count", () => {
+  const TEAM = { key: "team", value: "a", effect: "NoSchedule" };
+
+  test("ready ones are counted, Nodes of another pool are neither counted nor named", () => {
+    const counted = countNodes(
+      [
+        node("ready-1"),
+        node("tainted", { taints: [TEAM] }),
+        node("other-pool", { labels: { "karpenter.sh/nodepool": "cpu" }, taints: [TEAM] }),
+      ],
+      rule,
+    );
+    expect(counted).toEqual({
+      ready: 1,
+      heldBack: {
+        total: 1,
+        nodes: [{ node: "tainted", reason: "UndeclaredTaint", taint: "team=a:NoSchedule" }],
+      },
+    });
+  });
+
+  test("the most actionable reason first, then by name, whatever the order of the cache", () => {
+    const nodes = [
+      node("b-not-ready", { ready: "False" }),
+      node("z-tainted", { taints: [TEAM] }),
+      node("c-cordoned", { unschedulable: true }),
+      node("a-tainted", { taints: [TEAM] }),
+      node("d-leaving", { deleting: true }),
+    ];
+    const expected = ["a-tainted", "z-tainted", "c-cordoned", "d-leaving", "b-not-ready"];
+    expect(countNodes(nodes, rule).heldBack.nodes.map((n) => n.node)).toEqual(expected);
+    expect(countNodes([...nodes].reverse(), rule).heldBack.nodes.map((n) => n.node)).toEqual(expected);
+  });
+
+  test(`bounded: at most ${String(HELD_BACK_LISTED)} named, all of them counted`, () => {
+    const nodes = Array.from({ length: 40 }, (_, i) =>
+      node(`n-${String(i).padStart(2, "0")}`, { ready: "False" }),
+    );
+    // An undeclared taint is never hidden behind many Nodes that are merely not Ready yet.
+    nodes.push(node("z-tainted", { taints: [TEAM] }));
+    const { ready, heldBack } = countNodes(nodes, rule);
+    expect(ready).toBe(0);
+    expect(heldBack.total).toBe(41);
+    expect(heldBack.nodes.map((n) => n.node)).toEqual(["z-tainted", "n-00", "n-01", "n-02", "n-03"]);
+  });
+
+  test("none held back", () => {
+    expect(countNodes([node("a"), node("b")], rule)).toEqual({ ready: 2, heldBack: { total: 0, nodes: [] } });
+    expect(countNodes([], rule)).toEqual({ ready: 0, heldBack: { total: 0, nodes: [] } });
+  });
 });

@@ -7,7 +7,7 @@ import { API_VERSION } from "../../../src/api/names.js";
 import { ResizeRequest } from "../../../src/api/resize-request.js";
 import { NODE_CLAIMS } from "../../../src/controller/karpenter.js";
 import type { NodeCount, NodeCounter } from "../../../src/controller/node-informers.js";
-import type { NodeReadinessRule } from "../../../src/controller/node-readiness.js";
+import type { HeldBack, NodeReadinessRule } from "../../../src/controller/node-readiness.js";
 import { observeGroup } from "../../../src/controller/observe.js";
 import { BY_NODE_SELECTOR, GROUP_INDEXERS, REQUEST_INDEXERS } from "../../../src/controller/indexes.js";
 import { ScaleClient } from "../../../src/controller/target.js";
@@ -25,6 +25,12 @@ const NODE_POOLS: ResourceLocation = {
   resource: "nodepools",
   namespaced: false,
 };
+
+/** A count of `ready` Nodes, with `heldBack` the selected ones that do not count (none by default). */
+const counted = (ready: number, heldBack: HeldBack = { total: 0, nodes: [] }): NodeCount => ({
+  ready,
+  heldBack,
+});
 
 class FakeCounter implements NodeCounter {
   readonly asked: NodeReadinessRule[] = [];
@@ -116,7 +122,7 @@ const TAINT = { key: "nvidia.com/gpu", effect: "NoSchedule" as const };
 
 describe("the ready count", () => {
   test("from Nodes: the selector and the shape's taints are asked for, the target's own field is not used", async () => {
-    const nodes = new FakeCounter({ ready: 1 });
+    const nodes = new FakeCounter(counted(1));
     const obs = await observe(
       withDeployment(5),
       deploymentGroup({
@@ -125,8 +131,30 @@ describe("the ready count", () => {
       }),
       nodes,
     );
-    expect(obs.snapshot.target).toEqual({ found: true, replicas: 5, readyReplicas: 1, settled: true });
+    expect(obs.snapshot.target).toEqual({
+      found: true,
+      replicas: 5,
+      readyReplicas: 1,
+      settled: true,
+      heldBack: { total: 0, nodes: [] },
+    });
     expect(nodes.asked).toEqual([{ nodeSelector: SELECTOR, declaredTaints: [TAINT] }]);
+  });
+
+  test("from Nodes: the Nodes that do not count are carried to the decision", async () => {
+    const heldBack: HeldBack = {
+      total: 2,
+      nodes: [
+        { node: "gpu-a", reason: "UndeclaredTaint", taint: "example.com/t=x:NoSchedule" },
+        { node: "gpu-b", reason: "Cordoned" },
+      ],
+    };
+    const obs = await observe(
+      withDeployment(5),
+      deploymentGroup({ readiness: { nodeSelector: SELECTOR } }),
+      new FakeCounter(counted(0, heldBack)),
+    );
+    expect(obs.snapshot.target).toMatchObject({ found: true, readyReplicas: 0, heldBack });
   });
 
   test("from Nodes the operator may not read: unavailable, counted 0", async () => {
@@ -143,7 +171,7 @@ describe("the ready count", () => {
   });
 
   test("from the target's field: Nodes are not asked", async () => {
-    const nodes = new FakeCounter({ ready: 0 });
+    const nodes = new FakeCounter(counted(0));
     const obs = await observe(withDeployment(4), deploymentGroup(), nodes);
     expect(obs.snapshot.target).toMatchObject({ readyReplicas: 4 });
     expect(obs.snapshot.target).not.toHaveProperty("readinessUnavailable");
@@ -205,7 +233,7 @@ describe("a Karpenter NodePool target", () => {
   });
 
   test("while an attempt waits: its NodeClaims, Karpenter's Events and its limits.nodes", async () => {
-    const obs = await observe(withNodePool(), karpenterGroup, new FakeCounter({ ready: 2 }), [
+    const obs = await observe(withNodePool(), karpenterGroup, new FakeCounter(counted(2)), [
       appliedRequest(),
     ]);
     expect(obs.snapshot.karpenter).toEqual({
@@ -233,7 +261,7 @@ describe("a Karpenter NodePool target", () => {
   });
 
   test("while a rollback is recorded: whether Karpenter is still launching, ready or not", async () => {
-    const obs = await observe(withNodePool(), karpenterGroup, new FakeCounter({ ready: 5 }), [
+    const obs = await observe(withNodePool(), karpenterGroup, new FakeCounter(counted(5)), [
       appliedRequest("RollingBack"),
     ]);
     expect(obs.snapshot.karpenter).toMatchObject({ pool: "gpu", launching: [], active: 1, nodeLimit: 8 });
@@ -245,7 +273,7 @@ describe("a Karpenter NodePool target", () => {
       when: "before",
       error: () => new ApiError(403, "Forbidden", "nodeclaims.karpenter.sh is forbidden"),
     });
-    const obs = await observe(fake, karpenterGroup, new FakeCounter({ ready: 2 }), [appliedRequest()]);
+    const obs = await observe(fake, karpenterGroup, new FakeCounter(counted(2)), [appliedRequest()]);
     expect(obs.snapshot.karpenter?.unreadable).toMatch(
       /^the operator may not list NodeClaims \(install the chart with rbac\.karpenter=true\)/,
     );
@@ -260,18 +288,18 @@ describe("a Karpenter NodePool target", () => {
       error: () => new ApiError(500, "InternalError", "etcd is down"),
     });
     await expect(
-      observe(fake, karpenterGroup, new FakeCounter({ ready: 2 }), [appliedRequest()]),
+      observe(fake, karpenterGroup, new FakeCounter(counted(2)), [appliedRequest()]),
     ).rejects.toThrow("etcd is down");
   });
 
   test("not read when no attempt waits, nor once all instances are ready (then only the pool's instances are)", async () => {
     const idleFake = withNodePool();
-    const idle = await observe(idleFake, karpenterGroup, new FakeCounter({ ready: 2 }));
+    const idle = await observe(idleFake, karpenterGroup, new FakeCounter(counted(2)));
     expect(idle.snapshot.karpenter).toBeUndefined();
     expect(idle.snapshot.instances).toBeUndefined();
     expect(idleFake.calls.filter((c) => c.resource === "nodeclaims")).toEqual([]);
     const fake = withNodePool();
-    const ready = await observe(fake, karpenterGroup, new FakeCounter({ ready: 5 }), [appliedRequest()]);
+    const ready = await observe(fake, karpenterGroup, new FakeCounter(counted(5)), [appliedRequest()]);
     expect(ready.snapshot.karpenter).toBeUndefined();
     // The attempt may succeed in this pass: the pool's NodeClaims are listed once, to claim its own.
     expect(ready.snapshot.instances?.mechanism).toBe("DeleteNodeClaims");
