@@ -14,9 +14,14 @@ import {
   ResizeRequestInsert,
   type LocationScope,
 } from "../api/index.js";
-import { REST_RESOURCES, RESIZE_REQUEST } from "../api/names.js";
+import {
+  InstanceGroupManagersListManagedInstancesResponse,
+  RegionInstanceGroupManagersListInstancesResponse,
+} from "../api/managed-instances.js";
+import { INSTANCE_GROUP_MANAGER, REST_RESOURCES, RESIZE_REQUEST } from "../api/names.js";
 import { RFC1035_LABEL, RFC1035_MESSAGE } from "../api/primitives.js";
 import { defineRoute } from "./define-route.js";
+import { listManagedInstances } from "./managed-instances.js";
 import * as operations from "./operations.js";
 import * as requests from "./resize-requests.js";
 import type { ParameterType, Route, RouteParameter } from "./route.js";
@@ -260,6 +265,36 @@ function resizeRequestRoutes(scope: LocationScope): Route[] {
   ];
 }
 
+const GROUP_RESOURCE = { zones: "instanceGroupManagers", regions: "regionInstanceGroupManagers" } as const;
+const MANAGED_INSTANCES_RESPONSE = {
+  zones: InstanceGroupManagersListManagedInstancesResponse,
+  regions: RegionInstanceGroupManagersListInstancesResponse,
+} as const;
+
+/** The group method: listManagedInstances, the instances the group's resize requests hold. */
+function groupRoutes(scope: LocationScope): Route[] {
+  const resource = GROUP_RESOURCE[scope];
+  const ofGroup = [project, locationOfGroup(scope), group] as const;
+  return [
+    defineRoute({
+      resource,
+      method: "listManagedInstances",
+      id: `compute.${resource}.listManagedInstances`,
+      httpMethod: "POST",
+      path: `projects/{project}/${scope}/{${SCOPE_PARAMETER[scope]}}/instanceGroupManagers/{instanceGroupManager}/listManagedInstances`,
+      parameters: [...ofGroup, ...listParameters],
+      parameterOrder: names(ofGroup),
+      response: MANAGED_INSTANCES_RESPONSE[scope],
+      scopes: READ_SCOPES,
+      description:
+        "Lists the instances the group's resize requests hold, one per instance, with the holding request's name in version.name. Requires permission to get the instancegroupmanager.",
+      // A read of the group itself: the same permission as reading the group with kubectl.
+      access: { verb: "get", resource: INSTANCE_GROUP_MANAGER.plural },
+      handler: listManagedInstances,
+    }),
+  ];
+}
+
 /** The operation methods of a zone or region. */
 function operationRoutes(scope: LocationScope): Route[] {
   const resource = REST_RESOURCES[scope].operations;
@@ -330,6 +365,8 @@ function operationRoutes(scope: LocationScope): Route[] {
 export const ROUTES: readonly Route[] = [
   ...resizeRequestRoutes("zones"),
   ...operationRoutes("zones"),
+  ...groupRoutes("zones"),
   ...resizeRequestRoutes("regions"),
   ...operationRoutes("regions"),
+  ...groupRoutes("regions"),
 ];
