@@ -30,12 +30,15 @@ function progressOf(state: string | undefined): Pick<ManagedInstance, "instanceS
   return { instanceStatus: "STOPPING", currentAction: "DELETING" };
 }
 
+/** A request whose run duration's release was applied holds nothing any more. */
+const holds = (rr: ResizeRequest): boolean => rr.status?.release?.phase !== "Applied";
+
 /** One row per instance a request holds, sorted by name (the default order of a list). */
 export function managedInstanceRows(
   requests: readonly ResizeRequest[],
   instanceBase: string,
 ): ManagedInstance[] {
-  const rows = requests.flatMap((rr) =>
+  const rows = requests.filter(holds).flatMap((rr) =>
     instancesOf(rr).map((instance): ManagedInstance => ({
       instance: `${instanceBase}/instances/${instance.name}`,
       name: instance.name,

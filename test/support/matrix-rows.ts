@@ -60,10 +60,13 @@ export function restNeeds(route: Route): readonly Permission[] {
   return [access, ours(USE_VERB, INSTANCE_GROUP_MANAGER.plural, GROUP_OF[scopeOf(route)])];
 }
 
-const ZONAL = new Set<string>(Object.values(REST_RESOURCES.zones));
+const ZONAL = new Set<string>([...Object.values(REST_RESOURCES.zones), "instanceGroupManagers"]);
 export const scopeOf = (route: Route): LocationScope => (ZONAL.has(route.resource) ? "zones" : "regions");
-const kindOf = (route: Route) =>
-  Object.values(REST_RESOURCES).some((r) => r.requests === route.resource) ? "requests" : "operations";
+const GROUP_RESOURCES = new Set(["instanceGroupManagers", "regionInstanceGroupManagers"]);
+const kindOf = (route: Route) => {
+  if (GROUP_RESOURCES.has(route.resource)) return "groups";
+  return Object.values(REST_RESOURCES).some((r) => r.requests === route.resource) ? "requests" : "operations";
+};
 const zonal = (kind: "requests" | "operations", method: string): Route => {
   const id = `compute.${REST_RESOURCES.zones[kind]}.${method}`;
   const route = ROUTES.find((r) => r.id === id);
@@ -102,6 +105,8 @@ const REST_TARGETS: Readonly<
     target: (f, _s, ns, sc) => ({ operation: f.operation(ns, sc, f.done(sc)) }),
     absent: { operation: MISSING },
   },
+  // A read of the group: its requests' instances.
+  "groups.listManagedInstances": { target: () => ({}), absent: { instanceGroupManager: MISSING } },
   "operations.delete": {
     target: (f, s, ns, sc) => ({ operation: f.operation(ns, sc, ownRequest("rest-delete", sc, s.role)) }),
     absent: { operation: MISSING },
