@@ -259,3 +259,31 @@ func (d *discoveryRegional) getOperation(ctx context.Context, nameOrID string) (
 }
 
 func (d *discoveryRegional) notFound(err error) error { return discoveryNotFound(err) }
+
+func fromDiscoveryManaged(items []*dc.ManagedInstance) []mi {
+	var out []mi
+	for _, x := range items {
+		row := mi{Name: x.Name, Instance: x.Instance, InstanceStatus: x.InstanceStatus, CurrentAction: x.CurrentAction}
+		if x.Version != nil {
+			row.Version = x.Version.Name
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func (d *discoveryZonal) managedInstances(ctx context.Context) ([]mi, error) {
+	x, err := d.svc.InstanceGroupManagers.ListManagedInstances(d.project, d.zone, d.group).Context(ctx).Do()
+	if err != nil {
+		return nil, err
+	}
+	return fromDiscoveryManaged(x.ManagedInstances), nil
+}
+
+func (d *discoveryRegional) managedInstances(ctx context.Context) ([]mi, error) {
+	x, err := d.svc.RegionInstanceGroupManagers.ListManagedInstances(d.project, d.region, d.group).Context(ctx).Do()
+	if err != nil {
+		return nil, err
+	}
+	return fromDiscoveryManaged(x.ManagedInstances), nil
+}

@@ -34,11 +34,19 @@ func gapicScopes(ctx context.Context, c config, auth option.ClientOption) ([]sco
 	if err != nil {
 		return nil, err
 	}
+	zonalGroups, err := gc.NewInstanceGroupManagersRESTClient(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	regionalGroups, err := gc.NewRegionInstanceGroupManagersRESTClient(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
 	return []scope{
 		{name: "zonal", location: "zones/" + c.zone, group: c.zonalGroup,
-			api: &gapicZonal{c: zonal, ops: zoneOps, project: c.project, zone: c.zone, group: c.zonalGroup}},
+			api: &gapicZonal{c: zonal, ops: zoneOps, groups: zonalGroups, project: c.project, zone: c.zone, group: c.zonalGroup}},
 		{name: "regional", location: "regions/" + c.region, group: c.regionalGroup,
-			api: &gapicRegional{c: regional, ops: regionOps, project: c.project, region: c.region, group: c.regionalGroup}},
+			api: &gapicRegional{c: regional, ops: regionOps, groups: regionalGroups, project: c.project, region: c.region, group: c.regionalGroup}},
 	}, nil
 }
 
@@ -141,6 +149,7 @@ func gapicPages(it *gc.InstanceGroupManagerResizeRequestIterator, maxResults int
 type gapicZonal struct {
 	c                    *gc.InstanceGroupManagerResizeRequestsClient
 	ops                  *gc.ZoneOperationsClient
+	groups               *gc.InstanceGroupManagersClient
 	project, zone, group string
 }
 
@@ -200,6 +209,7 @@ func (g *gapicZonal) notFound(err error) error { return gapicNotFound(err) }
 type gapicRegional struct {
 	c                      *gc.RegionInstanceGroupManagerResizeRequestsClient
 	ops                    *gc.RegionOperationsClient
+	groups                 *gc.RegionInstanceGroupManagersClient
 	project, region, group string
 }
 
@@ -255,3 +265,35 @@ func (g *gapicRegional) getOperation(ctx context.Context, nameOrID string) (op, 
 }
 
 func (g *gapicRegional) notFound(err error) error { return gapicNotFound(err) }
+
+// managedInstanceIterator is what both GAPIC listManagedInstances iterators offer.
+type managedInstanceIterator interface {
+	Next() (*computepb.ManagedInstance, error)
+}
+
+func gapicManaged(it managedInstanceIterator) ([]mi, error) {
+	var out []mi
+	for {
+		x, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, mi{Name: x.GetName(), Instance: x.GetInstance(), InstanceStatus: x.GetInstanceStatus(),
+			CurrentAction: x.GetCurrentAction(), Version: x.GetVersion().GetName()})
+	}
+}
+
+func (g *gapicZonal) managedInstances(ctx context.Context) ([]mi, error) {
+	return gapicManaged(g.groups.ListManagedInstances(ctx, &computepb.ListManagedInstancesInstanceGroupManagersRequest{
+		Project: g.project, Zone: g.zone, InstanceGroupManager: g.group,
+	}))
+}
+
+func (g *gapicRegional) managedInstances(ctx context.Context) ([]mi, error) {
+	return gapicManaged(g.groups.ListManagedInstances(ctx, &computepb.ListManagedInstancesRegionInstanceGroupManagersRequest{
+		Project: g.project, Region: g.region, InstanceGroupManager: g.group,
+	}))
+}

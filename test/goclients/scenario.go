@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -34,7 +35,14 @@ type op struct {
 	handle                                                                               any // the client's own operation value, for its Wait
 }
 
+// mi is one row of listManagedInstances: the instance, its status, and the request holding it.
+type mi struct {
+	Name, Instance, InstanceStatus, CurrentAction, Version string
+}
+
 type api interface {
+	// managedInstances lists the group's instances (instanceGroupManagers.listManagedInstances).
+	managedInstances(ctx context.Context) ([]mi, error)
 	insert(ctx context.Context, name string, resizeBy int64, instances []string, requestID string) (op, error)
 	get(ctx context.Context, nameOrID string) (rr, error)
 	// list returns the pages as the client fetched them, following nextPageToken.
@@ -218,6 +226,44 @@ func scenario(ctx context.Context, r *runner, c config, s scope) {
 			return fmt.Errorf("id %d, want %d", byID.ID, fetched.ID)
 		}
 		return checkRequest(byID, rb, "ACCEPTED", "SUCCEEDED")
+	})
+	// Once rb SUCCEEDED its one instance (a pod of the group's Deployment) is listed as held by it.
+	r.step(st("managed-instances"), []string{st("get-by-name")}, func() error {
+		deadline := time.Now().Add(90 * time.Second)
+		for {
+			x, err := s.api.get(ctx, rb)
+			if err != nil {
+				return err
+			}
+			if x.State == "SUCCEEDED" {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s still %s after 90s", rb, x.State)
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+		rows, err := s.api.managedInstances(ctx)
+		if err != nil {
+			return err
+		}
+		var held []mi
+		for _, row := range rows {
+			if row.Version == rb {
+				held = append(held, row)
+			}
+		}
+		if len(held) != 1 {
+			return fmt.Errorf("%d instances held by %s among %d listed, want 1", len(held), rb, len(rows))
+		}
+		h := held[0]
+		if h.Name == "" || h.Instance != locURL+"/instances/"+h.Name {
+			return fmt.Errorf("instance %q name %q, want %s/instances/<name>", h.Instance, h.Name, locURL)
+		}
+		if h.InstanceStatus != "RUNNING" || h.CurrentAction != "NONE" {
+			return fmt.Errorf("instanceStatus %s currentAction %s, want RUNNING and NONE", h.InstanceStatus, h.CurrentAction)
+		}
+		return nil
 	})
 	r.step(st("insert-instances"), nil, func() error { return insertAndWait(inst, 0, instanceNames) })
 	r.step(st("get-instances"), []string{st("insert-instances")}, func() error {

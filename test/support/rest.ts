@@ -108,6 +108,8 @@ export function fullAccess(groups: readonly string[] = ["*"]): k8s.V1PolicyRule[
       resources: ["resizerequests"],
       verbs: ["get", "list", "create", "update", "delete"],
     },
+    // listManagedInstances reads the group, as `kubectl get instancegroupmanagers` does.
+    { apiGroups: [GROUP], resources: ["instancegroupmanagers"], verbs: ["get"] },
     {
       apiGroups: [GROUP],
       resources: ["instancegroupmanagers"],

@@ -28,6 +28,7 @@ const STEPS = [
   "operation-get-by-id",
   "get-by-name",
   "get-by-id",
+  "managed-instances",
   "insert-instances",
   "get-instances",
   "insert-queued",
