@@ -78,6 +78,17 @@ def main() -> int:
         operation = operations().get(project=args.project, zone=args.zone, operation=state["operation"]["name"])
         expect(operation.execute()["status"] == "DONE", "the Operation read back is not DONE")
 
+    def managed_instances():
+        for _ in range(240):  # py-a's one instance (a pod of the group's StatefulSet) becomes ready
+            if requests().get(resizeRequest="py-a", **where).execute().get("state") == "SUCCEEDED":
+                break
+            time.sleep(0.25)
+        listed = state["svc"].instanceGroupManagers().listManagedInstances(**where).execute()
+        held = [m for m in listed.get("managedInstances", []) if m.get("version", {}).get("name") == "py-a"]
+        expect(len(held) == 1, "instances held by py-a: %r" % held)
+        expect(held[0]["instanceStatus"] == "RUNNING", "instanceStatus %r" % held[0].get("instanceStatus"))
+        expect(held[0]["instance"].endswith("/instances/" + held[0]["name"]), "instance %r" % held[0])
+
     def list_pages():
         for i in range(1, LISTED):
             requests().insert(body={"name": "py-list-%d" % i, "resizeBy": 1}, **where).execute()
@@ -133,6 +144,7 @@ def main() -> int:
         ("insert-requestId-replay", insert_replayed),
         ("operation-wait", wait),
         ("get", get),
+        ("list-managed-instances", managed_instances),
         ("list-paging", list_pages),
         ("cancel", cancel),
         ("get-missing-404", not_found),

@@ -23,6 +23,7 @@ const STEPS = [
   "insert-requestId-replay",
   "operation-wait",
   "get",
+  "list-managed-instances",
   "list-paging",
   "cancel",
   "get-missing-404",
@@ -55,7 +56,7 @@ afterAll(async () => {
   await ns?.remove();
 });
 
-test("the official Python client works unchanged: insert (replayed), wait, get, ten pages, cancel, 404, batch", async () => {
+test("the official Python client works unchanged: insert (replayed), wait, get, managed instances, ten pages, cancel, 404, batch", async () => {
   if (!operator || !ns) throw new Error("set-up did not finish");
   const args = [
     path.join(repoRoot, "test/python/client.py"),
