@@ -54,6 +54,9 @@ export interface RequestSummary {
   /** Waiting in its group's queue (the UI derives the position from the FIFO order). */
   readonly queued: boolean;
   readonly runUntil: string | null;
+  /** The instances the request lists (status.instances; the UI words them with api/instance-list.ts). */
+  readonly instances: readonly { readonly kind: string; readonly name: string }[];
+  readonly instancesTruncated: boolean;
   readonly attempts: number;
   readonly created: string | null;
   readonly cancelRequested: boolean;
@@ -80,6 +83,8 @@ export function requestSummary(rr: ResizeRequest): RequestSummary {
     reason: rr.status?.reason ?? null,
     queued: rr.status?.conditions?.some((c) => c.type === "Queued" && c.status === "True") ?? false,
     runUntil: rr.status?.runUntil ?? null,
+    instances: rr.status?.instances ?? [],
+    instancesTruncated: rr.status?.instancesTruncated ?? false,
     attempts: rr.status?.attempts ?? 0,
     created: rr.metadata.creationTimestamp ?? null,
     cancelRequested: rr.spec.cancel,

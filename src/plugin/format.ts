@@ -1,6 +1,7 @@
 // What `kubectl resize` prints, as pure functions of the queue model's answer: kubectl-style tables
 // (upper-case headers, columns padded by three spaces), ages as kubectl shows them, and the documents
 // of `-o json|yaml` (times as RFC 3339, as everywhere in the Kubernetes API).
+import { instancesLine } from "../api/instance-list.js";
 import { servedBy } from "../api/served-by.js";
 import { stringify } from "yaml";
 import { isFinalState } from "../api/lifecycle.js";
@@ -186,6 +187,8 @@ export function explainText(e: Explained, now: number): string {
     lines.push("Position:       not in the queue (final state)");
   }
   if (s?.runUntil !== undefined) lines.push(`Run until:      ${s.runUntil}`);
+  const instances = instancesLine(s?.instances, s?.instancesTruncated);
+  if (instances !== undefined) lines.push(`Instances:      ${instances}`);
   const attemptErrors = s?.lastAttempt?.error?.errors ?? [];
   if (attemptErrors.length > 0) {
     lines.push("Last attempt:", ...attemptErrors.map((x) => `  ${x.code}: ${x.message ?? ""}`));

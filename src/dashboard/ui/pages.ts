@@ -1,6 +1,7 @@
 // The pages, one function each: a page is its content plus, for the live ones, an update that applies
 // the live stream's changes to the rows they touch. Request detail reloads when its request changes;
 // the queue (group page) and a request's queue facts are fetched again when its group or requests change.
+import { instancesLine } from "../../api/instance-list.js";
 import type { CapacityAnswer, ItemsAnswer, QueueAnswer, RequestDetailAnswer } from "../answers.js";
 import { isFinalState } from "../../api/lifecycle.js";
 import type { Operation } from "../../api/operation.js";
@@ -188,6 +189,7 @@ export async function requestPage(namespace: string, name: string): Promise<Page
     queueFactsEl,
     aligned(
       ["Run until", fmtTime(r.runUntil)],
+      ["Instances", instancesLine(r.instances, r.instancesTruncated) ?? "—", { "data-field": "instances" }],
       ["Created", fmtTime(r.created)],
       ["Description", r.description ?? "—"],
     ),

@@ -88,6 +88,11 @@ test("queue and explain print exact ETAs, met within 2 s as the releases happen;
     requestedRunDuration: { seconds: String(HOLD_A_SECONDS + 10) },
   });
   await untilState(ns.name, "hold-b", ["SUCCEEDED"]);
+  // Each holder lists its own instances: the StatefulSet's pods its attempt added.
+  const heldA = await kubectlResize("explain", "hold-a", "-n", ns.name);
+  expect(heldA.stdout).toContain("Instances:      Pod/pool-0, Pod/pool-1\n");
+  const heldB = await kubectlResize("explain", "hold-b", "-n", ns.name);
+  expect(heldB.stdout).toContain("Instances:      Pod/pool-2, Pod/pool-3\n");
   await createRequest(ns.name, "q1", {
     instanceGroupManager: "pool",
     resizeBy: 2,
