@@ -43,5 +43,6 @@ export default {
   coverageReporters: ["text-summary"],
   coverageThreshold: { global: { statements: 72, branches: 87, functions: 72, lines: 72 } },
   // Integration files share one control plane, and some restart its API server: one file at a time.
+  // The unit project is pure logic: `npm test` and `npm run test:unit` run it on two workers.
   maxWorkers: 1,
 };

@@ -64,16 +64,24 @@ test("the chart's ClusterRole and Role include the generated rules and nothing h
   );
 });
 
-test("Nodes and Karpenter's objects are granted only with their chart values, off by default, read only", () => {
+test("Nodes and Karpenter's objects are granted only with their chart values, off by default, each verb for a reason", () => {
   const values = parse(chartFile("charts/resize-operator/values.yaml")) as {
     rbac: Record<string, unknown>;
   };
   expect(values.rbac).toMatchObject({ nodeReadiness: false, karpenter: false });
-  const optional = ["nodes", "nodepools", "nodeclaims"];
+  // Reads, and the writes whose instances are a request's own (docs/lifecycle.md "Whose instances"):
+  // labels on Nodes and NodeClaims (patch), a request's own NodeClaims deleted at its release, a pool's
+  // node limit held meanwhile (patch). Never create, update or deletecollection.
+  const allowed: Record<string, readonly string[]> = {
+    nodes: ["list", "watch", "patch"],
+    nodepools: ["get", "list", "watch", "patch"],
+    nodeclaims: ["list", "patch", "delete"],
+  };
   for (const p of resourceRules) {
-    if (!("resources" in p) || !p.resources.some((r) => optional.includes(r))) continue;
+    if (!("resources" in p) || !p.resources.some((r) => r in allowed)) continue;
     expect([p.resources, p.optIn]).toEqual([p.resources, expect.any(String)]);
-    expect(p.verbs.every((v) => ["get", "list", "watch"].includes(v))).toBe(true);
+    for (const r of p.resources)
+      expect([r, [...p.verbs].sort()]).toEqual([r, [...(allowed[r] ?? [])].sort()]);
   }
 });
 
