@@ -75,4 +75,9 @@ export const InstanceGroupManagerCondition = {
    * and why in its message; False (NoneHeldBack) otherwise.
    */
   InstancesHeldBack: "InstancesHeldBack",
+  /**
+   * Whether a release removes exactly a request's own instances: True (OwnInstances) for a Karpenter
+   * NodePool, a Deployment or a ReplicaSet; False (CountOnly) where the target's controller chooses.
+   */
+  InstanceIdentity: "InstanceIdentity",
 } as const;

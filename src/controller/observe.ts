@@ -20,6 +20,7 @@ import { CORE_EVENTS, lastPosted, PODS, type CoreEvent, type Pod } from "../runt
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Lister } from "../runtime/store.js";
 import { IN_PLAY_BY_GROUP } from "./indexes.js";
+import { identityOf } from "./instances/kinds.js";
 import { nodeLimitOfPool } from "./instances/node-limit.js";
 import { readInstances } from "./instances/read.js";
 import type { KarpenterView } from "./karpenter.js";
@@ -225,6 +226,7 @@ export async function observeGroup(
       targetKind: group.spec.targetRef.kind,
       targetName: group.spec.targetRef.name,
       clusterAutoscaler: group.spec.clusterAutoscaler,
+      identity: identityOf(group.spec.targetRef, readinessSource(group.spec).kind === "nodes"),
     },
     target: targetView,
     unschedulable: stuck?.summary,

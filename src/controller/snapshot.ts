@@ -4,6 +4,7 @@ import type { Location } from "../api/location.js";
 import { FINALIZER } from "../api/names.js";
 import type { ResizeRequest, ResizeRequestSpec, ResizeRequestStatus } from "../api/resize-request.js";
 import { servedBy } from "../api/served-by.js";
+import type { Identity } from "./instances/kinds.js";
 import type { NodeLimit } from "./instances/node-limit.js";
 import type { InstancesView } from "./instances/view.js";
 import type { KarpenterView } from "./karpenter.js";
@@ -25,6 +26,8 @@ export interface GroupView {
   readonly clusterAutoscaler: "Detect" | "None";
   /** How long an attempt's pods may stay Unschedulable once nothing will add capacity. */
   readonly unschedulableGracePeriodMs: number;
+  /** What its instances are and how a release removes a request's own (instances/kinds.ts). */
+  readonly identity?: Identity;
 }
 
 /** A cluster autoscaler's verdict on a pod, from the core/v1 Event it posts on the pod. */

@@ -9,6 +9,7 @@ import type { InstanceGroupManagerStatus } from "../../api/instance-group-manage
 import { setCondition, type ConditionInput } from "../conditions.js";
 import { resizeEvents as E } from "../events.js";
 import { heldBackCondition, NEEDS_ACTION } from "../held-back.js";
+import { identityCondition } from "../instances/kinds.js";
 import { NODE_READINESS_FORBIDDEN } from "../node-readiness.js";
 import type { TargetView } from "../snapshot.js";
 import { sameData, type RequestDraft } from "./draft.js";
@@ -50,15 +51,29 @@ export function groupStatus(
     ).length,
     activeRequests: active.length,
     ...(provisioning && { provisioningRequest: provisioning.name }),
-    conditions: withHeldBack(
-      setCondition(previous?.conditions, condition, pass.now, group.generation),
-      target,
-      pass.now,
-      group.generation,
+    conditions: withIdentity(
+      withHeldBack(
+        setCondition(previous?.conditions, condition, pass.now, group.generation),
+        target,
+        pass.now,
+        group.generation,
+      ),
+      pass,
     ),
     observedGeneration: group.generation,
   };
   return sameData(next, previous ?? {}) ? undefined : next;
+}
+
+/** InstanceIdentity: whether a release removes exactly a request's own instances (instances/kinds.ts). */
+function withIdentity(
+  conditions: ReturnType<typeof setCondition>,
+  pass: Pass,
+): ReturnType<typeof setCondition> {
+  const group = pass.s.group;
+  if (!group?.identity) return conditions;
+  const c = identityCondition(group.identity, `${group.targetKind}/${group.targetName}`);
+  return setCondition(conditions, { type: GC.InstanceIdentity, ...c }, pass.now, group.generation);
 }
 
 /**

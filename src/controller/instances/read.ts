@@ -11,6 +11,7 @@ import { isForbidden } from "../../runtime/api-errors.js";
 import { PODS, type Node, type Pod } from "../../runtime/builtin-kinds.js";
 import type { KubeClient } from "../../runtime/resource-client.js";
 import { NODE_CLAIMS, type NodeClaim } from "../karpenter.js";
+import { identityOf } from "./kinds.js";
 import type { NodeCounter } from "../node-informers.js";
 import type { TargetRead } from "../target.js";
 import { isReadyInstance, type NodeReadinessRule } from "../node-readiness.js";
@@ -21,14 +22,6 @@ import {
   type ReleaseMechanism,
   type RequestKey,
 } from "./view.js";
-
-/** apps/v1 workloads whose instances are pods, and how a release takes exactly a request's own. */
-const POD_KINDS: ReadonlyMap<string, ReleaseMechanism> = new Map([
-  ["Deployment", "PodDeletionCost"],
-  ["ReplicaSet", "PodDeletionCost"],
-  // Its controller removes the highest ordinals whatever a pod's cost (docs/lifecycle.md).
-  ["StatefulSet", "CountOnly"],
-]);
 
 function fromPod(pod: Pod): ObservedInstance {
   const m = pod.metadata;
@@ -102,9 +95,9 @@ export async function readInstances(
   const source = readinessSource(group.spec);
   const ref = group.spec.targetRef;
   if (source.kind !== "nodes") {
-    const mechanism = ref.apiVersion === "apps/v1" ? POD_KINDS.get(ref.kind) : undefined;
-    if (mechanism === undefined || target.selector === undefined) return undefined;
-    return podsOf(client, group.metadata.namespace ?? "", mechanism, target.selector);
+    const identity = identityOf(ref, false);
+    if (identity.instances !== "Pod" || target.selector === undefined) return undefined;
+    return podsOf(client, group.metadata.namespace ?? "", identity.mechanism, target.selector);
   }
   const rule = { nodeSelector: source.nodeSelector, declaredTaints: group.spec.instanceShape?.taints ?? [] };
   const selected = nodes.selected(source.nodeSelector);

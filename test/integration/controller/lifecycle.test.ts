@@ -260,6 +260,9 @@ test("interleaved releases: a Deployment's take exactly their own pods; a Statef
   const d = await twoMore("web", "d", 15);
   expect(await podsSettledAt("web", 6)).toEqual([...base, ...b, ...c].sort());
   expect([...a, ...d].every((p) => !base.includes(p))).toBe(true);
+  const identity = async (group: string) =>
+    (await getGroup(ns.name, group)).status?.conditions?.find((c) => c.type === "InstanceIdentity");
+  expect(await identity("web")).toMatchObject({ status: "True", reason: "OwnInstances" });
 
   // A StatefulSet removes its highest ordinals whatever a pod's cost: an earlier request ending first
   // takes the later one's pods (count-only, docs/lifecycle.md "Whose instances").
@@ -272,4 +275,6 @@ test("interleaved releases: a Deployment's take exactly their own pods; a Statef
   expect(e).toEqual(["sts-1", "sts-2"]);
   expect(f).toEqual(["sts-3", "sts-4"]);
   expect(await podsSettledAt("sts", 3)).toEqual(["sts-0", "sts-1", "sts-2"]);
+  expect(await identity("sts")).toMatchObject({ status: "False", reason: "CountOnly" });
+  expect((await identity("sts"))?.message).toContain("a StatefulSet removes its highest ordinals");
 }, 300_000);

@@ -1,0 +1,57 @@
+// Which target kinds' instances the operator tells apart, and how a release takes exactly a request's
+// own (docs/lifecycle.md "Whose instances", the table): one table, read by the observer (what to list)
+// and by the group's status (its InstanceIdentity condition).
+import { isKarpenterNodePool } from "../../api/readiness.js";
+import type { ReleaseMechanism } from "./view.js";
+
+/** What a group's instances are, and how a release removes a request's own; Untracked: not told apart. */
+export type Identity =
+  | { readonly instances: "Node" | "Pod"; readonly mechanism: ReleaseMechanism }
+  | { readonly instances: "Untracked" };
+
+/** apps/v1 workloads whose instances are pods. */
+const POD_KINDS: ReadonlyMap<string, ReleaseMechanism> = new Map([
+  ["Deployment", "PodDeletionCost"],
+  ["ReplicaSet", "PodDeletionCost"],
+  // Its controller removes the highest ordinals whatever a pod's cost.
+  ["StatefulSet", "CountOnly"],
+]);
+
+export function identityOf(
+  ref: { readonly apiVersion: string; readonly kind: string },
+  countsNodes: boolean,
+): Identity {
+  if (countsNodes)
+    return { instances: "Node", mechanism: isKarpenterNodePool(ref) ? "DeleteNodeClaims" : "CountOnly" };
+  const mechanism = ref.apiVersion === "apps/v1" ? POD_KINDS.get(ref.kind) : undefined;
+  return mechanism === undefined ? { instances: "Untracked" } : { instances: "Pod", mechanism };
+}
+
+/** The group's InstanceIdentity condition for `identity` (the target's kind and name in messages). */
+export function identityCondition(
+  identity: Identity,
+  target: string,
+): { status: "True" | "False"; reason: string; message: string } {
+  if (identity.instances === "Untracked")
+    return {
+      status: "False",
+      reason: "CountOnly",
+      message: `${target}'s instances are not told apart: a release lowers its replicas and its own controller chooses which instances go.`,
+    };
+  const what = identity.instances === "Node" ? "Nodes" : "pods";
+  if (identity.mechanism === "CountOnly")
+    return {
+      status: "False",
+      reason: "CountOnly",
+      message: `A request's ${what} carry its name and are listed, but a release lowers ${target}'s replicas and its own controller chooses which go${identity.instances === "Pod" ? " (a StatefulSet removes its highest ordinals)" : ""}.`,
+    };
+  const how =
+    identity.mechanism === "DeleteNodeClaims"
+      ? "its NodeClaims are deleted with the pool lowered"
+      : "they get the lowest pod-deletion-cost before the replicas are lowered";
+  return {
+    status: "True",
+    reason: "OwnInstances",
+    message: `A request's ${what} carry its name and are listed; when it releases them exactly those go: ${how}.`,
+  };
+}

@@ -1,0 +1,41 @@
+// Which kinds' instances are told apart, and the group's InstanceIdentity condition for each.
+import { identityCondition, identityOf } from "../../../src/controller/instances/kinds.js";
+import { decide } from "../../../src/controller/decide/index.js";
+import { CFG, group, snap } from "./builders.js";
+
+test.each([
+  { ref: { apiVersion: "karpenter.sh/v1", kind: "NodePool" }, nodes: true, want: "Node DeleteNodeClaims" },
+  { ref: { apiVersion: "example.com/v1", kind: "GpuPool" }, nodes: true, want: "Node CountOnly" },
+  { ref: { apiVersion: "apps/v1", kind: "Deployment" }, nodes: false, want: "Pod PodDeletionCost" },
+  { ref: { apiVersion: "apps/v1", kind: "ReplicaSet" }, nodes: false, want: "Pod PodDeletionCost" },
+  { ref: { apiVersion: "apps/v1", kind: "StatefulSet" }, nodes: false, want: "Pod CountOnly" },
+  { ref: { apiVersion: "apps/v1", kind: "StatefulSet" }, nodes: true, want: "Node CountOnly" },
+  {
+    ref: { apiVersion: "cluster.x-k8s.io/v1beta1", kind: "MachineDeployment" },
+    nodes: false,
+    want: "Untracked",
+  },
+  { ref: { apiVersion: "example.com/v1", kind: "Deployment" }, nodes: false, want: "Untracked" },
+])("$ref.kind ($ref.apiVersion), counted from Nodes: $nodes → $want", ({ ref, nodes, want }) => {
+  const identity = identityOf(ref, nodes);
+  expect(
+    identity.instances === "Untracked" ? "Untracked" : `${identity.instances} ${identity.mechanism}`,
+  ).toBe(want);
+  const condition = identityCondition(identity, `${ref.kind}/x`);
+  expect(condition.status).toBe(
+    want.endsWith("DeleteNodeClaims") || want.endsWith("PodDeletionCost") ? "True" : "False",
+  );
+  expect(condition.reason).toBe(condition.status === "True" ? "OwnInstances" : "CountOnly");
+  expect(condition.message).toContain(`${ref.kind}/x`.startsWith("NodePool") ? "NodeClaims" : "");
+});
+
+test("the group's status carries InstanceIdentity when its identity is known", () => {
+  const s = snap({
+    group: { ...group(), identity: identityOf({ apiVersion: "apps/v1", kind: "Deployment" }, false) },
+  });
+  const conditions = decide(s, CFG).groupStatus?.conditions ?? [];
+  expect(conditions.find((c) => c.type === "InstanceIdentity")).toMatchObject({
+    status: "True",
+    reason: "OwnInstances",
+  });
+});
