@@ -5,8 +5,8 @@ import { ErrorCode } from "../../../src/api/errors.js";
 import { installApi, kubectl } from "../api/install.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { createDeployment, deployment } from "../../support/regional.js";
 import {
-  apps,
   cancelRequest,
   core,
   createGroup,
@@ -228,25 +228,8 @@ function podsSettledAt(app: string, count: number): Promise<string[]> {
 }
 
 test("interleaved releases: a Deployment's take exactly their own pods; a StatefulSet's take its highest ordinals", async () => {
-  const labels = { app: "web" };
-  await apps.createNamespacedDeployment({
-    namespace: ns.name,
-    body: {
-      metadata: { name: "web" },
-      spec: {
-        replicas: 2,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: { containers: [{ name: "web", image: "registry.invalid/web:1" }] },
-        },
-      },
-    },
-  });
-  await createGroup(ns.name, "web", {
-    targetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
-    maxSize: 10,
-  });
+  await createDeployment(ns.name, "web", 2);
+  await createGroup(ns.name, "web", { targetRef: deployment("web"), maxSize: 10 });
   const base = await podsSettledAt("web", 2);
   // Creation times have a resolution of one second: the base pods are older than any an attempt adds
   // (docs/lifecycle.md "Whose instances", Limits).
