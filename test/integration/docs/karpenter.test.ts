@@ -197,7 +197,7 @@ test("the shell blocks run as written against Karpenter and Kueue, and do what t
   expect(ran).toEqual(["resize", "release", "kueue", "eta"]);
 }, 900_000);
 
-test("the RBAC values let the operator get, list and watch Karpenter's NodePools", async () => {
+test("the RBAC values let the operator read Karpenter's NodePools and NodeClaims, and write what a release takes", async () => {
   const values = path.join(work, "karpenter-values.yaml");
   writeFileSync(values, JSON.stringify(yamlBlock("rbac:")));
   const { stdout } = await run(
@@ -221,7 +221,12 @@ test("the RBAC values let the operator get, list and watch Karpenter's NodePools
   expect(clusterRole?.rules).toContainEqual({
     apiGroups: ["karpenter.sh"],
     resources: ["nodepools"],
-    verbs: ["get", "list", "watch"],
+    verbs: ["get", "list", "watch", "patch"],
+  });
+  expect(clusterRole?.rules).toContainEqual({
+    apiGroups: ["karpenter.sh"],
+    resources: ["nodeclaims"],
+    verbs: ["list", "patch", "delete"],
   });
 });
 
