@@ -150,14 +150,21 @@ async function unschedulable(
 }
 
 /**
- * Whether a pass may claim instances (an attempt Applied, about to succeed) or remove them (a rollback,
- * a release due or being applied): only then are the group's instances read (instances/read.ts).
+ * Whether a pass may claim instances (an attempt whose target is all ready may succeed now, from
+ * Applying as well as Applied) or remove them (a rollback, a release due or being applied): only then
+ * are the group's instances read (instances/read.ts), not on every poll of an attempt still waiting.
  */
-function mayClaimOrRemove(requests: readonly ResizeRequest[], nowMs: number): boolean {
+function mayClaimOrRemove(
+  requests: readonly ResizeRequest[],
+  target: TargetView | undefined,
+  nowMs: number,
+): boolean {
+  const allReady = target?.found === true && target.readyReplicas >= target.replicas;
   return requests.some((r) => {
     const s = r.status;
     const phase = s?.provisioning?.phase;
-    if (phase === "Applied" || phase === "RollingBack") return true;
+    if (phase === "RollingBack") return true;
+    if (phase === "Applying" || phase === "Applied") return allReady;
     if (s?.state !== "SUCCEEDED" || s.release?.phase === "Applied") return false;
     return s.release !== undefined || (s.runUntil !== undefined && Date.parse(s.runUntil) <= nowMs);
   });
@@ -208,7 +215,7 @@ export async function observeGroup(
     }
   }
   const instances =
-    group && target?.found && mayClaimOrRemove(requests, nowMs)
+    group && target?.found && mayClaimOrRemove(requests, targetView, nowMs)
       ? await readInstances(deps.client, deps.nodes, group, target)
       : undefined;
   const snapshot: GroupSnapshot = {

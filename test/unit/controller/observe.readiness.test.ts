@@ -53,7 +53,7 @@ function groupObject(spec: Record<string, unknown>): InstanceGroupManager {
   });
 }
 
-function appliedRequest(phase: "Applied" | "RollingBack" = "Applied"): ResizeRequest {
+function appliedRequest(phase: "Applying" | "Applied" | "RollingBack" = "Applied"): ResizeRequest {
   return ResizeRequest.parse({
     apiVersion: API_VERSION,
     kind: "ResizeRequest",
@@ -290,6 +290,18 @@ describe("a Karpenter NodePool target", () => {
     await expect(
       observe(fake, karpenterGroup, new FakeCounter(counted(2)), [appliedRequest()]),
     ).rejects.toThrow("etcd is down");
+  });
+
+  test("the pool's instances are read once an attempt may succeed (Applying or Applied, all ready), not while it waits", async () => {
+    const waiting = await observe(withNodePool(), karpenterGroup, new FakeCounter({ ready: 2 }), [
+      appliedRequest(),
+    ]);
+    expect(waiting.snapshot.instances).toBeUndefined();
+    // The increase seen applied and every instance ready in the same pass: it succeeds from Applying.
+    const fromApplying = await observe(withNodePool(), karpenterGroup, new FakeCounter({ ready: 5 }), [
+      appliedRequest("Applying"),
+    ]);
+    expect(fromApplying.snapshot.instances?.mechanism).toBe("DeleteNodeClaims");
   });
 
   test("not read when no attempt waits, nor once all instances are ready (then only the pool's instances are)", async () => {
