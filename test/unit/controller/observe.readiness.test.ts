@@ -293,12 +293,12 @@ describe("a Karpenter NodePool target", () => {
   });
 
   test("the pool's instances are read once an attempt may succeed (Applying or Applied, all ready), not while it waits", async () => {
-    const waiting = await observe(withNodePool(), karpenterGroup, new FakeCounter({ ready: 2 }), [
+    const waiting = await observe(withNodePool(), karpenterGroup, new FakeCounter(counted(2)), [
       appliedRequest(),
     ]);
     expect(waiting.snapshot.instances).toBeUndefined();
     // The increase seen applied and every instance ready in the same pass: it succeeds from Applying.
-    const fromApplying = await observe(withNodePool(), karpenterGroup, new FakeCounter({ ready: 5 }), [
+    const fromApplying = await observe(withNodePool(), karpenterGroup, new FakeCounter(counted(5)), [
       appliedRequest("Applying"),
     ]);
     expect(fromApplying.snapshot.instances?.mechanism).toBe("DeleteNodeClaims");
