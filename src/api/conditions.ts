@@ -59,6 +59,11 @@ export const ResizeRequestCondition = {
   Succeeded: "Succeeded",
   /** True once the requested run duration elapsed and the request's instances were removed. */
   Released: "Released",
+  /**
+   * True when a StatefulSet release of an earlier request took this request's pods (it removes its
+   * highest ordinals) and the earlier request's pods took their place; the message names both.
+   */
+  InstancesReplaced: "InstancesReplaced",
   /** True when the request failed fatally (state FAILED). */
   Failed: "Failed",
   /** True when the request was cancelled (state CANCELLED). */

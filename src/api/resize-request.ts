@@ -210,7 +210,7 @@ export const ResizeRequestStatus = rule(
           .optional(),
         conditions: Conditions.meta({
           description:
-            "Observations of the request: Accepted, Queued, Provisioning, Succeeded, Released, Failed, Cancelled.",
+            "Observations of the request: Accepted, Queued, Provisioning, Succeeded, Released, Failed, Cancelled; InstancesReplaced when an earlier request's release lowered a StatefulSet and took this request's pods, its pods taking their place (the message names both).",
         }).optional(),
         observedGeneration: Generation.meta({
           description: "The metadata.generation this status was computed from.",

@@ -73,6 +73,10 @@ export const notScalable = (message: string): Errors =>
 export const unsupportedTarget = (message: string): Errors =>
   single(ErrorCode.UNSUPPORTED_OPERATION, message, "TARGET_RESOURCE_MISMATCH");
 
+/** Instance names the group's target cannot create (api/instance-names.ts). */
+export const unsupportedNames = (message: string): Errors =>
+  single(ErrorCode.UNSUPPORTED_OPERATION, message, "INSTANCE_NAMES_NOT_HONOURED");
+
 /** One call the operator made on a group's target. */
 export interface TargetAccess {
   readonly verb: "get" | "update";

@@ -76,6 +76,12 @@ export const resizeEvents = defineEventCatalog({
     action: "Release",
     when: "The requested run duration elapsed after success; the request's instances were removed (never below minSize). The state stays SUCCEEDED.",
   },
+  InstancesHandedOver: {
+    type: "Normal",
+    reason: "InstancesHandedOver",
+    action: "Release",
+    when: "A release lowered a StatefulSet, which removes its highest ordinals: on the releasing request, which later requests' pods went and which of its own passed to them; on each such request, which of its pods went and which took their place (relabelled, listed in status.instances; condition InstancesReplaced).",
+  },
   TargetForbidden: {
     type: "Warning",
     reason: "TargetForbidden",

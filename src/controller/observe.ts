@@ -16,7 +16,14 @@ import { groupDurations, type InstanceGroupManager } from "../api/instance-group
 import { groupLocation } from "../api/location.js";
 import { DEFAULT_READY_REPLICAS_FIELD, isKarpenterNodePool, readinessSource } from "../api/readiness.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { CORE_EVENTS, lastPosted, PODS, type CoreEvent, type Pod } from "../runtime/builtin-kinds.js";
+import {
+  CORE_EVENTS,
+  lastPosted,
+  PODS,
+  type CoreEvent,
+  type Pod,
+  type Unstructured,
+} from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Lister } from "../runtime/store.js";
 import { IN_PLAY_BY_GROUP } from "./indexes.js";
@@ -49,6 +56,13 @@ export interface ObserveDeps {
   readonly admission?: { problem(): string | undefined };
 }
 
+/** A StatefulSet's spec.ordinals.start (named instances are checked against its next ordinals). */
+function firstOrdinalOf(object: Unstructured): { firstOrdinal?: number } {
+  if (object.apiVersion !== "apps/v1" || object.kind !== "StatefulSet") return {};
+  const ordinals = (object as { spec?: { ordinals?: { start?: unknown } } }).spec?.ordinals;
+  return { firstOrdinal: typeof ordinals?.start === "number" ? ordinals.start : 0 };
+}
+
 /** The target as the decision sees it: its ready count from the target itself or from Nodes. */
 async function targetViewOf(
   deps: ObserveDeps,
@@ -61,6 +75,7 @@ async function targetViewOf(
     replicas: read.replicas,
     readyReplicas: read.readyReplicas,
     settled: read.settled,
+    ...firstOrdinalOf(read.object),
   };
   const source = readinessSource(group.spec);
   if (source.kind === "field") return view;
@@ -230,6 +245,7 @@ export async function observeGroup(
       maxSize: group.spec.maxSize,
       minSize: group.spec.minSize,
       ...groupDurations(group.spec),
+      targetApiVersion: group.spec.targetRef.apiVersion,
       targetKind: group.spec.targetRef.kind,
       targetName: group.spec.targetRef.name,
       clusterAutoscaler: group.spec.clusterAutoscaler,

@@ -18,6 +18,7 @@ export interface GroupView {
   readonly maxSize: number | undefined;
   readonly minSize: number;
   readonly provisioningTimeoutMs: number;
+  readonly targetApiVersion: string;
   readonly targetKind: string;
   readonly targetName: string;
   /** Default queue deadline of the group's requests (spec.maxQueueDuration); none when undefined. */
@@ -65,6 +66,8 @@ export type TargetView =
        * message and the group's InstancesHeldBack condition.
        */
       readonly heldBack?: HeldBack;
+      /** A StatefulSet's first ordinal (spec.ordinals.start, 0 when unset): its pods are <name>-<ordinal>. */
+      readonly firstOrdinal?: number;
     }
   | TargetUnavailable;
 

@@ -3,7 +3,9 @@
 // Operation before it touches the cluster (so the operations controller can follow it), and removes
 // it again if the cluster refuses the change, so that a retry starts afresh. Cancel and delete follow
 // GCE's rules: cancel only an active request, delete only a finished one.
+import { namingRefusal } from "../api/instance-names.js";
 import { isFinalState } from "../api/lifecycle.js";
+import { readinessSource } from "../api/readiness.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import type { ResizeRequestInsert } from "../api/resize-request-rest.js";
 import { INSTANCE_GROUP_MANAGER, REST_KIND, USE_VERB } from "../api/names.js";
@@ -34,7 +36,7 @@ import {
 import { isAlreadyExists } from "../runtime/api-errors.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import { fromRestInsert, toRestResizeRequest } from "./convert.js";
-import { InvalidResourceUsageError } from "./errors.js";
+import { InvalidError, InvalidResourceUsageError } from "./errors.js";
 import { locationOf, type LocationParams } from "./location.js";
 import { listAnswer, type ListParams } from "./list-answer.js";
 import type { CallContext, Reply } from "./route.js";
@@ -167,12 +169,12 @@ async function resolveGroup(call: CallContext<OfGroup, unknown>) {
   const { project, instanceGroupManager: groupParam } = params;
   const location = locationOf(params);
   const group = await findGroup(deps.kube, project, location, groupParam);
-  return { project, location, groupName: group.metadata.name ?? groupParam };
+  return { project, location, group, groupName: group.metadata.name ?? groupParam };
 }
 
 export async function insert(call: CallContext<OfGroup & Idempotent, ResizeRequestInsert>): Promise<Reply> {
   const { deps, body } = call;
-  const { project, location, groupName } = await resolveGroup(call);
+  const { project, location, group, groupName } = await resolveGroup(call);
   // Compute Engine's "access permission on the named instance group" (docs/design.md §6), checked on the resolved name.
   await deps.authorizer.authorize(call.user, {
     verb: USE_VERB,
@@ -180,6 +182,12 @@ export async function insert(call: CallContext<OfGroup & Idempotent, ResizeReque
     namespace: project,
     name: groupName,
   });
+  // Names the group's target would not give its instances are refused before anything is created.
+  const names = body.instances?.map((i) => i.name);
+  const countsNodes = readinessSource(group.spec).kind === "nodes";
+  const refusal = names && namingRefusal(group.spec.targetRef, countsNodes, names);
+  if (refusal)
+    throw new InvalidError(refusal, [{ message: refusal, location: "instances", locationType: "body" }]);
   const started = await startOperation(
     call,
     "insert",

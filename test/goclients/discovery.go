@@ -54,14 +54,15 @@ func fromDiscoveryOperation(o *dc.Operation) op {
 	return out
 }
 
-// discoveryNotFound: the discovery client returns *googleapi.Error with the body's errors[] parsed.
-func discoveryNotFound(err error) error {
+// The discovery client returns *googleapi.Error with the body's errors[] parsed.
+// discoveryError returns nil if err is a *googleapi.Error with HTTP status code and first reason reason.
+func discoveryError(err error, code int, reason string) error {
 	var gerr *googleapi.Error
 	if !errors.As(err, &gerr) {
-		return fmt.Errorf("want a *googleapi.Error 404, got %T: %s", err, describe(err))
+		return fmt.Errorf("want a *googleapi.Error %d, got %T: %s", code, err, describe(err))
 	}
-	if gerr.Code != 404 || len(gerr.Errors) == 0 || gerr.Errors[0].Reason != "notFound" {
-		return fmt.Errorf("want code 404 reason notFound, got code %d errors %+v", gerr.Code, gerr.Errors)
+	if gerr.Code != code || len(gerr.Errors) == 0 || gerr.Errors[0].Reason != reason {
+		return fmt.Errorf("want code %d reason %s, got code %d errors %+v", code, reason, gerr.Code, gerr.Errors)
 	}
 	return nil
 }
@@ -169,7 +170,9 @@ func (d *discoveryZonal) getOperation(ctx context.Context, nameOrID string) (op,
 	return fromDiscoveryOperation(o), nil
 }
 
-func (d *discoveryZonal) notFound(err error) error { return discoveryNotFound(err) }
+func (d *discoveryZonal) apiError(err error, code int, reason string) error {
+	return discoveryError(err, code, reason)
+}
 
 type discoveryRegional struct {
 	svc                    *dc.Service
@@ -258,7 +261,9 @@ func (d *discoveryRegional) getOperation(ctx context.Context, nameOrID string) (
 	return fromDiscoveryOperation(o), nil
 }
 
-func (d *discoveryRegional) notFound(err error) error { return discoveryNotFound(err) }
+func (d *discoveryRegional) apiError(err error, code int, reason string) error {
+	return discoveryError(err, code, reason)
+}
 
 func fromDiscoveryManaged(items []*dc.ManagedInstance) []mi {
 	var out []mi

@@ -101,22 +101,24 @@ func gapicWait(ctx context.Context, o op) (op, error) {
 	return fromGapicOperation(h.Proto(), h), nil
 }
 
-// gapicNotFound: the GAPIC REST transport turns the Google error body into a *googleapi.Error, which
+// The GAPIC REST transport turns the Google error body into a *googleapi.Error, which
 // gax wraps in an *apierror.APIError; both must be reachable with errors.As.
-func gapicNotFound(err error) error {
+// gapicError returns nil if err is an *apierror.APIError with HTTP status code, wrapping a
+// *googleapi.Error whose first reason is reason.
+func gapicError(err error, code int, reason string) error {
 	var aerr *apierror.APIError
 	if !errors.As(err, &aerr) {
-		return fmt.Errorf("want an *apierror.APIError 404, got %T: %s", err, describe(err))
+		return fmt.Errorf("want an *apierror.APIError %d, got %T: %s", code, err, describe(err))
 	}
-	if aerr.HTTPCode() != 404 {
-		return fmt.Errorf("APIError HTTPCode %d, want 404: %s", aerr.HTTPCode(), describe(err))
+	if aerr.HTTPCode() != code {
+		return fmt.Errorf("APIError HTTPCode %d, want %d: %s", aerr.HTTPCode(), code, describe(err))
 	}
 	var gerr *googleapi.Error
 	if !errors.As(err, &gerr) {
 		return fmt.Errorf("the APIError wraps no *googleapi.Error: %s", describe(err))
 	}
-	if gerr.Code != 404 || len(gerr.Errors) == 0 || gerr.Errors[0].Reason != "notFound" {
-		return fmt.Errorf("want code 404 reason notFound, got code %d errors %+v", gerr.Code, gerr.Errors)
+	if gerr.Code != code || len(gerr.Errors) == 0 || gerr.Errors[0].Reason != reason {
+		return fmt.Errorf("want code %d reason %s, got code %d errors %+v", code, reason, gerr.Code, gerr.Errors)
 	}
 	return nil
 }
@@ -204,7 +206,9 @@ func (g *gapicZonal) getOperation(ctx context.Context, nameOrID string) (op, err
 	return fromGapicOperation(o, nil), nil
 }
 
-func (g *gapicZonal) notFound(err error) error { return gapicNotFound(err) }
+func (g *gapicZonal) apiError(err error, code int, reason string) error {
+	return gapicError(err, code, reason)
+}
 
 type gapicRegional struct {
 	c                      *gc.RegionInstanceGroupManagerResizeRequestsClient
@@ -264,7 +268,9 @@ func (g *gapicRegional) getOperation(ctx context.Context, nameOrID string) (op, 
 	return fromGapicOperation(o, nil), nil
 }
 
-func (g *gapicRegional) notFound(err error) error { return gapicNotFound(err) }
+func (g *gapicRegional) apiError(err error, code int, reason string) error {
+	return gapicError(err, code, reason)
+}
 
 // managedInstanceIterator is what both GAPIC listManagedInstances iterators offer.
 type managedInstanceIterator interface {

@@ -4,13 +4,16 @@
 // can never be scaled, and leaves the queue when its queue deadline passes (../deadline.ts).
 import type { Errors } from "../../api/errors.js";
 import { everFits } from "../../api/lifecycle.js";
+import { namingRefusal, nextOrdinalsMismatch, type NamingTarget } from "../../api/instance-names.js";
 import { sizeOf } from "../../queue/rules.js";
+import type { GroupView } from "../snapshot.js";
 import { checkQueueDeadline } from "../deadline.js";
 import {
   notFound,
   notScalable,
   QUEUE_DEADLINE_EXCEEDED,
   quotaExceeded,
+  unsupportedNames,
   unsupportedTarget,
 } from "../errors.js";
 import { resizeEvents as E } from "../events.js";
@@ -18,6 +21,30 @@ import { TARGET_RECHECK_POLLS } from "../snapshot.js";
 import { waitsForAccess } from "../target-access.js";
 import type { RequestDraft } from "./draft.js";
 import { ms, wake, type Pass, type Turn } from "./pass.js";
+
+/** The reason of a request naming instances its group's target cannot create under those names. */
+export const INSTANCE_NAMES_REFUSED = "InstanceNamesRefused";
+
+/** The group's target, as the naming rule (api/instance-names.ts) reads it. */
+export const targetOf = (group: GroupView): NamingTarget => ({
+  apiVersion: group.targetApiVersion,
+  kind: group.targetKind,
+  name: group.targetName,
+});
+
+/**
+ * Why the head's attempt cannot start under the instance names it gives (a StatefulSet adds only its
+ * next ordinals), or undefined when it names none or exactly those.
+ */
+export function namesNotNext(
+  d: RequestDraft,
+  target: { replicas: number; firstOrdinal?: number },
+  group: GroupView,
+): string | undefined {
+  const names = d.view.spec.instances?.map((i) => i.name);
+  if (!names) return undefined;
+  return nextOrdinalsMismatch(group.targetName, target.replicas, target.firstOrdinal ?? 0, names);
+}
 
 /** The reason of a request whose group's target does not exist. */
 export const TARGET_NOT_FOUND = "TargetNotFound";
@@ -72,6 +99,9 @@ export function admit(d: RequestDraft, pass: Pass, turn: Turn): Admission {
     if (waitsForAccess(target.reason)) return wait(target.reason, target.message);
     return wait(TARGET_NOT_FOUND, target.message, notFound(target.message));
   }
+  const names = r.spec.instances?.map((i) => i.name);
+  const refusal = names && namingRefusal(targetOf(group), group.identity?.instances === "Node", names);
+  if (refusal) return failed(INSTANCE_NAMES_REFUSED, unsupportedNames(refusal));
   const k = sizeOf(r);
   if (group.maxSize !== undefined && !everFits(k, group.maxSize)) {
     return failed(

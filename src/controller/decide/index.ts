@@ -11,6 +11,7 @@ import type { DecideConfig, GroupSnapshot } from "../snapshot.js";
 import { stepAttempt } from "./attempt.js";
 import { RequestDraft, stampIdentity } from "./draft.js";
 import { groupEvents, groupStatus } from "./group-status.js";
+import { handOverOrdinals } from "./handover.js";
 import { targetPatchOf } from "./instances.js";
 import { rfc3339 } from "../../api/time.js";
 import { FIRST_TURN, isFinal, wake, type Pass } from "./pass.js";
@@ -50,6 +51,10 @@ export function decide(
   // 2. Finished requests: late cancels, deletion, run-duration releases.
   for (const d of drafts) if (!handled.has(d) && isFinal(d.view.status)) turn = stepFinal(d, pass, turn);
 
+  // A StatefulSet release resolved above hands the releasing request's surviving pods over (handover.ts).
+  const handedOver = handOverOrdinals(drafts, pass, turn);
+  turn = handedOver.turn;
+
   // 3. Active requests in FIFO order: cancel, admission, and the head's attempt.
   turn = walkQueue(
     drafts.filter((d) => !handled.has(d)),
@@ -64,7 +69,10 @@ export function decide(
   if (target?.found && target.readyReplicas !== target.replicas) turn = wake(turn, cfg.pollIntervalMs * 10);
   // Executed in this order: the status recording the plan's scale change goes last, so that when the
   // plan also resolves an earlier change, a conflict on that resolution ends the pass first.
-  const last = (c: RequestChange): number => Number(c.name === turn.scale?.request);
+  // A request handing its pods over goes after those it handed them to, so that a conflict on a
+  // receiver's write leaves the release unresolved and the handover is decided again.
+  const last = (c: RequestChange): number =>
+    c.name === turn.scale?.request ? 2 : Number(handedOver.givers.has(c.name));
   const requests = drafts
     .map((d) => d.change())
     .filter((c): c is RequestChange => c !== undefined)

@@ -3,7 +3,8 @@
 // rewrite every request behind: n(n-1)/2 writes); readers compute them from the FIFO order.
 import { headHold, nextAttemptAt, sizeOf } from "../../queue/rules.js";
 import { resizeEvents as E } from "../events.js";
-import { admit, queueDeadline } from "./admission.js";
+import { unsupportedNames } from "../errors.js";
+import { admit, INSTANCE_NAMES_REFUSED, namesNotNext, queueDeadline } from "./admission.js";
 import { startAttempt } from "./attempt.js";
 import type { RequestDraft } from "./draft.js";
 import { busy, cancelled, isFinal, wake, wantsCancel, type Pass, type Turn } from "./pass.js";
@@ -62,6 +63,13 @@ export function walkQueue(drafts: readonly RequestDraft[], pass: Pass, first: Tu
       if (hold === "Backoff") {
         d.phase("queued", "Backoff", `The next attempt starts at ${d.status.nextAttemptTime ?? ""}.`);
         turn = wake(turn, nextAttempt - s.nowMs);
+        continue;
+      }
+      const notNext = hold === undefined ? namesNotNext(d, target, group) : undefined;
+      if (notNext !== undefined) {
+        // Its names can never be honoured now: the ordinals it names are behind or ahead of the target.
+        d.fail(INSTANCE_NAMES_REFUSED, unsupportedNames(notNext));
+        position--;
         continue;
       }
       if (hold === undefined) {

@@ -13,8 +13,8 @@ export type Identity =
 const POD_KINDS: ReadonlyMap<string, ReleaseMechanism> = new Map([
   ["Deployment", "PodDeletionCost"],
   ["ReplicaSet", "PodDeletionCost"],
-  // Its controller removes the highest ordinals whatever a pod's cost.
-  ["StatefulSet", "CountOnly"],
+  // Its controller removes the highest ordinals whatever a pod's cost (ordinals.ts).
+  ["StatefulSet", "HighestOrdinals"],
 ]);
 
 export function identityOf(
@@ -43,7 +43,13 @@ export function identityCondition(
     return {
       status: "False",
       reason: "CountOnly",
-      message: `A request's ${what} carry its name and are listed, but a release lowers ${target}'s replicas and its own controller chooses which go${identity.instances === "Pod" ? " (a StatefulSet removes its highest ordinals)" : ""}.`,
+      message: `A request's ${what} carry its name and are listed, but a release lowers ${target}'s replicas and its own controller chooses which go.`,
+    };
+  if (identity.mechanism === "HighestOrdinals")
+    return {
+      status: "False",
+      reason: "LastInFirstOut",
+      message: `A request's pods carry its name and are listed; ${target} removes its highest ordinals first, so a request released before a later one takes the later one's pods and hands it its own (both requests get an Event, the later one the InstancesReplaced condition).`,
     };
   const how =
     identity.mechanism === "DeleteNodeClaims"
@@ -52,6 +58,6 @@ export function identityCondition(
   return {
     status: "True",
     reason: "OwnInstances",
-    message: `A request's ${what} carry its name and are listed; when it releases them exactly those go: ${how}.`,
+    message: `A request's ${what} carry its name and are listed; when it releases them, exactly those leave ${target}: ${how}.`,
   };
 }

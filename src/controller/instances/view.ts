@@ -8,9 +8,11 @@
 // - PodDeletionCost (a Deployment or ReplicaSet): the request's pods get the lowest
 //   controller.kubernetes.io/pod-deletion-cost, then the replicas are lowered: among pods equally
 //   scheduled, running and ready, the ReplicaSet controller deletes the lowest cost first.
-// - CountOnly (a StatefulSet, which removes its highest ordinals; any other kind whose instances are
-//   Nodes): the replicas are lowered and the kind's controller chooses; the instances are still
-//   labelled and listed.
+// - HighestOrdinals (a StatefulSet): the replicas are lowered and the StatefulSet removes its highest
+//   ordinals; an earlier request's release hands its surviving pods to the requests whose pods went
+//   (ordinals.ts).
+// - CountOnly (any other kind whose instances are Nodes): the replicas are lowered and the kind's
+//   controller chooses; the instances are still labelled and listed.
 import {
   GKE_PROVISIONING_REQUEST_LABEL,
   REQUEST_LABEL,
@@ -45,7 +47,7 @@ export interface ObservedInstance {
   readonly deleting: boolean;
 }
 
-export type ReleaseMechanism = "DeleteNodeClaims" | "PodDeletionCost" | "CountOnly";
+export type ReleaseMechanism = "DeleteNodeClaims" | "PodDeletionCost" | "HighestOrdinals" | "CountOnly";
 
 /** Kubernetes' annotation ranking a ReplicaSet's pods for deletion (int32; lower goes first). */
 export const POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost";
@@ -94,12 +96,21 @@ export function instancesOf(view: InstancesView, request: RequestKey): ObservedI
 
 /**
  * The instances a succeeding attempt of size `k` takes: those already labelled for it (a pass that
- * labelled them ended before its status was written), then the newest ready Nodes nobody holds.
+ * labelled them ended before its status was written), then the newest ready Nodes nobody holds; for
+ * a request that names its instances (a StatefulSet's next ordinals, api/instance-names.ts), those.
  */
-export function claimFor(view: InstancesView, request: RequestKey, k: number): ObservedInstance[] {
+export function claimFor(
+  view: InstancesView,
+  request: RequestKey,
+  k: number,
+  names?: readonly string[],
+): ObservedInstance[] {
   const own = instancesOf(view, request);
+  const named = (i: ObservedInstance): boolean => names === undefined || names.includes(nameOf(i));
   const free = view.items
-    .filter((i) => !i.deleting && i.owner === undefined && i.ready && (i.node ?? i.pod) !== undefined)
+    .filter(
+      (i) => !i.deleting && i.owner === undefined && i.ready && (i.node ?? i.pod) !== undefined && named(i),
+    )
     .sort(newestFirst);
   return [...own, ...free.slice(0, Math.max(0, k - own.length))];
 }

@@ -186,18 +186,33 @@ test("insert, wait, get, list with paging, cancel and delete through the officia
   expect(removed.status).toBe(204);
 });
 
-test("instances travel as PerInstanceConfig objects; a regional group is served under regions/", async () => {
+test("instances travel as PerInstanceConfig objects and a StatefulSet's next pods are honoured by name; a regional group is served under regions/", async () => {
+  // A StatefulSet names its pods <name>-<ordinal>: a name it would never give is refused with a 400,
+  // before anything is created.
+  await expect(
+    client.instanceGroupManagerResizeRequests.insert({
+      ...target(),
+      requestBody: { name: "stray", instances: [{ name: "runner-a" }] },
+    }),
+  ).rejects.toMatchObject(refused(400, "invalid"));
+  await expect(getRequest(ns.name, "stray")).rejects.toThrow();
+
+  await createWorkers(ns.name, "named");
+  await createGroup(ns.name, "named", { maxSize: 2 });
+  const named = { project: ns.name, zone: ZONE, instanceGroupManager: "named" };
   const inserted = await client.instanceGroupManagerResizeRequests.insert({
-    ...target(),
-    requestBody: { name: "named", instances: [{ name: "runner-a" }, { name: "runner-b" }] },
+    ...named,
+    requestBody: { name: "named", instances: [{ name: "named-0" }, { name: "named-1" }] },
   });
   const done = await waitDone(inserted.data);
   expect(done.error).toBeUndefined();
-  const listed = await client.instanceGroupManagerResizeRequests.list({
-    ...target(),
-    filter: "name = named",
-  });
-  expect(listed.data.items?.[0]?.instances).toEqual([{ name: "runner-a" }, { name: "runner-b" }]);
+  const listed = await client.instanceGroupManagerResizeRequests.list({ ...named, filter: "name = named" });
+  expect(listed.data.items?.[0]?.instances).toEqual([{ name: "named-0" }, { name: "named-1" }]);
+  // The request holds exactly the pods it named.
+  expect((await getRequest(ns.name, "named")).status?.instances).toEqual([
+    { kind: "Pod", name: "named-0" },
+    { kind: "Pod", name: "named-1" },
+  ]);
   await expect(
     client.instanceGroupManagerResizeRequests.insert({
       ...target(),

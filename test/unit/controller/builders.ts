@@ -50,6 +50,7 @@ export function group(overrides: Partial<GroupView> = {}): GroupView {
     maxSize: 10,
     minSize: 0,
     provisioningTimeoutMs: 10 * MIN,
+    targetApiVersion: "apps/v1",
     targetKind: "Deployment",
     targetName: "workers",
     maxQueueDurationMs: undefined,

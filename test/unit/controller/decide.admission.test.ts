@@ -123,13 +123,20 @@ describe("admission of a new request (no status)", () => {
       { label: "resizeBy 1 > maxSize 0", opts: { resizeBy: 1 }, maxSize: 0, k: 1 },
       {
         label: "3 named instances > maxSize 2",
-        opts: { instances: ["w-1", "w-2", "w-3"] },
+        opts: { instances: ["workers-1", "workers-2", "workers-3"] },
         maxSize: 2,
         k: 3,
       },
     ];
     test.each(cases)("$label", ({ opts, maxSize, k }) => {
-      const plan = decide(snap({ group: group({ maxSize }), replicas: 0, requests: [req("a", opts)] }), CFG);
+      const plan = decide(
+        snap({
+          group: group({ maxSize, targetKind: "StatefulSet" }),
+          replicas: 0,
+          requests: [req("a", opts)],
+        }),
+        CFG,
+      );
       const status = statusOf(plan, "a");
       expect(status.state).toBe("FAILED");
       expect(status.reason).toBe("QuotaExceeded");
@@ -180,11 +187,20 @@ describe("admission of a new request (no status)", () => {
   describe("admitted, head of the queue, room available: the first attempt starts in the same decision", () => {
     const cases = [
       { label: "resizeBy 3 from 2", opts: { resizeBy: 3 }, base: 2, k: 3 },
-      { label: "instances [x, y] from 0", opts: { instances: ["x", "y"] }, base: 0, k: 2 },
+      {
+        label: "instances [workers-0, workers-1] from 0",
+        opts: { instances: ["workers-0", "workers-1"] },
+        base: 0,
+        k: 2,
+      },
       { label: "resizeBy 8 from 2 (exactly maxSize)", opts: { resizeBy: 8 }, base: 2, k: 8 },
     ];
     test.each(cases)("$label", ({ opts, base, k }) => {
-      const plan = decide(snap({ replicas: base, requests: [req("a", opts)] }), CFG);
+      // A StatefulSet (named instances are its next ordinals, api/instance-names.ts).
+      const plan = decide(
+        snap({ group: group({ targetKind: "StatefulSet" }), replicas: base, requests: [req("a", opts)] }),
+        CFG,
+      );
       const change = changeOf(plan, "a");
       const status = statusOf(plan, "a");
       expect(status.state).toBe("ACCEPTED");

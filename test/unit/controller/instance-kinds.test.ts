@@ -8,7 +8,7 @@ test.each([
   { ref: { apiVersion: "example.com/v1", kind: "GpuPool" }, nodes: true, want: "Node CountOnly" },
   { ref: { apiVersion: "apps/v1", kind: "Deployment" }, nodes: false, want: "Pod PodDeletionCost" },
   { ref: { apiVersion: "apps/v1", kind: "ReplicaSet" }, nodes: false, want: "Pod PodDeletionCost" },
-  { ref: { apiVersion: "apps/v1", kind: "StatefulSet" }, nodes: false, want: "Pod CountOnly" },
+  { ref: { apiVersion: "apps/v1", kind: "StatefulSet" }, nodes: false, want: "Pod HighestOrdinals" },
   { ref: { apiVersion: "apps/v1", kind: "StatefulSet" }, nodes: true, want: "Node CountOnly" },
   {
     ref: { apiVersion: "cluster.x-k8s.io/v1beta1", kind: "MachineDeployment" },
@@ -25,8 +25,19 @@ test.each([
   expect(condition.status).toBe(
     want.endsWith("DeleteNodeClaims") || want.endsWith("PodDeletionCost") ? "True" : "False",
   );
-  expect(condition.reason).toBe(condition.status === "True" ? "OwnInstances" : "CountOnly");
-  expect(condition.message).toContain(`${ref.kind}/x`.startsWith("NodePool") ? "NodeClaims" : "");
+  const reasons: Record<string, string> = { HighestOrdinals: "LastInFirstOut", Untracked: "CountOnly" };
+  expect(condition.reason).toBe(
+    condition.status === "True" ? "OwnInstances" : (reasons[want.split(" ").pop() ?? ""] ?? "CountOnly"),
+  );
+  expect(condition.message).toContain(`${ref.kind}/x`);
+  const says: Record<string, string> = {
+    DeleteNodeClaims: "NodeClaims are deleted",
+    PodDeletionCost: "pod-deletion-cost",
+    HighestOrdinals: "highest ordinals first",
+    CountOnly: "its own controller chooses",
+    Untracked: "not told apart",
+  };
+  expect(condition.message).toContain(says[want.split(" ").pop() ?? ""]);
 });
 
 test("the group's status carries InstanceIdentity when its identity is known", () => {

@@ -89,6 +89,16 @@ describe("claimFor: the instances a succeeding attempt takes", () => {
     expect(names(claimFor(pool(...items), A, k))).toEqual(want);
   });
 });
+test("claimFor: a request that names its instances (a StatefulSet's next ordinals) takes exactly those", () => {
+  const view: InstancesView = {
+    mechanism: "HighestOrdinals",
+    items: ["web-0", "web-1", "web-2"].map((name, i) =>
+      node(name, { pod: name, node: undefined, nodeClaim: undefined, createdMs: T0 - (3 - i) * MIN }),
+    ),
+  };
+  expect(claimFor(view, A, 1, ["web-1"]).map((i) => i.pod)).toEqual(["web-1"]);
+  expect(claimFor(view, A, 1).map((i) => i.pod)).toEqual(["web-2"]);
+});
 
 test("attemptInstances: the free instances created since the attempt started, at most k", () => {
   const started = T0 - 10 * SEC;
