@@ -6,7 +6,10 @@ import { installApi, kubectl } from "../api/install.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { createDeployment, deployment } from "../../support/regional.js";
+import { REQUEST_LABEL } from "../../../src/api/instance-labels.js";
+import { listEvents } from "../events/support.js";
 import {
+  apps,
   cancelRequest,
   core,
   createGroup,
@@ -199,6 +202,13 @@ test("deleting a namespace during an attempt: the running operator lets the requ
   }
 });
 
+/** The Events regarding request `request` (they may take a moment to be written). */
+async function eventsOf(namespace: string, request: string) {
+  return (await listEvents(namespace)).filter(
+    (e) => e.regarding?.kind === "ResizeRequest" && e.regarding.name === request,
+  );
+}
+
 /** Creates request `name` of 2 on `group` and waits for SUCCEEDED: the pods it lists as its own. */
 async function twoMore(group: string, name: string, runSeconds: number): Promise<string[]> {
   await createRequest(ns.name, name, {
@@ -248,7 +258,8 @@ test("interleaved releases: a Deployment's take exactly their own pods; a Statef
   expect(await identity("web")).toMatchObject({ status: "True", reason: "OwnInstances" });
 
   // A StatefulSet removes its highest ordinals whatever a pod's cost: an earlier request ending first
-  // takes the later one's pods (count-only, docs/lifecycle.md "Whose instances").
+  // takes the later one's pods, and hands its own surviving pods to it, told on both
+  // (docs/lifecycle.md "Whose instances").
   await createWorkers(ns.name, "sts", 0, 1);
   await createGroup(ns.name, "sts", { maxSize: 10 });
   await podsSettledAt("sts", 1);
@@ -258,6 +269,70 @@ test("interleaved releases: a Deployment's take exactly their own pods; a Statef
   expect(e).toEqual(["sts-1", "sts-2"]);
   expect(f).toEqual(["sts-3", "sts-4"]);
   expect(await podsSettledAt("sts", 3)).toEqual(["sts-0", "sts-1", "sts-2"]);
-  expect(await identity("sts")).toMatchObject({ status: "False", reason: "CountOnly" });
-  expect((await identity("sts"))?.message).toContain("a StatefulSet removes its highest ordinals");
+  const handedOver = await eventually(
+    "f lists the pods handed over",
+    async () => {
+      const rr = await getRequest(ns.name, "f");
+      return rr.status?.instances?.some((i) => i.name === "sts-1") ? rr : undefined;
+    },
+    60_000,
+  );
+  expect(handedOver.status?.instances).toEqual([
+    { kind: "Pod", name: "sts-1" },
+    { kind: "Pod", name: "sts-2" },
+  ]);
+  expect(handedOver.status?.conditions?.find((c) => c.type === "InstancesReplaced")).toMatchObject({
+    status: "True",
+    reason: "HighestOrdinalsFirst",
+  });
+  const labelled = await core.listNamespacedPod({
+    namespace: ns.name,
+    labelSelector: `${REQUEST_LABEL}=f`,
+  });
+  expect(labelled.items.map((p) => p.metadata?.name).sort()).toEqual(["sts-1", "sts-2"]);
+  const notes = (request: string) =>
+    eventually(`the InstancesHandedOver Event on ${request}`, async () => {
+      const found = (await eventsOf(ns.name, request)).filter((ev) => ev.reason === "InstancesHandedOver");
+      return found.length > 0 ? found.map((ev) => ev.note) : undefined;
+    });
+  expect(await notes("f")).toEqual([
+    expect.stringContaining("this request's sts-3, sts-4 went, and e's sts-1, sts-2 took their place"),
+  ]);
+  expect(await notes("e")).toEqual([expect.stringContaining("took sts-3, sts-4 of request f")]);
+  expect(await identity("sts")).toMatchObject({ status: "False", reason: "LastInFirstOut" });
+  expect((await identity("sts"))?.message).toContain("removes its highest ordinals first");
 }, 300_000);
+
+test("named instances: a StatefulSet's next pods are honoured; a Deployment's, or names that are not next, fail with the reason", async () => {
+  await createWorkers(ns.name, "named", 0, 1);
+  await createGroup(ns.name, "named", { maxSize: 10 });
+  await podsSettledAt("named", 1);
+  await createRequest(ns.name, "next", {
+    instanceGroupManager: "named",
+    instances: [{ name: "named-2" }, { name: "named-1" }],
+  });
+  const next = await untilState(ns.name, "next", ["SUCCEEDED", "FAILED"], 90_000);
+  expect(next.status?.state).toBe("SUCCEEDED");
+  expect(next.status?.instances).toEqual([
+    { kind: "Pod", name: "named-1" },
+    { kind: "Pod", name: "named-2" },
+  ]);
+  // Not the next ordinals any more (the StatefulSet has 3): refused when it reaches the head.
+  await createRequest(ns.name, "behind", { instanceGroupManager: "named", instances: [{ name: "named-1" }] });
+  const behind = await untilState(ns.name, "behind", ["SUCCEEDED", "FAILED"], 60_000);
+  expect(behind.status).toMatchObject({ state: "FAILED", reason: "InstanceNamesRefused" });
+  expect(behind.status?.error?.errors[0]?.message).toContain("so its next pod is named-3");
+  expect((await replicasOf(ns.name, "named")).replicas).toBe(3);
+
+  await createDeployment(ns.name, "api", 1);
+  await createGroup(ns.name, "api", { targetRef: deployment("api"), maxSize: 10 });
+  await createRequest(ns.name, "api-named", { instanceGroupManager: "api", instances: [{ name: "api-a" }] });
+  const refused = await untilState(ns.name, "api-named", ["SUCCEEDED", "FAILED"], 60_000);
+  expect(refused.status).toMatchObject({ state: "FAILED", reason: "InstanceNamesRefused" });
+  expect(refused.status?.error?.errors[0]?.code).toBe(ErrorCode.UNSUPPORTED_OPERATION);
+  expect(refused.status?.error?.errors[0]?.message).toContain("Deployment/api names its instances itself");
+  await eventually("the AdmissionFailed Event on api-named", async () =>
+    (await eventsOf(ns.name, "api-named")).find((ev) => ev.reason === "AdmissionFailed"),
+  );
+  expect((await apps.readNamespacedDeployment({ namespace: ns.name, name: "api" })).spec?.replicas).toBe(1);
+}, 240_000);

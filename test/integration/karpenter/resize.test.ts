@@ -55,6 +55,15 @@ test("resizeBy 4: 4 more Ready Karpenter Nodes, SUCCEEDED; the run duration ends
     return nodes.length === BASE && nodes.every(isReadyNode) ? nodes : undefined;
   });
   await resize.createGroup(ns.name, "pool", nodePoolGroup(POOL, { maxSize: 8 }));
+  // Karpenter names its NodeClaims (and so their Nodes) with a random suffix: named instances are
+  // refused with the reason, never accepted and ignored (docs/lifecycle.md "Named instances").
+  await resize.createRequest(ns.name, "named", {
+    instanceGroupManager: "pool",
+    instances: [{ name: "node-a" }, { name: "node-b" }],
+  });
+  const named = await resize.untilState(ns.name, "named", ["SUCCEEDED", "FAILED"], 60_000);
+  expect(named.status).toMatchObject({ state: "FAILED", reason: "InstanceNamesRefused" });
+  expect(named.status?.error?.errors[0]?.message).toContain("Nodes are named by what provisions them");
   const started = Date.now();
   await resize.createRequest(ns.name, "four", {
     instanceGroupManager: "pool",

@@ -26,8 +26,16 @@ const web = group({
   identity: { instances: "Pod", mechanism: "HighestOrdinals" },
 });
 
+interface Case {
+  readonly why: string;
+  readonly cut: number;
+  readonly releasing: string[];
+  readonly others: Record<string, string[]>;
+  readonly want: string[][];
+}
+
 describe("ordinalHandover", () => {
-  test.each([
+  test.each<Case>([
     {
       why: "the earlier request ends first: its pods take the later one's places",
       cut: 3,
