@@ -208,8 +208,9 @@ test("instances travel as PerInstanceConfig objects and a StatefulSet's next pod
   expect(done.error).toBeUndefined();
   const listed = await client.instanceGroupManagerResizeRequests.list({ ...named, filter: "name = named" });
   expect(listed.data.items?.[0]?.instances).toEqual([{ name: "named-0" }, { name: "named-1" }]);
-  // The request holds exactly the pods it named.
-  expect((await getRequest(ns.name, "named")).status?.instances).toEqual([
+  // The insert's operation is DONE once the request exists; once it succeeds it holds exactly the pods
+  // it named.
+  expect((await untilState(ns.name, "named", ["SUCCEEDED", "FAILED"])).status?.instances).toEqual([
     { kind: "Pod", name: "named-0" },
     { kind: "Pod", name: "named-1" },
   ]);
