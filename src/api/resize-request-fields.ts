@@ -29,7 +29,7 @@ export function instanceList<S extends z.ZodObject<{ name: typeof instanceName }
       listType: "map",
       listMapKeys: ["name"],
       description:
-        "The instances the request creates, one entry per instance, named (unique RFC 1035 labels); the request creates as many instances as it names. Names are honoured only where the target gives its instances names known in advance: a StatefulSet's next pods, <statefulset>-<ordinal>; anywhere else the request is refused (docs/lifecycle.md \"Named instances\"). Exactly one of resizeBy and instances is set.",
+        'The instances the request creates, one entry per instance, named (unique RFC 1035 labels); the request creates as many instances as it names. Names are honoured only where the target gives its instances names known in advance: a StatefulSet\'s next pods, <statefulset>-<ordinal>; anywhere else the request is refused (docs/lifecycle.md "Named instances"). Exactly one of resizeBy and instances is set.',
     });
 }
 

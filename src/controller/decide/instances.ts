@@ -21,7 +21,12 @@ export function claimInstances(d: RequestDraft, pass: Pass, turn: Turn, k: numbe
   const view = pass.s.instances;
   if (!view) return turn;
   const request = { namespace: pass.s.namespace, name: d.name };
-  const mine = claimFor(view, request, k, d.view.spec.instances?.map((i) => i.name));
+  const mine = claimFor(
+    view,
+    request,
+    k,
+    d.view.spec.instances?.map((i) => i.name),
+  );
   d.patch(listed(mine));
   const labels = labelsFor(request, d.view.forProvisioningRequest);
   return { ...turn, labels: [...turn.labels, ...labelWrites(mine, request, labels)] };
