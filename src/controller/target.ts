@@ -33,6 +33,9 @@ export interface TargetRef {
   readonly name: string;
 }
 
+/** Writes of /scale tried again on a fresh read after a conflict (client-go's DefaultRetry has 5 steps). */
+const SCALE_CONFLICT_RETRIES = 4;
+
 export type TargetRead =
   | {
       readonly found: true;
@@ -294,7 +297,11 @@ export class ScaleClient {
     };
     try {
       let outcome = await attempt(observed ?? (await fresh()));
-      if (outcome === "conflict" && observed) outcome = await attempt(await fresh());
+      // A conflict whose fresh read still shows `from` is someone else's write to another field (a
+      // Karpenter NodePool's status is rewritten as its NodeClaims go, and the node-limit hold is ours):
+      // try again on the fresh copy, as client-go's RetryOnConflict does, rather than a whole pass later.
+      for (let retry = 0; outcome === "conflict" && retry < SCALE_CONFLICT_RETRIES; retry++)
+        outcome = await attempt(await fresh());
       return outcome === "done";
     } catch (err) {
       const refused = targetAccessRefusal(err, { ...access, verb });
