@@ -280,9 +280,14 @@ test("without permission on Nodes the group says so and holds its queue; granted
   });
   expect(held.status).toBe("False");
   expect(held.message).toContain("rbac.nodeReadiness=true");
+  // Every group of the namespace that counts Nodes is told (the tainted one of the test before too):
+  // this group's own Event is the one looked for.
   const event = await eventually("a Warning event regarding the group", async () =>
     (await listEvents(ns.name)).find(
-      (e) => e.reason === "NodeReadinessForbidden" && e.regarding?.kind === "InstanceGroupManager",
+      (e) =>
+        e.reason === "NodeReadinessForbidden" &&
+        e.regarding?.kind === "InstanceGroupManager" &&
+        e.regarding.name === "gpus",
     ),
   );
   expect(event).toMatchObject({ type: "Warning", regarding: { name: "gpus" } });
