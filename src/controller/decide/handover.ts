@@ -33,13 +33,13 @@ export function handOverOrdinals(drafts: readonly RequestDraft[], pass: Pass, tu
     return { turn, givers };
   if (!target?.found) return { turn, givers };
   const statefulSet = s.group.targetName;
+  const key = (x: RequestDraft) => ({ namespace: s.namespace, name: x.name });
   let labels: InstanceWrite[] = [];
   for (const d of drafts) {
     const release = d.status.release;
     const resolvedNow = d.view.status.release?.phase !== "Applied" && release?.phase === "Applied";
     // A release whose target was changed by someone else meanwhile was left alone: nothing to hand over.
     if (!resolvedNow || release.targetReplicas !== target.replicas) continue;
-    const key = (x: RequestDraft) => ({ namespace: s.namespace, name: x.name });
     const others = drafts.filter((o) => o !== d && holds(o));
     const cut = (target.firstOrdinal ?? 0) + release.targetReplicas;
     const handovers = ordinalHandover(
