@@ -133,7 +133,11 @@ export const MAX_LISTED_INSTANCES = 500;
 
 export const InstanceRef = z
   .object({
-    kind: z.string().min(1).max(63).meta({ description: "Kind of the instance object: Node or Pod." }),
+    kind: z
+      .string()
+      .min(1)
+      .max(63)
+      .meta({ description: "Kind of the instance object: Node, Pod or Machine." }),
     name: z.string().min(1).max(253).meta({ description: "Name of the instance object." }),
   })
   .meta({ description: "One instance the request added." });

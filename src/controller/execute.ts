@@ -77,6 +77,7 @@ async function patchTarget(deps: ExecuteDeps, obs: Observation, patch: MergePatc
 export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Plan): Promise<ExecuteOutcome> {
   const requests = deps.client.resource(RESIZE_REQUESTS);
   const namespace = obs.snapshot.namespace;
+  const home = { namespace, targetApiVersion: obs.group?.spec.targetRef.apiVersion ?? "" };
   const latest = new Map(obs.requests);
   const written = new Set<string>();
 
@@ -104,7 +105,7 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
   // Awaited below; a failure is seen there, not as an unhandled rejection meanwhile.
   for (const pending of adding.values()) pending.catch(() => undefined);
   try {
-    await writeInstances(deps.client, namespace, plan.labels);
+    await writeInstances(deps.client, home, plan.labels);
     // In plan order: decide() puts the record of a new change after the resolutions it relies on.
     for (const change of plan.requests) {
       await adding.get(change.name);
@@ -131,7 +132,7 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
       if (removal?.hold) await patchTarget(deps, obs, removal.hold);
       if (removal) {
         await deleteNodeClaims(deps.client, removal.nodeClaims);
-        await writeInstances(deps.client, namespace, removal.writes);
+        await writeInstances(deps.client, home, removal.writes);
       }
       const applied = await deps.scale.scale(namespace, obs.group.spec.targetRef, from, replicas, observed);
       if (!applied) return "conflict";

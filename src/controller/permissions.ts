@@ -56,6 +56,12 @@ export const CONTROLLER_PERMISSIONS = [
     why: "resize controller: replicas and ready count of Cluster API targets (real machines on any cloud) from a shared informer per kind (list/watch), get where the cache has not listed the object yet",
   }),
   permission({
+    apiGroups: ["cluster.x-k8s.io"],
+    resources: ["machines"],
+    verbs: ["list", "patch"],
+    why: "resize controller: a MachineDeployment's or MachineSet's Machines are a request's instances: listed by the target's selector when an attempt succeeds or a release is due, labelled with the request's name (patch), and annotated cluster.x-k8s.io/delete-machine just before its release lowers the target (patch), so the MachineSet deletes exactly those",
+  }),
+  permission({
     apiGroups: ["apiextensions.k8s.io"],
     resources: ["customresourcedefinitions"],
     verbs: ["get"],

@@ -2,11 +2,12 @@
 // own (docs/lifecycle.md "Whose instances", the table): one table, read by the observer (what to list)
 // and by the group's status (its InstanceIdentity condition).
 import { isKarpenterNodePool } from "../../api/readiness.js";
+import { apiGroupOf } from "../../api/target-kinds.js";
 import type { ReleaseMechanism } from "./view.js";
 
 /** What a group's instances are, and how a release removes a request's own; Untracked: not told apart. */
 export type Identity =
-  | { readonly instances: "Node" | "Pod"; readonly mechanism: ReleaseMechanism }
+  | { readonly instances: "Node" | "Pod" | "Machine"; readonly mechanism: ReleaseMechanism }
   | { readonly instances: "Untracked" };
 
 /** apps/v1 workloads whose instances are pods. */
@@ -17,12 +18,23 @@ const POD_KINDS: ReadonlyMap<string, ReleaseMechanism> = new Map([
   ["StatefulSet", "HighestOrdinals"],
 ]);
 
+/**
+ * Cluster API's replica sets of Machines. A MachinePool is left out: its instances are the
+ * infrastructure provider's (a cloud's scale set), not Machines it can be told to delete.
+ */
+const MACHINE_KINDS: ReadonlySet<string> = new Set(["MachineDeployment", "MachineSet"]);
+
+/** Cluster API's group: its Machines live beside their MachineDeployment, at the same version. */
+export const CLUSTER_API_GROUP = "cluster.x-k8s.io";
+
 export function identityOf(
   ref: { readonly apiVersion: string; readonly kind: string },
   countsNodes: boolean,
 ): Identity {
   if (countsNodes)
     return { instances: "Node", mechanism: isKarpenterNodePool(ref) ? "DeleteNodeClaims" : "CountOnly" };
+  if (apiGroupOf(ref.apiVersion) === CLUSTER_API_GROUP && MACHINE_KINDS.has(ref.kind))
+    return { instances: "Machine", mechanism: "DeleteMachineAnnotation" };
   const mechanism = ref.apiVersion === "apps/v1" ? POD_KINDS.get(ref.kind) : undefined;
   return mechanism === undefined ? { instances: "Untracked" } : { instances: "Pod", mechanism };
 }
@@ -38,7 +50,7 @@ export function identityCondition(
       reason: "CountOnly",
       message: `${target}'s instances are not told apart: a release lowers its replicas and its own controller chooses which instances go.`,
     };
-  const what = identity.instances === "Node" ? "Nodes" : "pods";
+  const what = { Node: "Nodes", Pod: "pods", Machine: "Machines" }[identity.instances];
   if (identity.mechanism === "CountOnly")
     return {
       status: "False",
@@ -51,10 +63,12 @@ export function identityCondition(
       reason: "LastInFirstOut",
       message: `A request's pods carry its name and are listed; ${target} removes its highest ordinals first, so a request released before a later one takes the later one's pods and hands it its own (both requests get an Event, the later one the InstancesReplaced condition).`,
     };
-  const how =
-    identity.mechanism === "DeleteNodeClaims"
-      ? "its NodeClaims are deleted with the pool lowered"
-      : "they get the lowest pod-deletion-cost before the replicas are lowered";
+  const how = {
+    DeleteNodeClaims: "its NodeClaims are deleted with the pool lowered",
+    PodDeletionCost: "they get the lowest pod-deletion-cost before the replicas are lowered",
+    DeleteMachineAnnotation:
+      "they are annotated cluster.x-k8s.io/delete-machine before the replicas are lowered",
+  }[identity.mechanism];
   return {
     status: "True",
     reason: "OwnInstances",

@@ -8,10 +8,11 @@ import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
 import { GKE_PROVISIONING_REQUEST_LABEL } from "../../api/instance-labels.js";
 import { isKarpenterNodePool, KARPENTER, readinessSource } from "../../api/readiness.js";
 import { isForbidden } from "../../runtime/api-errors.js";
-import { PODS, type Node, type Pod } from "../../runtime/builtin-kinds.js";
+import { PODS, type Node, type ObjectCondition, type Pod } from "../../runtime/builtin-kinds.js";
 import type { KubeClient } from "../../runtime/resource-client.js";
 import { NODE_CLAIMS, type NodeClaim } from "../karpenter.js";
 import { identityOf } from "./kinds.js";
+import { machinesAt, type Machine } from "./machines.js";
 import type { NodeCounter } from "../node-informers.js";
 import type { TargetRead } from "../target.js";
 import { isReadyInstance, type NodeReadinessRule } from "../node-readiness.js";
@@ -33,20 +34,53 @@ function fromPod(pod: Pod): ObservedInstance {
     complete: true,
     gkeLabel: undefined,
     createdMs: createdMs(m?.creationTimestamp),
-    ready: pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false,
+    ready: isReady(pod.status?.conditions),
     deleting: m?.deletionTimestamp !== undefined,
   };
 }
 
-/** A workload's pods, by the selector its /scale reports. */
-async function podsOf(
+function fromMachine(machine: Machine): ObservedInstance {
+  const m = machine.metadata;
+  return {
+    machine: m?.name,
+    node: undefined,
+    nodeClaim: undefined,
+    owner: ownerOf(m?.labels),
+    complete: true,
+    gkeLabel: undefined,
+    createdMs: createdMs(m?.creationTimestamp),
+    ready: isReady(machine.status?.conditions),
+    deleting: m?.deletionTimestamp !== undefined,
+  };
+}
+
+const isReady = (conditions: readonly ObjectCondition[] | undefined): boolean =>
+  conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+
+/**
+ * A workload's pods, or a Cluster API target's Machines, by the selector its /scale reports. Without
+ * permission to list Machines (a chart without the Cluster API rules) the group stays count-only.
+ */
+async function membersOf(
   client: KubeClient,
   namespace: string,
+  instances: "Pod" | "Machine",
   mechanism: ReleaseMechanism,
+  apiVersion: string,
   selector: string,
-): Promise<InstancesView> {
-  const pods = (await client.resource(PODS).list({ namespace, labelSelector: selector })).items;
-  return { mechanism, items: pods.map(fromPod) };
+): Promise<InstancesView | undefined> {
+  const at = { namespace, labelSelector: selector };
+  if (instances === "Pod")
+    return { mechanism, items: (await client.resource(PODS).list(at)).items.map(fromPod) };
+  try {
+    return {
+      mechanism,
+      items: (await client.resource(machinesAt(apiVersion)).list(at)).items.map(fromMachine),
+    };
+  } catch (err) {
+    if (isForbidden(err)) return undefined;
+    throw err;
+  }
 }
 
 const createdMs = (timestamp: string | undefined): number => Date.parse(timestamp ?? "") || 0;
@@ -96,8 +130,11 @@ export async function readInstances(
   const ref = group.spec.targetRef;
   if (source.kind !== "nodes") {
     const identity = identityOf(ref, false);
-    if (identity.instances !== "Pod" || target.selector === undefined) return undefined;
-    return podsOf(client, group.metadata.namespace ?? "", identity.mechanism, target.selector);
+    if (identity.instances === "Untracked" || identity.instances === "Node" || target.selector === undefined)
+      return undefined;
+    const namespace = group.metadata.namespace ?? "";
+    const { instances, mechanism } = identity;
+    return membersOf(client, namespace, instances, mechanism, ref.apiVersion, target.selector);
   }
   const rule = { nodeSelector: source.nodeSelector, declaredTaints: group.spec.instanceShape?.taints ?? [] };
   const selected = nodes.selected(source.nodeSelector);

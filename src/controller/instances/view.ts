@@ -11,6 +11,9 @@
 // - HighestOrdinals (a StatefulSet): the replicas are lowered and the StatefulSet removes its highest
 //   ordinals; an earlier request's release hands its surviving pods to the requests whose pods went
 //   (ordinals.ts).
+// - DeleteMachineAnnotation (a Cluster API MachineDeployment or MachineSet): the request's Machines get
+//   cluster.x-k8s.io/delete-machine, then the replicas are lowered: the MachineSet controller deletes
+//   annotated Machines before any other, whatever its deletion order (machineset_deletion_order.go).
 // - CountOnly (any other kind whose instances are Nodes): the replicas are lowered and the kind's
 //   controller chooses; the instances are still labelled and listed.
 import {
@@ -26,10 +29,12 @@ export interface RequestKey {
   readonly name: string;
 }
 
-/** One of the group's instances: a Node (for a Karpenter NodePool with its NodeClaim), or a pod. */
+/** One of the group's instances: a Node (for a Karpenter NodePool with its NodeClaim), a pod or a Machine. */
 export interface ObservedInstance {
   /** The pod's name, for a workload whose instances are pods. */
   readonly pod?: string | undefined;
+  /** The Machine's name, for a Cluster API MachineDeployment or MachineSet. */
+  readonly machine?: string | undefined;
   /** The Node's name; undefined while a NodeClaim has no Node yet. */
   readonly node: string | undefined;
   readonly nodeClaim: string | undefined;
@@ -47,21 +52,27 @@ export interface ObservedInstance {
   readonly deleting: boolean;
 }
 
-export type ReleaseMechanism = "DeleteNodeClaims" | "PodDeletionCost" | "HighestOrdinals" | "CountOnly";
+export type ReleaseMechanism =
+  "DeleteNodeClaims" | "PodDeletionCost" | "DeleteMachineAnnotation" | "HighestOrdinals" | "CountOnly";
 
 /** Kubernetes' annotation ranking a ReplicaSet's pods for deletion (int32; lower goes first). */
 export const POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost";
 /** The lowest cost there is: a releasing request's pods go before any other. */
 const FIRST_TO_GO = "-2147483648";
+/** Cluster API's annotation: a Machine carrying it (any value) is deleted first when its set scales down. */
+export const DELETE_MACHINE = "cluster.x-k8s.io/delete-machine";
 
 export interface InstancesView {
   readonly mechanism: ReleaseMechanism;
   readonly items: readonly ObservedInstance[];
 }
 
-/** Labels or annotations merged into one object of an instance (a pod lives in the group's namespace). */
+/**
+ * Labels or annotations merged into one object of an instance (a pod or a Machine lives in the group's
+ * namespace; a Machine is written at its MachineDeployment's API version).
+ */
 export interface InstanceWrite {
-  readonly kind: "Node" | "NodeClaim" | "Pod";
+  readonly kind: "Node" | "NodeClaim" | "Pod" | "Machine";
   readonly name: string;
   readonly labels?: Readonly<Record<string, string>>;
   readonly annotations?: Readonly<Record<string, string>>;
@@ -87,7 +98,7 @@ const isOwnedBy = (i: ObservedInstance, r: RequestKey): boolean =>
 const newestFirst = (a: ObservedInstance, b: ObservedInstance): number =>
   b.createdMs - a.createdMs || nameOf(a).localeCompare(nameOf(b));
 
-const nameOf = (i: ObservedInstance): string => i.pod ?? i.node ?? i.nodeClaim ?? "";
+const nameOf = (i: ObservedInstance): string => i.pod ?? i.machine ?? i.node ?? i.nodeClaim ?? "";
 
 /** The request's instances that are still there, newest first. */
 export function instancesOf(view: InstancesView, request: RequestKey): ObservedInstance[] {
@@ -109,7 +120,12 @@ export function claimFor(
   const named = (i: ObservedInstance): boolean => names === undefined || names.includes(nameOf(i));
   const free = view.items
     .filter(
-      (i) => !i.deleting && i.owner === undefined && i.ready && (i.node ?? i.pod) !== undefined && named(i),
+      (i) =>
+        !i.deleting &&
+        i.owner === undefined &&
+        i.ready &&
+        (i.node ?? i.pod ?? i.machine) !== undefined &&
+        named(i),
     )
     .sort(newestFirst);
   return [...own, ...free.slice(0, Math.max(0, k - own.length))];
@@ -152,9 +168,19 @@ export function labelWrites(
     .filter((i) => !isOwnedBy(i, request) || !i.complete || (wantsGke && i.gkeLabel !== request.name))
     .flatMap((i) => [
       ...(i.pod === undefined ? [] : [{ kind: "Pod" as const, name: i.pod, labels }]),
+      ...(i.machine === undefined ? [] : [{ kind: "Machine" as const, name: i.machine, labels }]),
       ...(i.nodeClaim === undefined ? [] : [{ kind: "NodeClaim" as const, name: i.nodeClaim, labels }]),
       ...(i.node === undefined ? [] : [{ kind: "Node" as const, name: i.node, labels }]),
     ]);
+}
+
+/** The write that puts `i` first in line when its workload scales down, by the kind's mechanism. */
+function firstToGo(mechanism: ReleaseMechanism, i: ObservedInstance): InstanceWrite | undefined {
+  if (mechanism === "PodDeletionCost" && i.pod !== undefined)
+    return { kind: "Pod", name: i.pod, annotations: { [POD_DELETION_COST]: FIRST_TO_GO } };
+  if (mechanism === "DeleteMachineAnnotation" && i.machine !== undefined)
+    return { kind: "Machine", name: i.machine, annotations: { [DELETE_MACHINE]: "true" } };
+  return undefined;
 }
 
 /** What removing `instances` takes, by the kind's mechanism; undefined for a count-only kind. */
@@ -163,15 +189,8 @@ export function removalOf(view: InstancesView, instances: readonly ObservedInsta
     const nodeClaims = instances.flatMap((i) => (i.nodeClaim === undefined ? [] : [i.nodeClaim]));
     return nodeClaims.length === 0 ? undefined : { nodeClaims, writes: [] };
   }
-  if (view.mechanism === "PodDeletionCost") {
-    const writes = instances.flatMap((i) =>
-      i.pod === undefined
-        ? []
-        : [{ kind: "Pod" as const, name: i.pod, annotations: { [POD_DELETION_COST]: FIRST_TO_GO } }],
-    );
-    return writes.length === 0 ? undefined : { nodeClaims: [], writes };
-  }
-  return undefined;
+  const writes = instances.flatMap((i) => firstToGo(view.mechanism, i) ?? []);
+  return writes.length === 0 ? undefined : { nodeClaims: [], writes };
 }
 
 /** status.instances (and instancesTruncated) for `instances`, oldest first. */
@@ -182,6 +201,7 @@ export function listed(instances: readonly ObservedInstance[]): {
   const refs = instances
     .flatMap((i) => {
       if (i.pod !== undefined) return [{ kind: "Pod", name: i.pod, createdMs: i.createdMs }];
+      if (i.machine !== undefined) return [{ kind: "Machine", name: i.machine, createdMs: i.createdMs }];
       return i.node === undefined ? [] : [{ kind: "Node", name: i.node, createdMs: i.createdMs }];
     })
     .sort((a, b) => a.createdMs - b.createdMs || a.name.localeCompare(b.name))

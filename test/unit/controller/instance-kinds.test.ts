@@ -11,10 +11,18 @@ test.each([
   { ref: { apiVersion: "apps/v1", kind: "StatefulSet" }, nodes: false, want: "Pod HighestOrdinals" },
   { ref: { apiVersion: "apps/v1", kind: "StatefulSet" }, nodes: true, want: "Node CountOnly" },
   {
-    ref: { apiVersion: "cluster.x-k8s.io/v1beta1", kind: "MachineDeployment" },
+    ref: { apiVersion: "cluster.x-k8s.io/v1beta2", kind: "MachineDeployment" },
     nodes: false,
-    want: "Untracked",
+    want: "Machine DeleteMachineAnnotation",
   },
+  {
+    ref: { apiVersion: "cluster.x-k8s.io/v1beta1", kind: "MachineSet" },
+    nodes: false,
+    want: "Machine DeleteMachineAnnotation",
+  },
+  // A MachinePool's instances are its infrastructure provider's scale set, not deletable Machines.
+  { ref: { apiVersion: "cluster.x-k8s.io/v1beta2", kind: "MachinePool" }, nodes: false, want: "Untracked" },
+  { ref: { apiVersion: "example.com/v1", kind: "MachineDeployment" }, nodes: false, want: "Untracked" },
   { ref: { apiVersion: "example.com/v1", kind: "Deployment" }, nodes: false, want: "Untracked" },
 ])("$ref.kind ($ref.apiVersion), counted from Nodes: $nodes → $want", ({ ref, nodes, want }) => {
   const identity = identityOf(ref, nodes);
@@ -23,7 +31,9 @@ test.each([
   ).toBe(want);
   const condition = identityCondition(identity, `${ref.kind}/x`);
   expect(condition.status).toBe(
-    want.endsWith("DeleteNodeClaims") || want.endsWith("PodDeletionCost") ? "True" : "False",
+    ["DeleteNodeClaims", "PodDeletionCost", "DeleteMachineAnnotation"].some((m) => want.endsWith(m))
+      ? "True"
+      : "False",
   );
   const reasons: Record<string, string> = { HighestOrdinals: "LastInFirstOut", Untracked: "CountOnly" };
   expect(condition.reason).toBe(
@@ -33,6 +43,7 @@ test.each([
   const says: Record<string, string> = {
     DeleteNodeClaims: "NodeClaims are deleted",
     PodDeletionCost: "pod-deletion-cost",
+    DeleteMachineAnnotation: "cluster.x-k8s.io/delete-machine",
     HighestOrdinals: "highest ordinals first",
     CountOnly: "its own controller chooses",
     Untracked: "not told apart",

@@ -8,6 +8,7 @@ import {
   labelWrites,
   listed,
   ownerOf,
+  DELETE_MACHINE,
   POD_DELETION_COST,
   type InstancesView,
   type ObservedInstance,
@@ -316,6 +317,59 @@ describe("decide", () => {
       { kind: "Pod", name: "p3" },
     ]);
     expect(won.labels.map((w) => `${w.kind}/${w.name}`).sort()).toEqual(["Pod/p1", "Pod/p2", "Pod/p3"]);
+  });
+
+  test("a MachineDeployment's release annotates the request's Machines delete-machine, then lowers it", () => {
+    const a = req("a", {
+      resizeBy: 2,
+      status: finalStatus("a", "SUCCEEDED", { runUntil: iso(T0 - SEC), succeededTime: iso(T0 - MIN) }),
+    });
+    const machine = (name: string, o: Partial<ObservedInstance> = {}): ObservedInstance =>
+      node(name, { machine: name, node: undefined, nodeClaim: undefined, ...o });
+    const s = {
+      ...snap({ replicas: 4, requests: [a] }),
+      instances: {
+        mechanism: "DeleteMachineAnnotation" as const,
+        items: [
+          machine("md-x1", { owner: A }),
+          machine("md-x2", { owner: A }),
+          machine("md-y1", { owner: B }),
+          machine("md-base"),
+        ],
+      },
+    };
+    const plan = decide(s, CFG);
+    expect(plan.scale).toMatchObject({ request: "a", from: 4, replicas: 2 });
+    expect(plan.scale?.removal?.nodeClaims).toEqual([]);
+    expect(plan.scale?.removal?.hold).toBeUndefined();
+    expect(
+      plan.scale?.removal?.writes.map((w) => [w.kind, w.name, w.annotations?.[DELETE_MACHINE]]).sort(),
+    ).toEqual([
+      ["Machine", "md-x1", "true"],
+      ["Machine", "md-x2", "true"],
+    ]);
+    // Its Machines are labelled and listed as the request's when it succeeds; one being deleted is not.
+    const applied = appliedRequest("c");
+    const won = decide(
+      {
+        ...snap({ replicas: 5, ready: 5, requests: [applied] }),
+        instances: {
+          mechanism: "DeleteMachineAnnotation" as const,
+          items: [machine("m1"), machine("m2"), machine("m3"), machine("m4", { deleting: true })],
+        },
+      },
+      CFG,
+    );
+    expect(statusOf(won, "c").instances).toEqual([
+      { kind: "Machine", name: "m1" },
+      { kind: "Machine", name: "m2" },
+      { kind: "Machine", name: "m3" },
+    ]);
+    expect(won.labels.map((w) => `${w.kind}/${w.name}`).sort()).toEqual([
+      "Machine/m1",
+      "Machine/m2",
+      "Machine/m3",
+    ]);
   });
 
   test("a count-only group lowers the count and deletes nothing", () => {
