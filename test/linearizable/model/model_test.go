@@ -1,0 +1,193 @@
+package model
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// builder makes synthetic histories: seq appends a call that starts after every call so far ended,
+// at calls the same interval to a concurrent one.
+type builder struct {
+	h   History
+	now int64
+}
+
+func (b *builder) seq(client int, in Input, out Output) *builder {
+	b.now += 10
+	b.h.Calls = append(b.h.Calls, Call{Client: client, Input: in, Output: out, Call: b.now, Return: b.now + 5})
+	b.now += 5
+	return b
+}
+
+// at appends a call with the given interval.
+func (b *builder) at(client int, call, ret int64, in Input, out Output) *builder {
+	b.h.Calls = append(b.h.Calls, Call{Client: client, Input: in, Output: out, Call: call, Return: ret})
+	if ret > b.now {
+		b.now = ret
+	}
+	return b
+}
+
+const g = "g0"
+
+func ins(name, rid string) Input {
+	return Input{Kind: Insert, Group: g, Name: name, RequestID: rid, ResizeBy: 1}
+}
+func get(name string) Input             { return Input{Kind: Get, Group: g, Name: name} }
+func cancel(name, rid string) Input     { return Input{Kind: Cancel, Group: g, Name: name, RequestID: rid} }
+func del(name, rid string) Input        { return Input{Kind: Delete, Group: g, Name: name, RequestID: rid} }
+func opGet(op string) Input             { return Input{Kind: OpGet, Group: g, Operation: op} }
+func list() Input                       { return Input{Kind: List, Group: g} }
+func opOut(op string) Output            { return Output{Code: 200, Operation: op} }
+func stateOut(s string) Output          { return Output{Code: 200, State: s} }
+func errOut(code int, r string) Output  { return Output{Code: code, Reason: r} }
+func doneOut(err string) Output         { return Output{Code: 200, Done: true, Error: err} }
+func listed(m map[string]string) Output { return Output{Code: 200, Listed: m} }
+
+var (
+	running = Output{Code: 200}
+	unknown = Output{Unknown: true}
+)
+
+func check(t *testing.T, h History, want porcupine.CheckResult) {
+	t.Helper()
+	r := Check(h, 10*time.Second)
+	if r.Verdict != want {
+		path := filepath.Join(t.TempDir(), "history.html")
+		_ = Visualize(r, path)
+		t.Fatalf("verdict %s, want %s", r.Verdict, want)
+	}
+}
+
+// A lifecycle as the product runs it, sequentially: legal.
+func lifecycle() *builder {
+	b := &builder{}
+	return b.seq(0, ins("a", "r1"), opOut("op1")).
+		seq(0, ins("a", "r1"), opOut("op1")). // replay
+		seq(1, get("a"), stateOut(Creating)).
+		seq(1, opGet("op1"), running).
+		seq(0, get("a"), stateOut(Accepted)).
+		seq(1, opGet("op1"), doneOut("")).
+		seq(0, list(), listed(map[string]string{"a": Succeeded})).
+		seq(0, cancel("a", "r2"), errOut(400, "invalidResourceUsage")).
+		seq(1, del("a", "r3"), opOut("op3")).
+		seq(1, get("a"), stateOut(Succeeded)).
+		seq(0, opGet("op3"), doneOut("")).
+		seq(0, get("a"), errOut(404, "notFound")).
+		seq(1, del("a", "r3"), opOut("op3")). // replay after it is gone
+		seq(0, ins("a", "r4"), opOut("op4")). // a new incarnation
+		seq(0, cancel("a", "r5"), opOut("op5")).
+		seq(1, opGet("op1"), doneOut("")).
+		seq(1, get("a"), stateOut(Cancelled)).
+		seq(1, opGet("op5"), doneOut(""))
+}
+
+func TestLegalLifecycle(t *testing.T) { check(t, lifecycle().h, porcupine.Ok) }
+
+func TestIllegal(t *testing.T) {
+	cases := map[string]func(b *builder){
+		// A state the request cannot have after SUCCEEDED (a stale read).
+		"stale get": func(b *builder) { b.seq(0, get("a"), stateOut(Accepted)) },
+		// A requestId replay answered with another call's Operation.
+		"replay answered with another operation": func(b *builder) { b.seq(0, ins("a", "r4"), opOut("op1")) },
+		// An Operation seen DONE and then RUNNING again.
+		"operation not DONE after DONE": func(b *builder) { b.seq(0, opGet("op5"), running) },
+		// The requestId of an insert reused for a cancel must be refused, not answered.
+		"requestId of another method honoured": func(b *builder) { b.seq(0, cancel("a", "r4"), opOut("op9")) },
+		// A list must show every request that exists.
+		"list misses a request": func(b *builder) { b.seq(0, list(), listed(map[string]string{})) },
+		// CANCELLED without a cancel, on a request that was never cancelled.
+		"cancelled without a cancel": func(b *builder) {
+			b.seq(0, ins("b", "r6"), opOut("op6")).seq(0, get("b"), stateOut(Cancelled))
+		},
+		// A second request under an existing name.
+		"insert over an existing request": func(b *builder) { b.seq(0, ins("a", "r7"), opOut("op7")) },
+		// Cancelling a final request is a 400 (GCE's rule).
+		"cancel of a final request accepted": func(b *builder) { b.seq(0, cancel("a", "r8"), opOut("op8")) },
+		// Its get says CANCELLED and the cancel's Operation then says it came too late.
+		"cancel operation contradicts the state": func(b *builder) {
+			b.seq(0, ins("c", "r9"), opOut("op9")).
+				seq(0, cancel("c", "r10"), opOut("op10")).
+				seq(0, get("c"), stateOut(Cancelled)).
+				seq(0, opGet("op10"), doneOut("CONDITION_NOT_MET"))
+		},
+		// A delete's Operation DONE while the request is still there (and not being deleted).
+		"insert DONE while CREATING": func(b *builder) {
+			b.seq(0, ins("d", "r11"), opOut("op11")).
+				seq(0, opGet("op11"), doneOut("")).
+				seq(0, get("d"), stateOut(Creating))
+		},
+		"a name never inserted is read": func(b *builder) { b.seq(0, get("ghost"), stateOut(Creating)) },
+	}
+	for name, corrupt := range cases {
+		t.Run(name, func(t *testing.T) {
+			b := lifecycle()
+			corrupt(b)
+			check(t, b.h, porcupine.Illegal)
+		})
+	}
+}
+
+// Concurrency: two inserts of one name with different requestIds, overlapping; exactly one may win.
+func TestConcurrentInserts(t *testing.T) {
+	b := &builder{}
+	b.at(0, 0, 100, ins("a", "r1"), opOut("op1")).at(1, 10, 90, ins("a", "r2"), errOut(409, "alreadyExists"))
+	check(t, b.h, porcupine.Ok)
+	b2 := &builder{}
+	b2.at(0, 0, 100, ins("a", "r1"), opOut("op1")).at(1, 10, 90, ins("a", "r2"), opOut("op2"))
+	check(t, b2.h, porcupine.Illegal)
+}
+
+// A get concurrent with a state change may see either side; one after it may not go back.
+func TestConcurrentReads(t *testing.T) {
+	b := &builder{}
+	b.seq(0, ins("a", "r1"), opOut("op1")).
+		at(0, 100, 200, get("a"), stateOut(Succeeded)).
+		at(1, 150, 250, get("a"), stateOut(Accepted)) // overlaps: may come first
+	check(t, b.h, porcupine.Ok)
+	b.at(1, 300, 310, get("a"), stateOut(Accepted)) // after SUCCEEDED was returned
+	check(t, b.h, porcupine.Illegal)
+}
+
+// An insert whose answer was lost may or may not have happened.
+func TestOpenCalls(t *testing.T) {
+	applied := &builder{}
+	applied.seq(0, ins("a", "r1"), unknown).seq(1, get("a"), stateOut(Creating)).seq(0, ins("a", "r1"), opOut("op1"))
+	check(t, applied.h, porcupine.Ok)
+	notApplied := &builder{}
+	notApplied.seq(0, ins("a", "r1"), unknown).seq(1, get("a"), errOut(404, "notFound"))
+	check(t, notApplied.h, porcupine.Ok)
+	// Once applied, another requestId's insert of that name is a conflict, not a second request.
+	both := &builder{}
+	both.seq(0, ins("a", "r1"), unknown).
+		seq(1, get("a"), stateOut(Creating)).
+		seq(1, ins("a", "r2"), opOut("op2"))
+	check(t, both.h, porcupine.Illegal)
+}
+
+// The cancel that comes too late: DONE with CONDITION_NOT_MET once the request SUCCEEDED.
+func TestCancelTooLate(t *testing.T) {
+	b := &builder{}
+	b.seq(0, ins("a", "r1"), opOut("op1")).
+		seq(0, cancel("a", "r2"), opOut("op2")).
+		seq(1, opGet("op2"), doneOut("CONDITION_NOT_MET")).
+		seq(1, get("a"), stateOut(Succeeded))
+	check(t, b.h, porcupine.Ok)
+	b.seq(1, get("a"), stateOut(Cancelled))
+	check(t, b.h, porcupine.Illegal)
+}
+
+func TestMutationsOfRealHistoriesAreCaught(t *testing.T) {
+	h := lifecycle().h
+	for _, m := range Mutations(h) {
+		if r := Check(m.History, 10*time.Second); r.Verdict != porcupine.Illegal {
+			t.Errorf("mutation %q: verdict %s, want Illegal", m.Name, r.Verdict)
+		}
+	}
+	if len(Mutations(h)) < 2 {
+		t.Fatalf("want at least 2 mutations of the lifecycle, got %d", len(Mutations(h)))
+	}
+}
