@@ -1,0 +1,160 @@
+// The parts of the linearizability test (test/reliability/linearizable.test.ts): operator replicas
+// serving REST on fixed ports (a killed one comes back on its own port, so the recorder's endpoint
+// list stays valid), the leader's identity, and one run of the recorder (test/linearizable) with its
+// RESULT line parsed.
+import * as k8s from "@kubernetes/client-node";
+import { spawn } from "node:child_process";
+import { freePort } from "../../testbed/processes.js";
+import { eventually, kubeConfig } from "./kube.js";
+import { startOperator, type OperatorProcess } from "./operator.js";
+import { untilReady } from "./rest.js";
+
+const LEASE = "resize-operator-leader";
+// Short leases so that a kill or a freeze changes leader within the history that suffers it.
+const ELECTION = ["--lease-duration=4s", "--renew-deadline=3s", "--retry-period=1s"];
+
+const coordination = kubeConfig().makeApiClient(k8s.CoordinationV1Api);
+
+export interface Replica {
+  readonly index: number;
+  readonly baseUrl: string;
+  readonly port: number;
+  process: OperatorProcess;
+}
+
+/** Replicas with leader election and REST on their own ports; `track` receives every process started. */
+export class Replicas {
+  readonly all: Replica[] = [];
+  private started = 0;
+
+  constructor(
+    private readonly namespace: string,
+    private readonly redisUrl: string,
+    private readonly track: (p: OperatorProcess) => void,
+  ) {}
+
+  async start(count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const port = await freePort();
+      const replica: Replica = {
+        index: i,
+        port,
+        baseUrl: `http://127.0.0.1:${port}`,
+        process: this.spawn(port),
+      };
+      this.all.push(replica);
+    }
+    await Promise.all(this.all.map((r) => untilReady(r.baseUrl, r.process)));
+  }
+
+  private spawn(port: number): OperatorProcess {
+    const proc = startOperator({
+      namespace: this.namespace,
+      name: `linz-${this.started++}`,
+      leaderElect: true,
+      args: [
+        `--http-port=${port}`,
+        `--redis-url=${this.redisUrl}`,
+        `--public-url=http://127.0.0.1:${port}`,
+        "--concurrency=5",
+        ...ELECTION,
+      ],
+    });
+    this.track(proc);
+    return proc;
+  }
+
+  /** The replica holding the Lease (waits for one). */
+  async leader(): Promise<Replica> {
+    return eventually("a leader", async () => {
+      const lease = await coordination
+        .readNamespacedLease({ name: LEASE, namespace: this.namespace })
+        .catch(() => undefined);
+      const id = lease?.spec?.holderIdentity ?? "";
+      return this.all.find((r) => id.startsWith(r.process.name) && !r.process.exited());
+    });
+  }
+
+  /** SIGKILLs `r` and starts a new process on its port (as a restarted pod behind the same Service). */
+  async killAndRestart(r: Replica, downMs: number): Promise<void> {
+    await r.process.kill();
+    await new Promise((resolve) => setTimeout(resolve, downMs));
+    r.process = this.spawn(r.port);
+    await untilReady(r.baseUrl, r.process);
+  }
+
+  /**
+   * SIGSTOPs `r` for `ms` (longer than the lease: another replica takes over while it still believes
+   * it leads), then SIGCONTs it. Always continued, even if the wait is interrupted.
+   */
+  async freeze(r: Replica, ms: number): Promise<void> {
+    r.process.child.kill("SIGSTOP");
+    try {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    } finally {
+      r.process.child.kill("SIGCONT");
+    }
+  }
+
+  /** Every replica alive (none exited on its own during the run). */
+  alive(): boolean {
+    return this.all.every((r) => !r.process.exited());
+  }
+}
+
+/** The recorder's summary of one history (test/linearizable/main.go, `summary`). */
+export interface HistoryResult {
+  readonly history: string;
+  readonly verdict: string;
+  readonly ops: number;
+  readonly open: number;
+  readonly byKind: Record<string, number>;
+  readonly checkMs: number;
+  readonly mutations: number;
+  readonly caught: number;
+  readonly missed?: string[];
+  readonly html?: string;
+}
+
+function isHistoryResult(x: unknown): x is HistoryResult {
+  if (typeof x !== "object" || x === null) return false;
+  const r = x as Record<string, unknown>;
+  return (
+    typeof r.history === "string" &&
+    typeof r.verdict === "string" &&
+    typeof r.ops === "number" &&
+    typeof r.open === "number" &&
+    typeof r.checkMs === "number" &&
+    typeof r.mutations === "number" &&
+    typeof r.caught === "number" &&
+    typeof r.byKind === "object"
+  );
+}
+
+export interface RecorderRun {
+  readonly code: number | null;
+  readonly stderr: string;
+  /** Undefined when the program printed no RESULT line (it failed before checking). */
+  readonly result?: HistoryResult;
+}
+
+/** Runs `binary args…` to its end and parses its RESULT line. */
+export function runRecorder(binary: string, args: readonly string[]): Promise<RecorderRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, [...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding("utf8").on("data", (c: string) => {
+      stderr += c;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
+      const parsed: unknown = line ? JSON.parse(line.slice("RESULT ".length)) : undefined;
+      resolve({ code, stderr, ...(isHistoryResult(parsed) && { result: parsed }) });
+    });
+  });
+}
