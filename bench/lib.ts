@@ -523,6 +523,52 @@ export interface ApiServerCounters {
   readonly requests: Map<string, number>;
   /** The API server's own CPU time so far (process_cpu_seconds_total). */
   readonly cpuSeconds: number;
+  /** Every sample of the COST_FAMILIES, by its whole line up to the value (metric and labels). */
+  readonly costs: Map<string, number>;
+}
+
+/**
+ * What a request costs the API server beyond its call count, as the API server counts it: the bytes
+ * written to it and sent to watchers, its CEL and admission time, and the time it spends on each call
+ * and in etcd. Read to say what bounds a CPU ratio that the call counts alone do not explain.
+ */
+const COST_FAMILIES = [
+  "apiserver_request_body_size_bytes_sum",
+  "apiserver_response_sizes_sum",
+  "apiserver_watch_events_total",
+  "apiserver_watch_events_sizes_sum",
+  "apiserver_cel_evaluation_duration_seconds_sum",
+  "apiserver_admission_step_admission_duration_seconds_sum",
+  "apiserver_request_duration_seconds_sum",
+  "etcd_request_duration_seconds_sum",
+] as const;
+export type CostFamily = (typeof COST_FAMILIES)[number];
+
+const labelsOf = (line: string): Record<string, string> =>
+  Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1] ?? "", m[2] ?? ""]));
+
+/**
+ * The growth of one COST_FAMILIES metric between two readings, summed by the values of `by` (labels,
+ * joined with a space; "" sums everything), largest first.
+ */
+export function costBetween(
+  before: ApiServerCounters,
+  after: ApiServerCounters,
+  family: CostFamily,
+  by: readonly string[],
+): Record<string, number> {
+  const out = new Map<string, number>();
+  for (const [line, value] of after.costs) {
+    if (!line.startsWith(`${family}{`) && line !== family) continue;
+    const labels = labelsOf(line);
+    const key =
+      by
+        .map((l) => labels[l] ?? "")
+        .join(" ")
+        .trim() || "all";
+    out.set(key, (out.get(key) ?? 0) + value - (before.costs.get(line) ?? 0));
+  }
+  return Object.fromEntries([...out].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]));
 }
 
 /** The kube-apiserver's request counters and CPU time, from its /metrics. */
@@ -545,18 +591,20 @@ export async function apiServerCounters(kc: KubeConfig): Promise<ApiServerCounte
     req.end();
   });
   const requests = new Map<string, number>();
+  const costs = new Map<string, number>();
   let cpuSeconds = Number.NaN;
   for (const line of text.split("\n")) {
-    const value = Number(line.slice(line.lastIndexOf(" ") + 1));
+    const at = line.lastIndexOf(" ");
+    const value = Number(line.slice(at + 1));
     if (line.startsWith("process_cpu_seconds_total ")) cpuSeconds = value;
+    if (COST_FAMILIES.some((f) => line.startsWith(`${f}{`) || line.startsWith(`${f} `)))
+      costs.set(line.slice(0, at), value);
     if (!line.startsWith("apiserver_request_total{")) continue;
-    const labels = Object.fromEntries(
-      [...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1] ?? "", m[2] ?? ""]),
-    );
+    const labels = labelsOf(line);
     const key = [labels.verb, labels.group, labels.resource, labels.subresource].join(" ");
     requests.set(key, (requests.get(key) ?? 0) + value);
   }
-  return { requests, cpuSeconds };
+  return { requests, cpuSeconds, costs };
 }
 
 /** The API calls whose verb matches `verbs` made between two readings, by "verb group resource subresource". */
