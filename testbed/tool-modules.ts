@@ -1,7 +1,7 @@
 // What `ensureTools()` (tools.ts) builds: each pinned Go module under hack/tools, the binaries built from
 // it, the link flags that stamp their versions, and the files copied from the pinned modules into the
 // tools cache beside them (kwok's stage definitions, Kueue's CRDs and webhook manifests, the
-// ProvisioningRequest CRD, Karpenter's CRDs). Everything here is part of the cache key of the tool it belongs to.
+// ProvisioningRequest CRD, Karpenter's CRDs, Cluster API's CRDs and webhook manifests). Everything here is part of the cache key of the tool it belongs to.
 import { parseAllDocuments, parseDocument } from "yaml";
 
 export type BinaryName =
@@ -13,14 +13,17 @@ export type BinaryName =
   | "kwok"
   | "helm"
   | "kueue"
-  | "karpenter";
+  | "karpenter"
+  | "cluster-api";
 
 export type AssetName =
   | "kwok-stages.yaml"
   | "kueue-crds.yaml"
   | "kueue-webhooks.yaml"
   | "provisioningrequest-crd.yaml"
-  | "karpenter-crds.yaml";
+  | "karpenter-crds.yaml"
+  | "cluster-api-crds.yaml"
+  | "cluster-api-webhooks.yaml";
 
 /** A file written into a tool's cache folder from files of a pinned module. */
 export interface Asset {
@@ -176,6 +179,32 @@ export const TOOL_MODULES: readonly ToolModule[] = [
       "karpenter-crds.yaml": {
         module: "sigs.k8s.io/karpenter",
         files: ["pkg/apis/crds/", "kwok/apis/crds/"],
+      },
+    },
+  },
+  {
+    dir: "cluster-api",
+    module: "sigs.k8s.io/cluster-api",
+    // The core controller manager (Cluster, MachineDeployment, MachineSet, Machine controllers and their
+    // webhooks), run beside the testbed with a kwok-backed infrastructure provider (testbed/cluster-api.ts).
+    binaries: { "cluster-api": "sigs.k8s.io/cluster-api/core" },
+    ldflags: (v) => {
+      const [major, minor] = v.replace(/^v/, "").split(".");
+      const vars = { gitVersion: v, gitMajor: major ?? "", gitMinor: minor ?? "", gitTreeState: "clean" };
+      return Object.entries(vars).map(([key, value]) => `-X sigs.k8s.io/cluster-api/version.${key}=${value}`);
+    },
+    assets: {
+      // Every core CRD (the manager starts controllers for ClusterResourceSets, MachinePools, IPAM and
+      // ExtensionConfigs too, which wait for theirs); the testbed uses v1beta2 only.
+      "cluster-api-crds.yaml": {
+        module: "sigs.k8s.io/cluster-api",
+        files: ["core/config/crd/bases/"],
+        edit: crdsWithoutConversion,
+      },
+      // Rewritten when Cluster API starts (cluster-api-manifests.ts): which webhooks, where, which CA.
+      "cluster-api-webhooks.yaml": {
+        module: "sigs.k8s.io/cluster-api",
+        files: ["core/config/webhook/manifests.yaml"],
       },
     },
   },

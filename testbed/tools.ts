@@ -1,5 +1,5 @@
 // Builds the pinned control-plane binaries (kube-apiserver, kube-controller-manager, kube-scheduler,
-// kubectl, etcd, kwok, helm), Kueue and Karpenter (its kwok provider) from Go modules into a per-user
+// kubectl, etcd, kwok, helm), Kueue, Karpenter (its kwok provider) and Cluster API's core manager from Go modules into a per-user
 // cache keyed by everything that affects the output, so every clone and every run on this machine
 // shares one build. No binary is committed. What is built, and which files are copied beside it, is listed in tool-modules.ts.
 import { spawn, spawnSync } from "node:child_process";
@@ -29,7 +29,7 @@ export function cacheRoot(): string {
 
 /** The Go toolchain's version; `what` names what needs it in the error when Go is missing. */
 export function requireGo(
-  what = "the local cluster's binaries (kube-apiserver, etcd, kwok, helm, kueue, karpenter)",
+  what = "the local cluster's binaries (kube-apiserver, etcd, kwok, helm, kueue, karpenter, cluster-api)",
 ): string {
   const go = spawnSync("go", ["env", "GOVERSION"], { encoding: "utf8" });
   if (go.error || go.status !== 0) {
