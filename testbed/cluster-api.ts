@@ -267,13 +267,11 @@ export async function stopClusterApi(dir: string, kubeconfig: string, tools: Too
       90_000,
     ).catch(() => undefined);
   }
-  for (const [name, proc] of [
-    [MANAGER, manager],
-    [PROVIDER, provider],
-  ] as const) {
-    if (proc) await stopProcess(proc);
-    recordProcess(dir, name, undefined);
-  }
+  // The records go first, as stopCluster does: a recorded process that is gone would make
+  // isClusterRunning (npm run cluster:up) take the whole cluster for dead.
+  recordProcess(dir, MANAGER, undefined);
+  recordProcess(dir, PROVIDER, undefined);
+  for (const proc of [manager, provider]) if (proc) await stopProcess(proc);
   // Fail-closed webhooks of a stopped manager would refuse every change to these objects, finalizers too.
   await kubectl(tools, kubeconfig, [
     "delete",
