@@ -17,7 +17,7 @@ import { TARGET_RECHECK_POLLS, type DecideConfig, type TargetView } from "../sna
 import { waitsForAccess } from "../target-access.js";
 import { TARGET_NOT_FOUND } from "./admission.js";
 import type { RequestDraft } from "./draft.js";
-import { claimInstances, rollbackRemoval } from "./instances.js";
+import { claimInstances, ownReady, rollbackRemoval } from "./instances.js";
 import {
   cancelled,
   ms,
@@ -118,8 +118,12 @@ export function stepAttempt(d: RequestDraft, pass: Pass, turn: Turn): Turn {
   if (moved) return abandon(a, inFlight);
   if (!applied) return applyRecorded(a, inFlight);
   if (wantsCancel(d.view)) return rollBack(a, inFlight);
-  if (ready(target)) return succeed(a, inFlight);
-  return awaitInstances(a, inFlight);
+  if (!ready(target)) return awaitInstances(a, inFlight);
+  // The target's count can describe instances that are going (a scale-down's, whose status its
+  // controller has not caught up with): where the group's instances are told apart, the attempt's own
+  // must be there and ready too.
+  const own = ownReady(d, pass, a.k);
+  return own === undefined || own >= a.k ? succeed(a, inFlight) : awaitInstances(a, inFlight, own);
 }
 
 /** Records the removal of the attempt's instances, then plans it. */
@@ -241,7 +245,7 @@ function succeed({ d, p, pass, target, k }: Held, turn: Turn): Turn {
 }
 
 /** Applied, not all ready: the attempt's clock starts, then it waits until its deadline or a fast rollback. */
-function awaitInstances(a: Held, turn: Turn): Turn {
+function awaitInstances(a: Held, turn: Turn, own?: number): Turn {
   const { d, p, pass, target, k } = a;
   const { s, cfg } = pass;
   const t = target.replicas;
@@ -250,7 +254,11 @@ function awaitInstances(a: Held, turn: Turn): Turn {
   // Counted from Nodes: which selected Nodes do not count and why (a Ready Node with an undeclared taint
   // otherwise looks like no Node at all).
   const held = target.heldBack && heldBackSentence(target.heldBack);
-  const waiting = `Waiting for ${t} instances to be ready (${target.readyReplicas} are).${held === undefined ? "" : ` ${held}`}${unreadable === undefined ? "" : ` Karpenter's failed launches cannot be seen (${unreadable}), so the attempt waits for its provisioningTimeout.`}`;
+  const count =
+    own === undefined
+      ? `${target.readyReplicas} are`
+      : `the target counts ${target.readyReplicas}, but ${own} of the ${k} this attempt added are there and ready`;
+  const waiting = `Waiting for ${t} instances to be ready (${count}).${held === undefined ? "" : ` ${held}`}${unreadable === undefined ? "" : ` Karpenter's failed launches cannot be seen (${unreadable}), so the attempt waits for its provisioningTimeout.`}`;
   if (p.phase === "Applying") {
     // The attempt's time starts when the increase is seen applied, not when it was recorded.
     d.patch({

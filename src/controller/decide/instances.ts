@@ -32,6 +32,22 @@ export function claimInstances(d: RequestDraft, pass: Pass, turn: Turn, k: numbe
   return { ...turn, labels: [...turn.labels, ...labelWrites(mine, request, labels)] };
 }
 
+/**
+ * How many of the `k` instances a succeeding attempt would take are there and ready; undefined where
+ * the group's instances were not read (count-only: the target's ready count alone decides).
+ */
+export function ownReady(d: RequestDraft, pass: Pass, k: number): number | undefined {
+  const view = pass.s.instances;
+  if (!view) return undefined;
+  const request = { namespace: pass.s.namespace, name: d.name };
+  return claimFor(
+    view,
+    request,
+    k,
+    d.view.spec.instances?.map((i) => i.name),
+  ).length;
+}
+
 /** The removal that goes with a scale taking `instances` away (none when nothing is to be deleted). */
 function removalOf(pass: Pass, instances: readonly ObservedInstance[]): ScaleChange["removal"] {
   const view = pass.s.instances;

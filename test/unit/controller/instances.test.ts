@@ -372,6 +372,41 @@ describe("decide", () => {
     ]);
   });
 
+  test("a target counting ready instances that are going: the attempt waits for its own", () => {
+    // Right after a release lowered the target, its controller may still count the Machines being
+    // deleted as ready: the attempt of 3 sees 5 of 5 ready, but only 1 of its own Machines exists.
+    const machine = (name: string, o: Partial<ObservedInstance> = {}): ObservedInstance =>
+      node(name, { machine: name, node: undefined, nodeClaim: undefined, ...o });
+    const s = {
+      ...snap({ replicas: 5, ready: 5, requests: [appliedRequest("c")] }),
+      instances: {
+        mechanism: "DeleteMachineAnnotation" as const,
+        items: [
+          machine("base-1", { owner: B }),
+          machine("gone-1", { owner: A, deleting: true }),
+          machine("gone-2", { owner: A, deleting: true }),
+          machine("new-1"),
+          machine("new-2", { ready: false }),
+        ],
+      },
+    };
+    const waiting = decide(s, CFG);
+    expect(statusOf(waiting, "c").state).toBe("ACCEPTED");
+    expect(statusOf(waiting, "c").conditions?.find((c) => c.type === "Provisioning")?.message).toContain(
+      "the target counts 5, but 1 of the 3 this attempt added are there and ready",
+    );
+    expect(waiting.labels).toEqual([]);
+    // Once its own are there and ready, it succeeds and takes exactly those.
+    const items = [...s.instances.items.slice(0, 3), machine("new-2"), machine("new-3"), machine("new-1")];
+    const won = decide({ ...s, instances: { ...s.instances, items } }, CFG);
+    expect(statusOf(won, "c").state).toBe("SUCCEEDED");
+    expect(
+      statusOf(won, "c")
+        .instances?.map((i) => i.name)
+        .sort(),
+    ).toEqual(["new-1", "new-2", "new-3"]);
+  });
+
   test("a count-only group lowers the count and deletes nothing", () => {
     const a = req("a", {
       resizeBy: 2,
