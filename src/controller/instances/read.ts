@@ -24,32 +24,18 @@ import {
   type RequestKey,
 } from "./view.js";
 
-function fromPod(pod: Pod): ObservedInstance {
-  const m = pod.metadata;
+/** A pod or a Machine: a namespaced object of the group whose Ready condition says it counts. */
+function fromMember(kind: "pod" | "machine", object: Pod | Machine): ObservedInstance {
+  const m = object.metadata;
   return {
-    pod: m?.name,
+    [kind]: m?.name,
     node: undefined,
     nodeClaim: undefined,
     owner: ownerOf(m?.labels),
     complete: true,
     gkeLabel: undefined,
     createdMs: createdMs(m?.creationTimestamp),
-    ready: isReady(pod.status?.conditions),
-    deleting: m?.deletionTimestamp !== undefined,
-  };
-}
-
-function fromMachine(machine: Machine): ObservedInstance {
-  const m = machine.metadata;
-  return {
-    machine: m?.name,
-    node: undefined,
-    nodeClaim: undefined,
-    owner: ownerOf(m?.labels),
-    complete: true,
-    gkeLabel: undefined,
-    createdMs: createdMs(m?.creationTimestamp),
-    ready: isReady(machine.status?.conditions),
+    ready: isReady(object.status?.conditions),
     deleting: m?.deletionTimestamp !== undefined,
   };
 }
@@ -71,11 +57,16 @@ async function membersOf(
 ): Promise<InstancesView | undefined> {
   const at = { namespace, labelSelector: selector };
   if (instances === "Pod")
-    return { mechanism, items: (await client.resource(PODS).list(at)).items.map(fromPod) };
+    return {
+      mechanism,
+      items: (await client.resource(PODS).list(at)).items.map((p) => fromMember("pod", p)),
+    };
   try {
     return {
       mechanism,
-      items: (await client.resource(machinesAt(apiVersion)).list(at)).items.map(fromMachine),
+      items: (await client.resource(machinesAt(apiVersion)).list(at)).items.map((m) =>
+        fromMember("machine", m),
+      ),
     };
   } catch (err) {
     if (isForbidden(err)) return undefined;
