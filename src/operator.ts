@@ -8,6 +8,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { ConfigError, type Config } from "./config.js";
 import { addRetentionController } from "./controller/retention-controller.js";
+import { addBookingController, futureReservationsServed } from "./booking/setup.js";
 import { addResizeController, resizeInformers } from "./controller/setup.js";
 import { createEventRecorder } from "./events/recorder.js";
 import { kubeEventSink } from "./events/kube-sink.js";
@@ -138,6 +139,35 @@ async function addProvisioner(
 }
 
 /**
+ * The booking controller, when the API server serves FutureReservations: Helm installs a chart's CRDs
+ * on install only, so an upgraded operator may run before its new CRD is applied. Detected once.
+ */
+async function addBookings(
+  mgr: Manager,
+  config: Config,
+  recorder: ReturnType<typeof createEventRecorder>,
+  log: Logger,
+  metrics: PromMetrics,
+): Promise<void> {
+  const served = await retryAtStartUp(() => futureReservationsServed(mgr.client), {
+    log,
+    what: "whether it serves FutureReservations",
+    giveUpAfterMs: 5 * 60_000,
+  });
+  if (!served) {
+    log.info("FutureReservation CRD not installed: bookings are off (apply the CRD and restart)");
+    return;
+  }
+  addBookingController(mgr, {
+    recorder,
+    logger: log,
+    metrics,
+    concurrency: config.concurrency,
+    ...(config.namespace && { namespace: config.namespace }),
+  });
+}
+
+/**
  * The cluster's reviews of who calls (TokenReview, for --token-audiences) and what they may do
  * (SubjectAccessReview), each cached for --token-cache-ttl. Built once: REST and the dashboard share
  * the Authorizer, so the flag holds for both.
@@ -213,6 +243,7 @@ export async function runOperator(config: Config): Promise<void> {
     },
   });
   await addProvisioner(mgr, config, recorder, log, metrics);
+  await addBookings(mgr, config, recorder, log, metrics);
   addRetentionController(mgr, {
     recorder,
     logger: log,

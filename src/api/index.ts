@@ -21,6 +21,7 @@ export * from "./readiness.js";
 export { ResizeRequestState } from "./resize-request-fields.js";
 export * from "./resize-request.js";
 export * from "./resize-request-rest.js";
+export * from "./future-reservation.js";
 export * from "./operation.js";
 export * from "./lists.js";
 export { fieldTree, type FieldNode, type FieldType, type FieldFormat } from "./tree.js";

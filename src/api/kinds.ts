@@ -1,7 +1,8 @@
 // The operator's own kinds as the Kubernetes client addresses them, decoded with their models.
 import type { ResourceKind } from "../runtime/resource-kind.js";
+import { FutureReservation } from "./future-reservation.js";
 import { InstanceGroupManager } from "./instance-group-manager.js";
-import { API_VERSION, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "./names.js";
+import { API_VERSION, FUTURE_RESERVATION, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "./names.js";
 import {
   PodTemplate,
   PROVISIONING_API_VERSION,
@@ -24,6 +25,14 @@ export const INSTANCE_GROUP_MANAGERS: ResourceKind<InstanceGroupManager> = {
   resource: INSTANCE_GROUP_MANAGER.plural,
   namespaced: true,
   schema: InstanceGroupManager,
+};
+
+export const FUTURE_RESERVATIONS: ResourceKind<FutureReservation> = {
+  apiVersion: API_VERSION,
+  kind: FUTURE_RESERVATION.kind,
+  resource: FUTURE_RESERVATION.plural,
+  namespaced: true,
+  schema: FutureReservation,
 };
 
 /** autoscaling.x-k8s.io/v1 ProvisioningRequests (cluster-autoscaler's CRD), served for our class. */

@@ -6,7 +6,7 @@ export const GROUP = "compute.resize-operator.dev";
 export const VERSION = "v1";
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
-/** Category shared by both kinds: `kubectl get resize` lists groups and requests together. */
+/** Category shared by the kinds: `kubectl get resize` lists groups, requests and future reservations together. */
 export const CATEGORY = "resize";
 export const FINALIZER = `${GROUP}/finalizer`;
 export const REPORTING_CONTROLLER = `${GROUP}/resize-controller`;
@@ -34,6 +34,14 @@ export const RESIZE_REQUEST = {
   plural: "resizerequests",
   singular: "resizerequest",
   shortNames: ["rr"],
+} as const satisfies KindNames;
+
+export const FUTURE_RESERVATION = {
+  kind: "FutureReservation",
+  listKind: "FutureReservationList",
+  plural: "futurereservations",
+  singular: "futurereservation",
+  shortNames: ["fr"],
 } as const satisfies KindNames;
 
 /** The RBAC verb a creator of a ResizeRequest needs on the named InstanceGroupManager (docs/design.md §6). */

@@ -44,7 +44,7 @@ const specFields = {
  * on spec rather than on the field because the API server skips a field's transition rules when the
  * field is added or removed.
  */
-function unchanged([field, schema]: [string, z.ZodType]): RuleSpec<unknown> {
+export function unchanged([field, schema]: [string, z.ZodType]): RuleSpec<unknown> {
   const same = `self.${field} == oldSelf.${field}`;
   return {
     cel:
@@ -55,6 +55,13 @@ function unchanged([field, schema]: [string, z.ZodType]): RuleSpec<unknown> {
     fieldPath: `.${field}`,
   };
 }
+
+/** Transition rule: spec.cancel goes from false to true only (a FutureReservation's cancel too). */
+export const CANCEL_STAYS: RuleSpec<unknown> = {
+  cel: "!has(oldSelf.cancel) || !oldSelf.cancel || (has(self.cancel) && self.cancel)",
+  message: "cancel cannot be set back to false once it is true",
+  fieldPath: ".cancel",
+};
 
 export const ResizeRequestSpec = Object.entries(specFields)
   .filter(([field]) => field !== "cancel")
@@ -67,11 +74,7 @@ export const ResizeRequestSpec = Object.entries(specFields)
         }),
         { ...EXACTLY_ONE_SIZE, fieldPath: ".resizeBy" },
       ),
-      {
-        cel: "!has(oldSelf.cancel) || !oldSelf.cancel || (has(self.cancel) && self.cancel)",
-        message: "cancel cannot be set back to false once it is true",
-        fieldPath: ".cancel",
-      },
+      CANCEL_STAYS,
     ),
   );
 

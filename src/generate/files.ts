@@ -1,6 +1,7 @@
 // Every generated file of the repository, rendered in memory: `npm run generate` writes them and
 // `npm run check:generated` compares them with what is committed.
 import { stringify } from "yaml";
+import { futureReservationResource } from "../api/future-reservation.js";
 import { instanceGroupManagerResource } from "../api/instance-group-manager.js";
 import { Operation } from "../api/operation.js";
 import { resizeRequestResource } from "../api/resize-request.js";
@@ -23,7 +24,7 @@ function yamlFile(path: string, docs: readonly object[]): GeneratedFile {
 }
 
 export function generatedFiles(): GeneratedFile[] {
-  const kinds = [instanceGroupManagerResource, resizeRequestResource];
+  const kinds = [instanceGroupManagerResource, resizeRequestResource, futureReservationResource];
   const crds = kinds.flatMap((model) => {
     const file = `${GROUP}_${model.names.plural}.yaml`;
     const crd = crdFor(model);

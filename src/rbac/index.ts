@@ -1,4 +1,5 @@
 // Every permission the operator declares, and the RBAC rules generated from them.
+import { BOOKING_PERMISSIONS } from "../booking/permissions.js";
 import { CONTROLLER_PERMISSIONS } from "../controller/permissions.js";
 import { DASHBOARD_PERMISSIONS } from "../dashboard/permissions.js";
 import { EVENTS_PERMISSIONS } from "../events/permissions.js";
@@ -11,6 +12,7 @@ import type { Permission } from "./permissions.js";
 export const ALL_PERMISSIONS: readonly Permission[] = [
   ...CONTROLLER_PERMISSIONS,
   ...PROVISIONING_PERMISSIONS,
+  ...BOOKING_PERMISSIONS,
   ...OPERATIONS_PERMISSIONS,
   ...REST_PERMISSIONS,
   ...DASHBOARD_PERMISSIONS,

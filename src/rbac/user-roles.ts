@@ -7,7 +7,7 @@
 // check it) is deliberately not part of `requester`: it is granted per group (useOneGroupRule), or on
 // every group of a namespace through `admin`, whose holders may then grant it to others (RBAC lets a
 // user grant only permissions they hold).
-import { GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, USE_VERB } from "../api/names.js";
+import { FUTURE_RESERVATION, GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, USE_VERB } from "../api/names.js";
 import { permission, ruleOf, type Permission, type PolicyRule } from "./permissions.js";
 
 /** Kubernetes' user-facing ClusterRoles that aggregate rules by label. */
@@ -38,9 +38,11 @@ export const USER_ROLES: readonly UserRole[] = [
           `${INSTANCE_GROUP_MANAGER.plural}/status`,
           RESIZE_REQUEST.plural,
           `${RESIZE_REQUEST.plural}/status`,
+          FUTURE_RESERVATION.plural,
+          `${FUTURE_RESERVATION.plural}/status`,
         ],
         verbs: READ,
-        why: "viewers: groups and requests with their status (kubectl get, dashboard, REST get/list and operations)",
+        why: "viewers: groups, requests and future reservations with their status (kubectl get, dashboard, REST get/list and operations)",
       }),
     ],
   },

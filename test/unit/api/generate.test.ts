@@ -201,6 +201,8 @@ test("generated files: CRDs in manifests and the chart, the admission policy, th
     "charts/resize-operator/crds/compute.resize-operator.dev_instancegroupmanagers.yaml",
     "manifests/crds/compute.resize-operator.dev_resizerequests.yaml",
     "charts/resize-operator/crds/compute.resize-operator.dev_resizerequests.yaml",
+    "manifests/crds/compute.resize-operator.dev_futurereservations.yaml",
+    "charts/resize-operator/crds/compute.resize-operator.dev_futurereservations.yaml",
     "manifests/admission/use-instancegroupmanager-policy.yaml",
     // The chart's copies of the policy and its RBAC rules (src/generate/rbac.ts).
     "charts/resize-operator/files/admission/policy.yaml",

@@ -17,6 +17,7 @@ const LAYERS: readonly { readonly name: string; readonly files: RegExp }[] = [
   { name: "events", files: /^events\// },
   { name: "controller", files: /^controller\// },
   { name: "provisioning", files: /^provisioning\// },
+  { name: "booking", files: /^booking\// },
   { name: "operations", files: /^operations\// },
   { name: "rest", files: /^rest\/(?!app\.ts$)/ },
   { name: "discovery", files: /^discovery\// },

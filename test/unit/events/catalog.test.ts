@@ -1,3 +1,4 @@
+import { bookingEvents } from "../../../src/booking/events.js";
 import { provisioningEvents } from "../../../src/provisioning/events.js";
 import { readFileSync } from "node:fs";
 import { catalogTableRows, defineEventCatalog, type EventDefinition } from "../../../src/events/catalog.js";
@@ -63,6 +64,6 @@ test("docs/events.md has a row for every catalogue entry", () => {
   const normalise = (row: string) => row.replace(/\s+/g, " ").trim();
   const doc = readFileSync(new URL("../../../docs/events.md", import.meta.url), "utf8");
   const rows = new Set(doc.split("\n").map(normalise));
-  for (const row of catalogTableRows(genericEvents, resizeEvents, provisioningEvents))
+  for (const row of catalogTableRows(genericEvents, resizeEvents, provisioningEvents, bookingEvents))
     expect(rows).toContain(normalise(row));
 });

@@ -1,0 +1,38 @@
+// What one pass of the booking controller reads for a group key ("namespace/name"), all from caches:
+// the group, its ResizeRequests and its FutureReservations.
+import type { FutureReservation } from "../api/future-reservation.js";
+import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import type { ResizeRequest } from "../api/resize-request.js";
+import { BY_GROUP } from "../controller/indexes.js";
+import type { Lister } from "../runtime/store.js";
+import type { BookingSnapshot } from "./decide.js";
+
+/** The booking informer's index of FutureReservations by their group's key. */
+export const BOOKINGS_BY_GROUP = "byGroup";
+
+/** The cache key of the group a booking names (in its own namespace). */
+export const bookingGroupKey = (b: FutureReservation): string =>
+  `${b.metadata.namespace ?? ""}/${b.spec.instanceGroupManager}`;
+
+export interface BookingObserveDeps {
+  readonly groups: Lister<InstanceGroupManager>;
+  readonly requests: Lister<ResizeRequest>;
+  readonly bookings: Lister<FutureReservation>;
+  readonly now: () => number;
+}
+
+export function observeBookings(
+  deps: BookingObserveDeps,
+  namespace: string,
+  groupName: string,
+): BookingSnapshot {
+  const key = `${namespace}/${groupName}`;
+  return {
+    namespace,
+    groupName,
+    group: deps.groups.get(key),
+    requests: deps.requests.byIndex(BY_GROUP, key),
+    bookings: deps.bookings.byIndex(BOOKINGS_BY_GROUP, key),
+    now: deps.now(),
+  };
+}

@@ -1,0 +1,23 @@
+// The booking controller's reconciler: one key per group ("namespace/name"), so that the bookings of a
+// group are decided one pass at a time (two passes deciding at once could each approve a booking the
+// other's approval leaves no room for); observe (caches), decide (pure), execute.
+import type { Reconciler } from "../runtime/controller.js";
+import { decideBookings } from "./decide.js";
+import { executeBookingPlan, type BookingExecuteDeps } from "./execute.js";
+import { observeBookings, type BookingObserveDeps } from "./observe.js";
+
+export interface BookingReconcilerDeps extends BookingObserveDeps, BookingExecuteDeps {}
+
+export function bookingReconciler(deps: BookingReconcilerDeps): Reconciler {
+  return async (request, { log }) => {
+    const snapshot = observeBookings(deps, request.namespace ?? "", request.name);
+    const plan = decideBookings(snapshot);
+    for (const c of plan.changes)
+      log.info(
+        { booking: c.booking.metadata.name, procurementStatus: c.status.procurementStatus },
+        c.status.message,
+      );
+    const outcome = await executeBookingPlan(deps, plan, snapshot.group?.metadata.uid);
+    return outcome === "conflict" ? { requeue: true } : undefined;
+  };
+}
