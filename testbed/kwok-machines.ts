@@ -8,11 +8,11 @@
 // (kwok-machines-plan.ts says what each object gets, and why) what to do, and does it, logging one line
 // per change. It polls rather than watches, as node-pool-controller.ts does, for the same reason: no
 // watch to re-establish after an API-server restart.
-import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import { CAPI, CONTROL_PLANE, INFRA, PROVIDER_NODE_LABEL, PROVIDER_READY } from "./cluster-api-manifests.js";
 import { plan, type Kind, type Obj, type Plan } from "./kwok-machines-plan.js";
+import { messageOf, pollForever, say, unless, type Report } from "./poll-loop.js";
 
 const API: Record<Kind | "Machine", { group: string; version: string; plural: string }> = {
   KwokCluster: { ...INFRA, plural: "kwokclusters" },
@@ -20,26 +20,6 @@ const API: Record<Kind | "Machine", { group: string; version: string; plural: st
   KwokMachine: { ...INFRA, plural: "kwokmachines" },
   Machine: { ...CAPI, plural: "machines" },
 };
-/** A pass that takes longer (an API server that accepted a connection and went away) is given up. */
-const PASS_TIMEOUT_MS = 15_000;
-
-const say = (line: string): void => {
-  process.stdout.write(`${new Date().toISOString()} ${line}\n`);
-};
-
-const messageOf = (err: unknown): string =>
-  err instanceof k8s.ApiException
-    ? `${err.code} ${(err.body as { message?: string } | undefined)?.message ?? String(err.body)}`
-    : err instanceof Error
-      ? err.message
-      : String(err);
-
-/** The API server's answer `code` (404 of a delete, 409 of a create) means the work is already done. */
-const unless = (code: number) => (err: unknown) => {
-  if (err instanceof k8s.ApiException && err.code === code) return false;
-  throw err;
-};
-
 async function run(): Promise<void> {
   const { values } = parseArgs({
     options: { kubeconfig: { type: "string" }, "interval-ms": { type: "string", default: "500" } },
@@ -52,18 +32,10 @@ async function run(): Promise<void> {
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   const merge = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch);
 
-  /** Failures are logged when they first appear, not once a pass for as long as they last. */
-  let previous = new Set<string>();
-  let current = new Set<string>();
-  const report = (line: string): void => {
-    current.add(line);
-    if (!previous.has(line)) say(line);
-  };
-
   const list = async (kind: Kind | "Machine"): Promise<Obj[]> =>
     ((await custom.listClusterCustomObject(API[kind])) as { items?: Obj[] }).items ?? [];
 
-  async function perform(p: Plan): Promise<void> {
+  async function perform(p: Plan, report: Report): Promise<void> {
     const actions = [
       ...p.status.map(async ({ kind, namespace, name, status }) => {
         const body = { status };
@@ -109,7 +81,7 @@ async function run(): Promise<void> {
     for (const failure of failures) report(`failed: ${messageOf(failure.reason)}`);
   }
 
-  async function pass(): Promise<void> {
+  async function pass(report: Report): Promise<void> {
     // Every list must succeed: acting on a missing list of KwokMachines would delete their Nodes.
     const [clusters, controlPlanes, kwokMachines, machines, nodes] = await Promise.all([
       list("KwokCluster"),
@@ -127,38 +99,10 @@ async function run(): Promise<void> {
       allNodeNames: new Set(nodes.items.map((n) => n.metadata?.name ?? "")),
     });
     for (const line of p.waiting) report(line);
-    await perform(p);
+    await perform(p, report);
   }
 
-  let ready = false;
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.on(signal, () => {
-      say(`stopping (${signal})`);
-      process.exit(0);
-    });
-  }
-  say(`started (pid ${process.pid}, every ${intervalMs} ms)`);
-  for (;;) {
-    const started = Date.now();
-    current = new Set();
-    const timer = new AbortController();
-    try {
-      await Promise.race([
-        pass(),
-        sleep(PASS_TIMEOUT_MS, undefined, { signal: timer.signal }).then(() => {
-          throw new Error(`a pass took over ${PASS_TIMEOUT_MS / 1000}s`);
-        }),
-      ]);
-      if (!ready) say(PROVIDER_READY);
-      ready = true;
-    } catch (err) {
-      report(`pass failed: ${messageOf(err)}`);
-    } finally {
-      timer.abort();
-    }
-    previous = current;
-    await sleep(Math.max(0, intervalMs - (Date.now() - started)));
-  }
+  await pollForever(intervalMs, PROVIDER_READY, pass);
 }
 
 await run();
