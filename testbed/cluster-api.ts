@@ -39,7 +39,7 @@ import {
   workloadCluster,
   type ClusterApiPorts,
 } from "./cluster-api-manifests.js";
-import { apply, installCrds, kubectl } from "./kubectl.js";
+import { apply, installCrds, kubectl, deleteWebhookConfigurations } from "./kubectl.js";
 import { recordedProcess, recordProcess, stillRunning } from "./process-record.js";
 import {
   answersReadyz,
@@ -272,15 +272,7 @@ export async function stopClusterApi(dir: string, kubeconfig: string, tools: Too
   recordProcess(dir, MANAGER, undefined);
   recordProcess(dir, PROVIDER, undefined);
   for (const proc of [manager, provider]) if (proc) await stopProcess(proc);
-  // Fail-closed webhooks of a stopped manager would refuse every change to these objects, finalizers too.
-  await kubectl(tools, kubeconfig, [
-    "delete",
-    "--ignore-not-found",
-    "--wait=false",
-    "--request-timeout=10s",
-    `mutatingwebhookconfiguration/${WEBHOOK_CONFIGURATIONS.mutating}`,
-    `validatingwebhookconfiguration/${WEBHOOK_CONFIGURATIONS.validating}`,
-  ]).catch(() => undefined);
+  await deleteWebhookConfigurations(tools, kubeconfig, WEBHOOK_CONFIGURATIONS);
   const unfinalize = JSON.stringify({ metadata: { finalizers: null } });
   for (const kind of [...CAPI_KINDS, ...PROVIDER_KINDS]) {
     for (const object of await remaining(tools, kubeconfig, kind)) {

@@ -50,3 +50,28 @@ export async function installCrds(tools: Toolchain, kubeconfig: string, file: st
   const names = await apply(tools, kubeconfig, file);
   await kubectl(tools, kubeconfig, ["wait", "--for=condition=Established", "--timeout=60s", ...names]);
 }
+
+/** The names of a component's mutating and validating webhook configurations. */
+export interface WebhookConfigurationNames {
+  readonly mutating: string;
+  readonly validating: string;
+}
+
+/**
+ * Removes a stopped component's webhook configurations: its fail-closed webhooks would otherwise refuse
+ * every change to the objects they cover, finalizers too. Best effort (a stopping testbed goes on).
+ */
+export async function deleteWebhookConfigurations(
+  tools: Toolchain,
+  kubeconfig: string,
+  names: WebhookConfigurationNames,
+): Promise<void> {
+  await kubectl(tools, kubeconfig, [
+    "delete",
+    "--ignore-not-found",
+    "--wait=false",
+    "--request-timeout=10s",
+    `mutatingwebhookconfiguration/${names.mutating}`,
+    `validatingwebhookconfiguration/${names.validating}`,
+  ]).catch(() => undefined);
+}

@@ -31,7 +31,7 @@ import {
   WEBHOOK_CONFIGURATIONS,
   type KueuePorts,
 } from "./kueue-manifests.js";
-import { apply, installCrds, kubectl } from "./kubectl.js";
+import { apply, installCrds, kubectl, deleteWebhookConfigurations } from "./kubectl.js";
 import { recordedProcess, recordProcess, stillRunning } from "./process-record.js";
 import {
   answersReadyz,
@@ -271,13 +271,5 @@ export async function stopKueue(dir: string, kubeconfig: string, tools: Toolchai
   const proc = recordedProcess(dir, PROCESS_NAME);
   if (proc) await stopProcess(proc);
   recordProcess(dir, PROCESS_NAME, undefined);
-  // Fail-closed webhooks of a stopped Kueue would refuse every labelled Job and Kueue object.
-  await kubectl(tools, kubeconfig, [
-    "delete",
-    "--ignore-not-found",
-    "--wait=false",
-    "--request-timeout=10s",
-    `mutatingwebhookconfiguration/${WEBHOOK_CONFIGURATIONS.mutating}`,
-    `validatingwebhookconfiguration/${WEBHOOK_CONFIGURATIONS.validating}`,
-  ]).catch(() => undefined);
+  await deleteWebhookConfigurations(tools, kubeconfig, WEBHOOK_CONFIGURATIONS);
 }
