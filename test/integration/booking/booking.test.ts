@@ -1,0 +1,249 @@
+// FutureReservations on the real API server with the operator running: a group of maxSize 4 with a
+// running request of 2 for 10 minutes; a booking of 3 is DECLINED naming the window after the release,
+// one of 2 APPROVED, one of 1 overlapping it after the release APPROVED and one of 1 overlapping it
+// while the request runs DECLINED; a cancel gives CANCELLED; an Event for each. Invalid specs are
+// refused by the CRD with its messages.
+import type { FutureReservation } from "../../../src/api/future-reservation.js";
+import { FUTURE_RESERVATION, GROUP, VERSION } from "../../../src/api/names.js";
+import { rfc3339 } from "../../../src/api/time.js";
+import { installApi, kubectl, rejection } from "../api/install.js";
+import { listEvents } from "../events/support.js";
+import { createTestNamespace, eventually } from "../../support/kube.js";
+import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
+import { createGroup, createRequest, createWorkers, custom, untilState } from "../../support/resize.js";
+
+const MIN = 60_000;
+let ns: Awaited<ReturnType<typeof createTestNamespace>>;
+let operator: OperatorProcess;
+
+type Json = Record<string, unknown>;
+const api = { group: GROUP, version: VERSION, plural: FUTURE_RESERVATION.plural };
+const window = (start: number, lengthMs: number): Json => ({
+  startTime: rfc3339(start),
+  duration: { seconds: String(lengthMs / 1000) },
+});
+
+const create = (name: string, spec: Json): Promise<unknown> =>
+  custom.createNamespacedCustomObject({
+    ...api,
+    namespace: ns.name,
+    body: { apiVersion: `${GROUP}/${VERSION}`, kind: FUTURE_RESERVATION.kind, metadata: { name }, spec },
+  });
+
+const get = async (name: string): Promise<FutureReservation> =>
+  (await custom.getNamespacedCustomObject({ ...api, namespace: ns.name, name })) as FutureReservation;
+
+/** Waits until the booking's procurementStatus is `status`. */
+const until = (name: string, status: string): Promise<FutureReservation> =>
+  eventually(`${name} ${status}`, async () => {
+    const fr = await get(name);
+    return fr.status?.procurementStatus === status ? fr : undefined;
+  });
+
+const eventReasonsFor = async (name: string): Promise<string[]> =>
+  (await listEvents(ns.name))
+    .filter((e) => e.regarding?.kind === FUTURE_RESERVATION.kind && e.regarding.name === name)
+    .map((e) => e.reason ?? "");
+
+beforeAll(async () => {
+  await installApi();
+  await kubectl(
+    "wait",
+    "--for=condition=Established",
+    "--timeout=60s",
+    `crd/${FUTURE_RESERVATION.plural}.${GROUP}`,
+  );
+  ns = await createTestNamespace("booking");
+  operator = startOperator({ namespace: ns.name, name: "booking-op" });
+});
+afterAll(async () => {
+  await stopAll([operator]);
+  await ns.remove();
+});
+
+test("bookings are approved only with room for the whole window, declined naming the earliest that fits, and cancelled", async () => {
+  await createWorkers(ns.name, "pool");
+  await createGroup(ns.name, "pool", { maxSize: 4 });
+  await createRequest(ns.name, "running", {
+    instanceGroupManager: "pool",
+    resizeBy: 2,
+    requestedRunDuration: { seconds: "600" },
+  });
+  const rr = await untilState(ns.name, "running", ["SUCCEEDED"], 120_000);
+  const release = Date.parse(rr.status?.runUntil ?? "");
+  const now = Date.now();
+
+  await create("three", {
+    instanceGroupManager: "pool",
+    totalCount: 3,
+    timeWindow: window(now + MIN, 5 * MIN),
+  });
+  const three = await until("three", "DECLINED");
+  expect(three.status?.suggestedTimeWindow).toEqual({
+    startTime: rfc3339(release),
+    endTime: rfc3339(release + 5 * MIN),
+  });
+  expect(three.status?.message).toContain(
+    `The earliest window of the same length that fits is ${rfc3339(release).replace(/\.\d{3}Z$/, "Z")}`,
+  );
+  expect(three.status?.conditions?.find((c) => c.type === "Approved")).toMatchObject({
+    status: "False",
+    reason: "InsufficientCapacity",
+  });
+
+  await create("two", {
+    instanceGroupManager: "pool",
+    totalCount: 2,
+    timeWindow: window(now + MIN, 20 * MIN),
+  });
+  const two = await until("two", "APPROVED");
+  expect(two.status?.endTime).toBe(rfc3339(now + 21 * MIN));
+
+  // Overlaps "two" once the running request's instances are gone: 2 + 1 of 4.
+  await create("after", {
+    instanceGroupManager: "pool",
+    totalCount: 1,
+    timeWindow: { startTime: rfc3339(release + MIN), endTime: rfc3339(release + 6 * MIN) },
+  });
+  await until("after", "APPROVED");
+  // Overlaps "two" while the request still runs: 2 + 2 + 1 of 4.
+  await create("during", {
+    instanceGroupManager: "pool",
+    totalCount: 1,
+    timeWindow: window(now + 2 * MIN, 2 * MIN),
+  });
+  await until("during", "DECLINED");
+
+  await kubectl(
+    "patch",
+    "-n",
+    ns.name,
+    `${FUTURE_RESERVATION.singular}/two`,
+    "--type=merge",
+    "-p",
+    '{"spec":{"cancel":true}}',
+  );
+  const cancelled = await until("two", "CANCELLED");
+  expect(cancelled.status?.conditions?.find((c) => c.type === "Cancelled")?.status).toBe("True");
+
+  await eventually("an Event per transition", async () => {
+    const got = {
+      three: await eventReasonsFor("three"),
+      two: await eventReasonsFor("two"),
+      after: await eventReasonsFor("after"),
+      during: await eventReasonsFor("during"),
+    };
+    const want = {
+      three: ["Declined"],
+      two: ["Approved", "Cancelled"],
+      after: ["Approved"],
+      during: ["Declined"],
+    };
+    const sorted = (o: Record<string, string[]>) =>
+      Object.fromEntries(Object.entries(o).map(([k, v]) => [k, [...v].sort()]));
+    return JSON.stringify(sorted(got)) === JSON.stringify(sorted(want)) ? got : undefined;
+  });
+
+  const table = await kubectl("get", "fr", "-n", ns.name);
+  expect(table).toMatch(/NAME\s+GROUP\s+COUNT\s+START\s+END\s+STATUS\s+AGE/);
+  expect(table).toMatch(/after\s+pool\s+1\s+\S+\s+\S+\s+APPROVED/);
+});
+
+test("a booking for a group that does not exist waits, with a condition and an Event", async () => {
+  await create("orphan", {
+    instanceGroupManager: "nowhere",
+    totalCount: 1,
+    timeWindow: window(Date.now() + 10 * MIN, MIN),
+  });
+  const fr = await eventually("orphan waiting", async () => {
+    const b = await get("orphan");
+    return b.status?.conditions?.length ? b : undefined;
+  });
+  expect(fr.status?.procurementStatus).toBe("PENDING_APPROVAL");
+  expect(fr.status?.conditions?.[0]).toMatchObject({
+    type: "Approved",
+    status: "Unknown",
+    reason: "GroupNotFound",
+  });
+  await eventually("its Event", async () =>
+    (await eventReasonsFor("orphan")).includes("WaitingForGroup") ? true : undefined,
+  );
+});
+
+test.each([
+  [
+    "both endTime and duration",
+    { ...window(Date.now() + MIN, MIN), endTime: rfc3339(Date.now() + 2 * MIN) },
+    "exactly one of endTime and duration must be set",
+  ],
+  [
+    "neither endTime nor duration",
+    { startTime: rfc3339(Date.now() + MIN) },
+    "exactly one of endTime and duration must be set",
+  ],
+  [
+    "an end before the start",
+    { startTime: rfc3339(Date.now() + 2 * MIN), endTime: rfc3339(Date.now() + MIN) },
+    "endTime must be after startTime",
+  ],
+  [
+    "a window over 90 days",
+    { startTime: rfc3339(Date.now() + MIN), endTime: rfc3339(Date.now() + 91 * 24 * 60 * MIN) },
+    "the window must last from 1s to 90 days (7776000s)",
+  ],
+  [
+    "a duration over 90 days",
+    { startTime: rfc3339(Date.now() + MIN), duration: { seconds: "7776001" } },
+    "the window must last from 1s to 90 days (7776000s)",
+  ],
+  ["a start that is no time", { startTime: "tomorrow", duration: { seconds: "60" } }, "startTime"],
+])("the CRD refuses %s", async (_, timeWindow, message) => {
+  const refused = await rejection(create("bad", { instanceGroupManager: "pool", totalCount: 1, timeWindow }));
+  expect(refused.code).toBe(422);
+  expect(refused.message).toContain(message);
+});
+
+test("the CRD refuses a count under 1, and any change but cancel, which never goes back", async () => {
+  const zero = await rejection(
+    create("zero", {
+      instanceGroupManager: "pool",
+      totalCount: 0,
+      timeWindow: window(Date.now() + MIN, MIN),
+    }),
+  );
+  expect(zero.message).toContain("spec.totalCount");
+  await create("fixed", {
+    instanceGroupManager: "pool",
+    totalCount: 1,
+    timeWindow: window(Date.now() + 60 * MIN, MIN),
+  });
+  const change = await kubectl(
+    "patch",
+    "-n",
+    ns.name,
+    `${FUTURE_RESERVATION.singular}/fixed`,
+    "--type=merge",
+    "-p",
+    '{"spec":{"totalCount":2}}',
+  ).catch((err: unknown) => String(err));
+  expect(change).toContain("totalCount is immutable: only cancel may change after creation");
+  await kubectl(
+    "patch",
+    "-n",
+    ns.name,
+    `${FUTURE_RESERVATION.singular}/fixed`,
+    "--type=merge",
+    "-p",
+    '{"spec":{"cancel":true}}',
+  );
+  const back = await kubectl(
+    "patch",
+    "-n",
+    ns.name,
+    `${FUTURE_RESERVATION.singular}/fixed`,
+    "--type=merge",
+    "-p",
+    '{"spec":{"cancel":false}}',
+  ).catch((err: unknown) => String(err));
+  expect(back).toContain("cancel cannot be set back to false once it is true");
+});
