@@ -25,6 +25,9 @@ type config struct {
 	names, clients, ops   int
 	duration, callTimeout time.Duration
 	seed                  int64
+	retryFor              time.Duration
+	// concurrentReplays lets calls use a requestId while another call with it is still running.
+	concurrentReplays bool
 }
 
 // shared is what the clients know together: the requestIds used per call (to replay them, or reuse
@@ -33,6 +36,8 @@ type config struct {
 type shared struct {
 	mu         sync.Mutex
 	requestIDs map[string]string   // "verb group name" → last requestId
+	finished   map[string]string   // the same, of calls that have returned
+	inflight   map[string]inflight // requestId → the calls using it now
 	operations map[string][]string // group → Operation names
 }
 
@@ -46,6 +51,49 @@ func (s *shared) setRequestID(key, id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requestIDs[key] = id
+}
+
+type inflight struct {
+	verb  string
+	calls int
+}
+
+// take marks requestId id as used by a call of verb, unless another call uses it now and concurrent
+// use is not allowed; it reports whether id may be used.
+func (s *shared) take(id, verb string, concurrent bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.inflight[id]
+	if f.calls > 0 && !concurrent {
+		return false
+	}
+	s.inflight[id] = inflight{verb: verb, calls: f.calls + 1}
+	return true
+}
+
+func (s *shared) release(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.inflight[id]
+	if f.calls <= 1 {
+		delete(s.inflight, id)
+		return
+	}
+	f.calls--
+	s.inflight[id] = f
+}
+
+// finish records that the call that used requestId id under key has returned.
+func (s *shared) finish(key, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finished[key] = id
+}
+
+func (s *shared) finishedRequestID(key string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.finished[key]
 }
 
 func (s *shared) operation(r *rand.Rand, group string) string {
@@ -91,7 +139,8 @@ func run(c config) (model.History, error) {
 		made++
 		return true
 	}
-	sh := &shared{requestIDs: map[string]string{}, operations: map[string][]string{}}
+	sh := &shared{requestIDs: map[string]string{}, finished: map[string]string{},
+		inflight: map[string]inflight{}, operations: map[string][]string{}}
 	var wg sync.WaitGroup
 	for id := range c.clients {
 		wg.Add(1)
@@ -102,13 +151,36 @@ func run(c config) (model.History, error) {
 			for more() {
 				in := next(r, c, sh)
 				call := model.Call{Client: id, Input: in, Call: now()}
-				ctx, cancel := context.WithTimeout(context.Background(), c.callTimeout)
-				out, note := do(ctx, services[endpoint], c, in)
-				cancel()
-				call.Return, call.Output, call.Note = now(), out, note
-				if out.Unknown {
-					// As a client would: try another replica next.
+				var notes []string
+				var out model.Output
+				// A mutation whose outcome is unknown is tried again with the same requestId, on the
+				// next replica, as Google's clients do, until its answer is known or c.retryFor has
+				// passed: the requestId makes the tries one call, so the history records one call
+				// from the first try's invocation to the last one's answer. A read is not retried.
+				for try, backoff := 0, 250*time.Millisecond; ; try++ {
+					ctx, cancel := context.WithTimeout(context.Background(), c.callTimeout)
+					o, note := do(ctx, services[endpoint], c, in)
+					cancel()
+					out = o
+					if !o.Unknown {
+						break
+					}
+					notes = append(notes, fmt.Sprintf("try %d on %s: %s", try+1, c.endpoints[endpoint], note))
 					endpoint = (endpoint + 1) % len(services)
+					if in.RequestID == "" || time.Duration(now()-call.Call) > c.retryFor {
+						break
+					}
+					time.Sleep(backoff + time.Duration(r.Int63n(int64(backoff))))
+					backoff = min(2*backoff, 2*time.Second)
+				}
+				call.Return, call.Output, call.Note = now(), out, strings.Join(notes, "; ")
+				if out.Unknown {
+					// Waiting a little, as a client backs off, instead of spinning through an outage.
+					time.Sleep(250 * time.Millisecond)
+				}
+				if in.RequestID != "" {
+					sh.release(in.RequestID)
+					sh.finish(in.Kind+" "+in.Group+" "+in.Name, in.RequestID)
 				}
 				if !out.Unknown && out.Code == 200 && out.Operation != "" {
 					sh.addOperation(in.Group, out.Operation)
@@ -128,7 +200,10 @@ func run(c config) (model.History, error) {
 // mutations replay the last requestId of the same call, a few reuse one of another method (refused).
 func next(r *rand.Rand, c config, sh *shared) model.Input {
 	group := c.groups[r.Intn(len(c.groups))]
-	name := fmt.Sprintf("%s-%d", c.prefix, r.Intn(c.names))
+	// The group in the name: a request name is unique in the whole project here (a Kubernetes object
+	// in the namespace), not per group as in Compute Engine, so the same name in two groups would
+	// couple their histories (docs/reliability.md, linearizability).
+	name := fmt.Sprintf("%s-%s-%d", c.prefix, group, r.Intn(c.names))
 	in := model.Input{Group: group, Name: name}
 	p := r.Intn(100)
 	switch {
@@ -157,14 +232,24 @@ func next(r *rand.Rand, c config, sh *shared) model.Input {
 		return model.Input{Kind: kind, Group: group, Operation: op}
 	}
 	key := in.Kind + " " + group + " " + name
+	// Another method's requestId: by default one whose call has returned (see -concurrent-replays).
+	other := sh.finishedRequestID(model.Insert + " " + group + " " + name)
+	if c.concurrentReplays {
+		other = sh.requestID(model.Insert + " " + group + " " + name)
+	}
 	switch q := r.Intn(100); {
 	case q < 25 && sh.requestID(key) != "":
+		// A replay of the same call (a client's retry).
 		in.RequestID = sh.requestID(key)
-	case q < 30 && sh.requestID(model.Insert+" "+group+" "+name) != "" && in.Kind != model.Insert:
-		in.RequestID = sh.requestID(model.Insert + " " + group + " " + name)
-	default:
+	case q < 30 && other != "" && in.Kind != model.Insert:
+		in.RequestID = other
+	}
+	// A requestId is used by one call at a time, unless -concurrent-replays: two calls with one
+	// requestId at once meet the two violations in docs/reliability.md.
+	if in.RequestID == "" || !sh.take(in.RequestID, in.Kind, c.concurrentReplays) {
 		in.RequestID = uuid.NewString()
 		sh.setRequestID(key, in.RequestID)
+		sh.take(in.RequestID, in.Kind, true)
 	}
 	return in
 }

@@ -39,6 +39,8 @@ type summary struct {
 	Caught    int            `json:"caught"`
 	Missed    []string       `json:"missed,omitempty"`
 	HTML      string         `json:"html,omitempty"`
+	// First is the call whose answer made the history illegal (the shortest illegal prefix ends there).
+	First string `json:"first,omitempty"`
 }
 
 func main() {
@@ -83,10 +85,15 @@ func record(args []string) int {
 	fs.IntVar(&c.ops, "ops", 500, "calls to make (at least; the run also lasts -duration)")
 	fs.DurationVar(&c.duration, "duration", 0, "keep calling at least this long (to span a fault)")
 	fs.DurationVar(&c.callTimeout, "call-timeout", 5*time.Second, "deadline of one call; past it the outcome is unknown")
+	fs.DurationVar(&c.retryFor, "retry-for", time.Minute,
+		"how long a mutation with an unknown outcome is tried again with its requestId")
 	fs.Int64Var(&c.seed, "seed", time.Now().UnixNano(), "random seed")
+	fs.BoolVar(&c.concurrentReplays, "concurrent-replays", false,
+		"let calls use a requestId while another call with it still runs (a retry racing its first try); "+
+			"it meets the two violations reported in docs/reliability.md")
 	fs.StringVar(&fault, "fault", "", "the fault injected meanwhile, recorded with the history")
 	fs.StringVar(&out, "out", "", "folder for history.json (and history.html on a violation)")
-	checkTimeout := fs.Duration("check-timeout", 5*time.Minute, "the checker's time limit (Unknown past it)")
+	checkTimeout := fs.Duration("check-timeout", 2*time.Minute, "the checker's time limit (Unknown past it)")
 	_ = fs.Parse(args)
 	c.endpoints = strings.Split(endpoints, ",")
 	c.groups = strings.Split(groups, ",")
@@ -128,6 +135,10 @@ func verify(path string, h model.History, timeout time.Duration) int {
 		s.HTML = strings.TrimSuffix(path, ".json") + ".html"
 		if err := model.Visualize(r, s.HTML); err != nil {
 			fmt.Fprintln(os.Stderr, err)
+		}
+		if c, ok := model.FirstViolation(h, timeout); ok {
+			s.First = fmt.Sprintf("client %d [%.3f s, %.3f s] %s", c.Client, float64(c.Call)/1e9,
+				float64(c.Return)/1e9, model.Describe(c.Input, c.Output))
 		}
 		code = 1
 	} else if r.Verdict != porcupine.Ok {

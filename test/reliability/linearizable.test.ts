@@ -123,6 +123,9 @@ async function round(index: number): Promise<Record<string, number | string>> {
       `-seed=${seed + index * 100 + k}`,
       `-fault=${fault}`,
       `-out=${out}`,
+      // Off by default: a requestId used by two calls at once meets the two violations reported in
+      // docs/reliability.md (LINEARIZABLE_CONCURRENT_REPLAYS=1 reproduces them).
+      ...(process.env.LINEARIZABLE_CONCURRENT_REPLAYS === "1" ? ["-concurrent-replays"] : []),
     ]);
     const tookEffect = await inject(fault, replicas);
     const run = await recording;
@@ -143,7 +146,10 @@ async function round(index: number): Promise<Record<string, number | string>> {
         `check ${r.checkMs} ms, mutations caught ${r.caught}/${r.mutations}\n`,
     );
     if (r.verdict !== "Ok")
-      problems.push(`h${k} ${fault}: ${r.verdict}: ${r.history}${r.html ? `, visualization ${r.html}` : ""}`);
+      problems.push(
+        `h${k} ${fault}: ${r.verdict}: ${r.history}${r.html ? `, visualization ${r.html}` : ""}` +
+          (r.first ? `; first illegal answer: ${r.first}` : ""),
+      );
     if (r.mutations === 0 || r.caught !== r.mutations)
       problems.push(`h${k}: the checker accepted a corrupted history: ${(r.missed ?? []).join(", ")}`);
     if (r.ops < OPS * 0.8) problems.push(`h${k}: only ${r.ops} calls checked (want about ${OPS})`);

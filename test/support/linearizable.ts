@@ -114,6 +114,8 @@ export interface HistoryResult {
   readonly caught: number;
   readonly missed?: string[];
   readonly html?: string;
+  /** The call whose answer made the history illegal. */
+  readonly first?: string;
 }
 
 function isHistoryResult(x: unknown): x is HistoryResult {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -64,4 +65,44 @@ func Visualize(r Result, path string) error {
 		return fmt.Errorf("visualization %s: %w", path, err)
 	}
 	return nil
+}
+
+// Prefix is h as it was at time t: the calls invoked before t, those still running then with an
+// unknown outcome.
+func Prefix(h History, t int64) History {
+	var calls []Call
+	for _, c := range h.Calls {
+		if c.Call >= t {
+			continue
+		}
+		if c.Return >= t {
+			c.Output = Output{Unknown: true}
+		}
+		calls = append(calls, c)
+	}
+	return History{Calls: calls, Faults: h.Faults}
+}
+
+// FirstViolation returns the call whose answer made an illegal history illegal: the earliest return
+// such that the history up to it is illegal (prefixes of a linearizable history are linearizable).
+func FirstViolation(h History, timeout time.Duration) (Call, bool) {
+	var returns []int64
+	for _, c := range h.Calls {
+		if !c.Output.Unknown {
+			returns = append(returns, c.Return)
+		}
+	}
+	sort.Slice(returns, func(i, j int) bool { return returns[i] < returns[j] })
+	i := sort.Search(len(returns), func(i int) bool {
+		return Check(Prefix(h, returns[i]+1), timeout).Verdict == porcupine.Illegal
+	})
+	if i == len(returns) {
+		return Call{}, false
+	}
+	for _, c := range h.Calls {
+		if !c.Output.Unknown && c.Return == returns[i] {
+			return c, true
+		}
+	}
+	return Call{}, false
 }

@@ -191,3 +191,39 @@ func TestMutationsOfRealHistoriesAreCaught(t *testing.T) {
 		t.Fatalf("want at least 2 mutations of the lifecycle, got %d", len(Mutations(h)))
 	}
 }
+
+// Found in the product (docs/reliability.md): an insert the cluster refuses (409) binds its
+// requestId until it is refused, and a concurrent call with that requestId for another method is
+// refused as if it were bound. In every order the refused insert changes nothing, so that answer is
+// not linearizable.
+func TestRefusedInsertsRequestIdSeenBound(t *testing.T) {
+	b := &builder{}
+	b.seq(0, ins("a", "r1"), opOut("op1")).
+		seq(0, get("a"), stateOut(Succeeded)).
+		at(1, 100, 200, ins("a", "r2"), errOut(409, "alreadyExists")).
+		at(2, 110, 150, del("a", "r2"), errOut(400, "invalid"))
+	check(t, b.h, porcupine.Illegal)
+	// The same delete after the insert was refused is processed afresh: legal.
+	ok := &builder{}
+	ok.seq(0, ins("a", "r1"), opOut("op1")).
+		seq(0, get("a"), stateOut(Succeeded)).
+		seq(1, ins("a", "r2"), errOut(409, "alreadyExists")).
+		seq(2, del("a", "r2"), opOut("op2"))
+	check(t, ok.h, porcupine.Ok)
+}
+
+// Found in the product under a leader freeze (docs/reliability.md): the calls on one request name of a
+// recorded history. An insert whose first try was cut short after its Operation was recorded was
+// retried with its requestId and acknowledged with that Operation, while the request under the name
+// was another requestId's insert: two inserts acknowledged for one request.
+func TestRecordedViolation(t *testing.T) {
+	h, err := ReadHistory("testdata/insert-acknowledged-without-its-request.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, h, porcupine.Illegal)
+	c, ok := FirstViolation(h, 10*time.Second)
+	if !ok || c.Input.Kind != Insert || c.Input.RequestID[:8] != "6d8d8477" {
+		t.Fatalf("first violation %v %s, want the insert of requestId 6d8d8477", ok, Describe(c.Input, c.Output))
+	}
+}
