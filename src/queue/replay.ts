@@ -57,6 +57,8 @@ export function replay(args: ReplayInput): Replayed[] {
     const k = sizeOf(request);
     let start = Math.max(free, nextAttemptAt(request.status?.nextAttemptTime));
     releaseUntil(start);
+    // Approved FutureReservations are not counted yet: counting them is asking bookings.ts's
+    // fits(schedule, [start, start + run), k) here, the booking controller's own rule (docs/booking.md).
     while (!fitsUnderMax(replicas, k, maxSize)) {
       const next = releases[0];
       if (!next) {
