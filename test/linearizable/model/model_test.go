@@ -227,3 +227,17 @@ func TestRecordedViolation(t *testing.T) {
 		t.Fatalf("first violation %v %s, want the insert of requestId 6d8d8477", ok, Describe(c.Input, c.Output))
 	}
 }
+
+// Found in the product with no fault (docs/reliability.md): a name deleted and inserted again; the new
+// insert's Operation was DONE (waited on twice) and the new request was then listed and read CREATING.
+func TestRecordedInsertDoneWhileCreating(t *testing.T) {
+	h, err := ReadHistory("testdata/insert-done-while-creating.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, h, porcupine.Illegal)
+	c, ok := FirstViolation(h, 10*time.Second)
+	if !ok || c.Input.Kind != List || c.Output.Listed["h0-g0-1"] != Creating {
+		t.Fatalf("first violation %v %s, want the list showing h0-g0-1 CREATING", ok, Describe(c.Input, c.Output))
+	}
+}
