@@ -85,6 +85,10 @@ export function installRelease(
       "--namespace",
       NAMESPACE,
       "--create-namespace",
+      // The local cluster is shared with `npm run bench`, which applies the same admission policies
+      // without a release: the release adopts them (and their fields) rather than refusing to install.
+      "--take-ownership",
+      "--force-conflicts",
       ...DEV_VALUES.flatMap((v) => ["--set", v]),
       "--wait",
       "--timeout",
