@@ -4,7 +4,7 @@ import { operationVerb, type Errors, type Operation, type ResizeRequest } from "
 import { ErrorCode } from "../api/errors.js";
 import { FINAL_STATES } from "../api/lifecycle.js";
 import { numericId } from "../api/identity.js";
-import { failed, type OperationPatch } from "./model.js";
+import { failed, INSERT_OPERATION_ANNOTATION, type OperationPatch } from "./model.js";
 
 /** HTTP status an insert failed with, by the first error's code (quota problems are 403, as in GCE). */
 function httpStatusOf(errors: Errors): number {
@@ -73,9 +73,25 @@ function insertProgress(rr: ResizeRequest, location: string): OperationPatch {
 }
 
 /**
- * The change `rr` (undefined: the request no longer exists) brings to `op`, an operation on it in
- * the zone or region named `location`; undefined when there is none. A request whose id differs from the operation's target is
- * another incarnation under the same name and counts as gone.
+ * Whether `rr` is the incarnation of its name that `op` is about: the one whose id is the operation's
+ * target; for an insert that has not recorded its target yet, only the request its insert created — the
+ * one whose insert annotation names the operation. A request of the same name created by another insert
+ * (another requestId, or after a delete) is another incarnation.
+ */
+export function isIncarnationOf(op: Operation, rr: ResizeRequest): boolean {
+  if (op.targetId !== undefined) return numericId(rr.metadata.uid ?? "") === op.targetId;
+  if (operationVerb(op.operationType) === "insert")
+    return rr.metadata.annotations?.[INSERT_OPERATION_ANNOTATION] === op.name;
+  return true;
+}
+
+/**
+ * The change `rr` (undefined: no request of that name in the cache) brings to `op`, an operation on
+ * it in the zone or region named `location`; undefined when there is none. A request of another
+ * incarnation under the same name (isIncarnationOf) counts as gone, except for an insert whose own
+ * request the controller has not seen yet: it is not finished by another incarnation's deletion. Its
+ * request may not exist yet (the insert records its operation before creating it) or not have reached
+ * the cache; the insert's statusMessage, set on the first sight of its request, tells.
  */
 export function advance(
   op: Operation,
@@ -83,13 +99,17 @@ export function advance(
   location: string,
 ): OperationPatch | undefined {
   if (op.status === "DONE") return undefined;
-  const current =
-    rr && op.targetId !== undefined && numericId(rr.metadata.uid ?? "") !== op.targetId ? undefined : rr;
+  const current = rr && isIncarnationOf(op, rr) ? rr : undefined;
   const gone: OperationPatch = { status: "DONE", statusMessage: "The resize request no longer exists." };
   const state = current?.status?.state;
   switch (operationVerb(op.operationType)) {
     case "insert":
-      return current ? insertProgress(current, location) : gone;
+      if (current)
+        return {
+          ...insertProgress(current, location),
+          ...(op.targetId === undefined && { targetId: numericId(current.metadata.uid ?? "") }),
+        };
+      return op.targetId !== undefined && op.statusMessage !== undefined ? gone : undefined;
     case "cancel":
       if (!current || state === "CANCELLED") return { status: "DONE" };
       if (state !== undefined && FINAL_STATES.includes(state)) return cancelTooLate(state);

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { kubectl, installApi } from "../api/install.js";
+import { numericId } from "../../../src/api/identity.js";
 import type { Operation } from "../../../src/api/operation.js";
 import { OperationKeys, member } from "../../../src/operations/keys.js";
 import {
@@ -14,9 +15,9 @@ import {
   newOperationName,
   type OperationRef,
 } from "../../../src/operations/model.js";
-import { createTestNamespace } from "../../support/kube.js";
+import { createTestNamespace, eventually } from "../../support/kube.js";
 import { stopAll } from "../../support/operator.js";
-import { createGroup, createWorkers, getRequest } from "../../support/resize.js";
+import { cancelRequest, createGroup, createWorkers, getRequest, untilState } from "../../support/resize.js";
 import * as rest from "../../support/rest.js";
 
 const ZONE = "local-a";
@@ -151,4 +152,62 @@ test("another user cannot complete, and so re-target, a first call's PENDING Ope
   expect(replay.status).toBe(200);
   expect((replay.body as Operation).name).toBe(ref.name);
   expect(await exists("pending-1")).toBe(true);
+});
+
+test("an insert's Operation is advanced only by its own request, not by another incarnation of the name", async () => {
+  // docs/reliability.md V4 and V3. Alice's insert was recorded (PENDING, no targetId, pending for its
+  // name) and cut short before creating its request.
+  const requestId = randomUUID();
+  const name = "incarnation-1";
+  const ref: OperationRef = {
+    project: ns.name,
+    location: { scope: "zones", name: ZONE },
+    name: newOperationName(Date.now()),
+  };
+  const location = `${operator.baseUrl}/compute/v1/projects/${ns.name}/zones/${ZONE}`;
+  const pending = newOperation({
+    ref,
+    id: newOperationId(),
+    operationType: "compute.instanceGroupManagerResizeRequests.insert",
+    locationUrl: location,
+    targetLink: `${location}/instanceGroupManagers/workers/resizeRequests/${name}`,
+    user: `system:serviceaccount:${ns.name}:alice`,
+    insertTime: new Date().toISOString(),
+    requestId,
+  });
+  const keys = new OperationKeys();
+  await redis.set(keys.op(ref), JSON.stringify(pending));
+  await redis.zadd(keys.index(ns.name, ref.location), Date.parse(pending.insertTime), ref.name);
+  await redis.set(keys.requestId(ns.name, requestId), member(ref), "PX", 3_600_000);
+  await redis.sadd(keys.pending(ns.name, name), member(ref));
+
+  // V4: Bob's insert (another requestId) creates the name; the controller follows his request, not
+  // Alice's Operation, and Alice's replay is refused as the name exists instead of acknowledged.
+  const bob = await insert("bob", randomUUID(), name);
+  expect(bob.status).toBe(200);
+  const bobs = (bob.body as Operation).name;
+  await eventually("Bob's insert Operation advanced by the controller", async () =>
+    (await operation(bobs)).statusMessage !== undefined ? true : undefined,
+  );
+  expect(await operation(ref.name)).toMatchObject({ status: "PENDING" });
+  expect((await operation(ref.name)).targetId).toBeUndefined();
+
+  // V3: the deletion of Bob's request does not finish Alice's Operation either.
+  await cancelRequest(ns.name, name);
+  await untilState(ns.name, name, ["CANCELLED"]);
+  const removed = await rest.call("DELETE", `${requests()}/${name}`, { token: tokens.bob });
+  expect(removed.status).toBe(200);
+  await eventually("Bob's request gone", async () => ((await exists(name)) ? undefined : true));
+  await eventually("Bob's delete Operation DONE", async () =>
+    (await operation((removed.body as Operation).name)).status === "DONE" ? true : undefined,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  expect(await operation(ref.name)).toMatchObject({ status: "PENDING" });
+
+  // Alice's replay now creates her own request, and her Operation follows it.
+  const replay = await insert("alice", requestId, name);
+  expect(replay.status).toBe(200);
+  expect(replay.body as Operation).toMatchObject({ name: ref.name, status: "RUNNING" });
+  const mine = await getRequest(ns.name, name);
+  expect((replay.body as Operation).targetId).toBe(numericId(mine.metadata.uid ?? ""));
 });

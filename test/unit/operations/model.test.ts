@@ -1,7 +1,12 @@
 import type { Operation, ResizeRequest } from "../../../src/api/index.js";
 import { numericId } from "../../../src/api/identity.js";
 import { advance } from "../../../src/operations/advance.js";
-import { failed, mergeOperation, newOperation } from "../../../src/operations/model.js";
+import {
+  failed,
+  INSERT_OPERATION_ANNOTATION,
+  mergeOperation,
+  newOperation,
+} from "../../../src/operations/model.js";
 import { toRestResizeRequest } from "../../../src/rest/convert.js";
 
 const T0 = "2026-01-01T00:00:00.000Z";
@@ -20,11 +25,11 @@ function op(type: Operation["operationType"], targetId = numericId("uid-1")): Op
   });
 }
 
-function rr(state?: string, extra: Record<string, unknown> = {}): ResizeRequest {
+function rr(state?: string, extra: Record<string, unknown> = {}, uid = "uid-1"): ResizeRequest {
   return {
     apiVersion: "compute.resize-operator.dev/v1",
     kind: "ResizeRequest",
-    metadata: { name: "r", namespace: "p", uid: "uid-1", creationTimestamp: T0 },
+    metadata: { name: "r", namespace: "p", uid, creationTimestamp: T0 },
     spec: { instanceGroupManager: "g", resizeBy: 3, cancel: false },
     ...(state !== undefined && { status: { state, ...extra } }),
   } as ResizeRequest;
@@ -77,6 +82,69 @@ describe("advance", () => {
       status: "DONE",
       error,
       httpErrorStatusCode: 403,
+    });
+  });
+
+  // V3 and V4 of docs/reliability.md's linearizability section: an insert Operation is advanced only by
+  // its own incarnation of the name.
+  describe("insert: only its own incarnation of the name advances it", () => {
+    const INSERT = "compute.instanceGroupManagerResizeRequests.insert" as const;
+    /** An insert as REST records it: PENDING, no targetId until its request is created. */
+    const recorded = newOperation({
+      ref: { project: "p", location: { scope: "zones", name: "z" }, name: "operation-new" },
+      id: "8",
+      operationType: INSERT,
+      locationUrl: "http://x/compute/v1/projects/p/zones/z",
+      targetLink: "http://x/t",
+      user: "alice",
+      insertTime: T0,
+    });
+    const created = mergeOperation(recorded, { status: "RUNNING", targetId: numericId("uid-2") }, T0);
+    if (!created) throw new Error("expected a change");
+    const seen = mergeOperation(created, advance(created, rr("CREATING", {}, "uid-2"), "z") ?? {}, T0);
+    if (!seen) throw new Error("expected a change");
+    const annotated = (state: string | undefined, uid: string, operation: string) => {
+      const r = rr(state, {}, uid);
+      return { ...r, metadata: { ...r.metadata, annotations: { [INSERT_OPERATION_ANNOTATION]: operation } } };
+    };
+    test.each<[string, Operation, ResizeRequest | undefined, unknown]>([
+      // V3: the previous incarnation's deletion (no object, or the old one still cached).
+      ["recorded, no object of the name", recorded, undefined, undefined],
+      ["recorded, the previous incarnation ACCEPTED", recorded, rr("ACCEPTED"), undefined],
+      ["created, its request not cached yet", created, undefined, undefined],
+      ["created, the previous incarnation CANCELLED", created, rr("CANCELLED"), undefined],
+      // V4: another requestId's insert created the name.
+      [
+        "recorded, another insert's request",
+        recorded,
+        annotated("ACCEPTED", "uid-3", "operation-other"),
+        undefined,
+      ],
+      // Its own request, by annotation or by id.
+      [
+        "recorded, its own request (annotation)",
+        recorded,
+        annotated("CREATING", "uid-2", "operation-new"),
+        { status: "RUNNING", targetId: numericId("uid-2") },
+      ],
+      [
+        "created, its own request",
+        created,
+        annotated("ACCEPTED", "uid-2", "operation-new"),
+        { status: "DONE" },
+      ],
+      // Seen once, then gone (or only another incarnation left): DONE.
+      ["seen, no object of the name", seen, undefined, { status: "DONE" }],
+      [
+        "seen, another incarnation",
+        seen,
+        annotated("CREATING", "uid-3", "operation-other"),
+        { status: "DONE" },
+      ],
+    ])("%s", (_, operation, request, expected) => {
+      const patch = advance(operation, request, "z");
+      if (expected === undefined) expect(patch).toBeUndefined();
+      else expect(patch).toMatchObject(expected as object);
     });
   });
 
