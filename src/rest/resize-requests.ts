@@ -268,10 +268,33 @@ async function replay(
   return call.deps.store.getByRequestId(project, requestId, requestIdCall(call, verb, resizeRequest));
 }
 
+/**
+ * Runs a cancel's or delete's first try, `first`; if it is refused while a try of the same requestId
+ * recorded its Operation since `replay` looked (a retry racing a first try still in flight, which may
+ * have made the request final or deleted it), the answer is that try's Operation, not the refusal.
+ */
+async function orReplayed(
+  call: CallContext<OneRequest & Idempotent, unknown>,
+  verb: OperationVerb,
+  first: () => Promise<Reply>,
+): Promise<Reply> {
+  try {
+    return await first();
+  } catch (err) {
+    const replayed = await replay(call, verb).catch(() => undefined);
+    if (replayed) return { body: replayed };
+    throw err;
+  }
+}
+
 export async function cancel(call: CallContext<OneRequest & Idempotent>): Promise<Reply> {
-  const { deps } = call;
   const replayed = await replay(call, "cancel");
   if (replayed) return { body: replayed };
+  return orReplayed(call, "cancel", () => cancelOnce(call));
+}
+
+async function cancelOnce(call: CallContext<OneRequest & Idempotent>): Promise<Reply> {
+  const { deps } = call;
   const { rr, target } = await resolve(call);
   const state = rr.status?.state;
   // GCE cancels only active requests. A request that turns final after this check gets a DONE
@@ -289,9 +312,13 @@ export async function cancel(call: CallContext<OneRequest & Idempotent>): Promis
 }
 
 export async function remove(call: CallContext<OneRequest & Idempotent>): Promise<Reply> {
-  const { deps } = call;
   const replayed = await replay(call, "delete");
   if (replayed) return { body: replayed };
+  return orReplayed(call, "delete", () => removeOnce(call));
+}
+
+async function removeOnce(call: CallContext<OneRequest & Idempotent>): Promise<Reply> {
+  const { deps } = call;
   const { rr, target } = await resolve(call);
   const state = rr.status?.state;
   if (!isFinalState(state))
