@@ -56,9 +56,17 @@ export interface OperationStoreOptions {
   readonly replicaAckTimeoutMs?: number;
   /** How often `wait` re-reads the operation, should a published change be missed in a failover. */
   readonly waitRecheckMs?: number;
+  /**
+   * How long a call whose requestId is bound to another call's PENDING Operation — a first call still
+   * in flight, which the cluster may yet refuse, forgetting the requestId — waits for it before the
+   * requestId is refused as bound.
+   */
+  readonly inFlightWaitMs?: number;
 }
 
 const MAX_CAS_ATTEMPTS = 16;
+/** How often a call waiting for a requestId's first call in flight re-reads its Operation. */
+const IN_FLIGHT_POLL_MS = 50;
 const RECHECK = Symbol("recheck");
 /**
  * How long a failed call keeps /readyz unready when nothing succeeds after it: long enough to be
@@ -168,6 +176,22 @@ export class OperationStore {
   }
 
   async create(operation: Operation, ref: OperationRef, options: CreateOptions = {}): Promise<CreateResult> {
+    const deadline = this.now() + (this.options.inFlightWaitMs ?? 2000);
+    for (;;) {
+      try {
+        return await this.createOnce(operation, ref, options);
+      } catch (err) {
+        if (!(err instanceof InFlightError) || !(await this.settled(err.ref, deadline)))
+          throw err instanceof InFlightError ? new RequestIdConflictError(err.requestId) : err;
+      }
+    }
+  }
+
+  private async createOnce(
+    operation: Operation,
+    ref: OperationRef,
+    options: CreateOptions,
+  ): Promise<CreateResult> {
     const pending = options.request !== undefined && operation.status !== "DONE";
     const { requestId } = options;
     const { reply, replicated, acks } = await this.durable((p) =>
@@ -211,10 +235,26 @@ export class OperationStore {
     value: string,
   ): Promise<Operation | undefined> {
     const stored = parseRequestIdValue(value);
-    const operation = await this.get(parseMember(project, stored.member));
-    if (requestId && !sameCall(stored, operation, requestId.call))
+    const ref = parseMember(project, stored.member);
+    const operation = await this.get(ref);
+    if (requestId && !sameCall(stored, operation, requestId.call)) {
+      // Bound to a call still in flight: it may yet be refused and forget the requestId.
+      if (operation?.status === "PENDING") throw new InFlightError(requestId.id, ref);
       throw new RequestIdConflictError(requestId.id);
+    }
     return operation;
+  }
+
+  /**
+   * Waits, until `deadline`, for the PENDING operation `ref` of a call in flight to move on or be
+   * removed; false when the deadline has passed (the requestId is then bound as it stands).
+   */
+  private async settled(ref: OperationRef, deadline: number): Promise<boolean> {
+    while (this.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_POLL_MS));
+      if ((await this.get(ref))?.status !== "PENDING") return true;
+    }
+    return false;
   }
 
   private async remove(ref: OperationRef, requestId?: string, request?: string): Promise<boolean> {
@@ -302,8 +342,17 @@ export class OperationStore {
     requestId: string,
     call: RequestIdCall,
   ): Promise<Operation | undefined> {
-    const value = await this.call(() => this.redis.get(this.requestIdKey(project, requestId)));
-    return value === null ? undefined : this.replayed(project, { id: requestId, call }, value);
+    const deadline = this.now() + (this.options.inFlightWaitMs ?? 2000);
+    for (;;) {
+      const value = await this.call(() => this.redis.get(this.requestIdKey(project, requestId)));
+      if (value === null) return undefined;
+      try {
+        return await this.replayed(project, { id: requestId, call }, value);
+      } catch (err) {
+        if (!(err instanceof InFlightError) || !(await this.settled(err.ref, deadline)))
+          throw err instanceof InFlightError ? new RequestIdConflictError(err.requestId) : err;
+      }
+    }
   }
 
   /** The operation whose numeric id is `id` (operation paths accept the id as well as the name). */
@@ -379,6 +428,17 @@ export class OperationStore {
     } finally {
       await this.channels.unlisten(channel, listener);
     }
+  }
+}
+
+/** A requestId bound to another call whose Operation is still PENDING (internal: the store waits). */
+class InFlightError extends Error {
+  constructor(
+    readonly requestId: string,
+    readonly ref: OperationRef,
+  ) {
+    super(`requestId ${requestId} is bound to a call in flight`);
+    this.name = "InFlightError";
   }
 }
 

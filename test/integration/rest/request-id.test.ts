@@ -211,3 +211,53 @@ test("an insert's Operation is advanced only by its own request, not by another 
   const mine = await getRequest(ns.name, name);
   expect((replay.body as Operation).targetId).toBe(numericId(mine.metadata.uid ?? ""));
 });
+
+/** Alice's insert of `name` with `requestId` as recorded before its create: PENDING, bound, in flight. */
+async function seedPendingInsert(requestId: string, name: string): Promise<() => Promise<void>> {
+  const ref: OperationRef = {
+    project: ns.name,
+    location: { scope: "zones", name: ZONE },
+    name: newOperationName(Date.now()),
+  };
+  const location = `${operator.baseUrl}/compute/v1/projects/${ns.name}/zones/${ZONE}`;
+  const pending = newOperation({
+    ref,
+    id: newOperationId(),
+    operationType: "compute.instanceGroupManagerResizeRequests.insert",
+    locationUrl: location,
+    targetLink: `${location}/instanceGroupManagers/workers/resizeRequests/${name}`,
+    user: `system:serviceaccount:${ns.name}:alice`,
+    insertTime: new Date().toISOString(),
+    requestId,
+  });
+  const keys = new OperationKeys();
+  await redis.set(keys.op(ref), JSON.stringify(pending));
+  await redis.zadd(keys.index(ns.name, ref.location), Date.parse(pending.insertTime), ref.name);
+  await redis.set(keys.requestId(ns.name, requestId), member(ref), "PX", 3_600_000);
+  // The cluster refuses the create (the name exists): the insert forgets its Operation and requestId.
+  return async () => {
+    await redis.del(keys.op(ref), keys.requestId(ns.name, requestId));
+    await redis.zrem(keys.index(ns.name, ref.location), ref.name);
+  };
+}
+
+test("a call whose requestId is bound to a call in flight that is then refused is carried out, not refused", async () => {
+  // docs/reliability.md V1: while the refused insert ran, its requestId was seen bound.
+  const name = "in-flight-1";
+  expect((await insert("alice", randomUUID(), name)).status).toBe(200);
+  const viaCancel = randomUUID();
+  const refuse = await seedPendingInsert(viaCancel, name);
+  const cancelling = cancel("alice", viaCancel, name);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await refuse();
+  expect((await cancelling).status).toBe(200);
+  expect((await getRequest(ns.name, name)).spec.cancel).toBe(true);
+
+  const viaInsert = randomUUID();
+  const refuseAgain = await seedPendingInsert(viaInsert, name);
+  const inserting = insert("alice", viaInsert, "in-flight-2");
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await refuseAgain();
+  expect((await inserting).status).toBe(200);
+  expect(await exists("in-flight-2")).toBe(true);
+});
