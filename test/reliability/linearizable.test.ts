@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { dependentsRestarted, startComponent, stopComponent } from "../../testbed/components.js";
-import { ensureLinearizable } from "../../testbed/linearizable.js";
+import { ensureLinearizable } from "../../testbed/go-programs.js";
 import { eventually } from "../support/kube.js";
 import { Replicas, runRecorder, type HistoryResult } from "../support/linearizable.js";
 import { reliabilitySuite } from "../support/reliability-suite.js";

@@ -4,7 +4,7 @@
 // driving program is test/goclients (Go, built with the toolchain into the tools cache); it checks
 // every answer and prints PASS/FAIL per step, and this test fails listing every FAIL.
 import { spawn } from "node:child_process";
-import { ensureGoClients } from "../../../testbed/goclients.js";
+import { ensureGoClients } from "../../../testbed/go-programs.js";
 import { installApi, statusMessage } from "../api/install.js";
 import { createTestNamespace } from "../../support/kube.js";
 import { stopAll } from "../../support/operator.js";
