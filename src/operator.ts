@@ -8,7 +8,8 @@ import { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { ConfigError, type Config } from "./config.js";
 import { addRetentionController } from "./controller/retention-controller.js";
-import { addBookingController, futureReservationsServed } from "./booking/setup.js";
+import { addBookingController } from "./booking/setup.js";
+import { FUTURE_RESERVATIONS, PROVISIONING_REQUESTS } from "./api/kinds.js";
 import { addResizeController, resizeInformers } from "./controller/setup.js";
 import { createEventRecorder } from "./events/recorder.js";
 import { kubeEventSink } from "./events/kube-sink.js";
@@ -20,7 +21,7 @@ import {
   type AuthSettings,
 } from "./dashboard/index.js";
 import { addOperationsController } from "./operations/controller.js";
-import { addProvisioningController, provisioningRequestsServed } from "./provisioning/setup.js";
+import { addProvisioningController } from "./provisioning/setup.js";
 import { planEventMetrics, registerDomainMetrics } from "./observability/domain.js";
 import { createLogger } from "./observability/logger.js";
 import { PromMetrics } from "./observability/metrics.js";
@@ -38,7 +39,7 @@ import { rawClientErrorResponse } from "./rest/errors.js";
 import { ROUTES } from "./rest/routes.js";
 import type { Clock } from "./runtime/clock.js";
 import { Manager, type Runnable } from "./runtime/manager.js";
-import type { KubeClient } from "./runtime/resource-client.js";
+import { servesWithStatus, type KubeClient } from "./runtime/resource-client.js";
 import { serveUntilAborted } from "./runtime/serve.js";
 import { shutdownOnSignals } from "./runtime/signals.js";
 import { retryAtStartUp } from "./runtime/start-up.js";
@@ -98,6 +99,23 @@ async function prepareRedis(commands: RedisClient, settings: RedisSettings, log:
 }
 
 /**
+ * Whether the API server serves an optional kind, asked before the manager runs, so not covered by the
+ * informers' retries: an API server that is restarting is waited for (a few minutes at most) rather than
+ * taken for one without the kind.
+ */
+function servedAtStartUp(
+  mgr: Manager,
+  log: Logger,
+  kind: { readonly apiVersion: string; readonly resource: string; readonly kind: string },
+): Promise<boolean> {
+  return retryAtStartUp(() => servesWithStatus(mgr.client, kind), {
+    log,
+    what: `whether it serves ${kind.kind}s`,
+    giveUpAfterMs: 5 * 60_000,
+  });
+}
+
+/**
  * The ProvisioningRequest provisioner, when the cluster serves that API (`auto`), must (`on`: start-up
  * fails without it) or is turned off. Detected once: the CRD is read at start-up, like Kueue does.
  */
@@ -110,13 +128,7 @@ async function addProvisioner(
 ): Promise<void> {
   const mode = config["provisioning-requests"];
   if (mode === "off") return;
-  // Before the manager runs, so not covered by the informers' retries: an API server that is
-  // restarting is waited for (a few minutes at most) rather than taken for one without the API.
-  const served = await retryAtStartUp(() => provisioningRequestsServed(mgr.client), {
-    log,
-    what: "whether it serves ProvisioningRequests",
-    giveUpAfterMs: 5 * 60_000,
-  });
+  const served = await servedAtStartUp(mgr, log, PROVISIONING_REQUESTS);
   if (!served) {
     if (mode === "on")
       throw new ConfigError(
@@ -149,11 +161,7 @@ async function addBookings(
   log: Logger,
   metrics: PromMetrics,
 ): Promise<void> {
-  const served = await retryAtStartUp(() => futureReservationsServed(mgr.client), {
-    log,
-    what: "whether it serves FutureReservations",
-    giveUpAfterMs: 5 * 60_000,
-  });
+  const served = await servedAtStartUp(mgr, log, FUTURE_RESERVATIONS);
   if (!served) {
     log.info("FutureReservation CRD not installed: bookings are off (apply the CRD and restart)");
     return;

@@ -11,7 +11,6 @@ import { Controller } from "../runtime/controller.js";
 import type { Manager } from "../runtime/manager.js";
 import type { MetricsSink } from "../runtime/metrics.js";
 import { generationOrDeletionChanged } from "../runtime/predicates.js";
-import type { KubeClient } from "../runtime/resource-client.js";
 import { resourcePath } from "../runtime/resource-kind.js";
 import { objectKey } from "../runtime/store.js";
 import { stripUnreadMetadata } from "../runtime/transform.js";
@@ -26,12 +25,6 @@ export interface BookingOptions {
   /** Watch one namespace only; all namespaces when undefined. */
   readonly namespace?: string;
   readonly now?: () => number;
-}
-
-/** Whether the API server serves FutureReservations (an upgrade through Helm does not add a new CRD). */
-export async function futureReservationsServed(client: KubeClient): Promise<boolean> {
-  const resources = await client.serverResources(FUTURE_RESERVATIONS.apiVersion);
-  return resources?.some((r) => r.name === `${FUTURE_RESERVATION.plural}/status`) ?? false;
 }
 
 const pending = (b: FutureReservation): boolean =>

@@ -16,7 +16,6 @@ import { Controller } from "../runtime/controller.js";
 import type { Manager } from "../runtime/manager.js";
 import type { MetricsSink } from "../runtime/metrics.js";
 import { generationChanged, generationOrDeletionChanged } from "../runtime/predicates.js";
-import type { KubeClient } from "../runtime/resource-client.js";
 import { resourcePath } from "../runtime/resource-kind.js";
 import { objectKey } from "../runtime/store.js";
 import { stripUnreadMetadata } from "../runtime/transform.js";
@@ -33,12 +32,6 @@ export interface ProvisioningOptions {
   readonly now?: () => number;
   /** How long a ResizeRequest of a finished ProvisioningRequest is kept once nothing is held (cleanup.ts). */
   readonly retentionMs: number;
-}
-
-/** Whether the API server serves ProvisioningRequests (the cluster-autoscaler CRD is installed). */
-export async function provisioningRequestsServed(client: KubeClient): Promise<boolean> {
-  const resources = await client.serverResources(PROVISIONING_REQUESTS.apiVersion);
-  return resources?.some((r) => r.name === `${PROVISIONING_REQUEST.plural}/status`) ?? false;
 }
 
 const ours = (pr: ProvisioningRequest): boolean => pr.spec.provisioningClassName === PROVISIONING_CLASS;

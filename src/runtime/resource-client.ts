@@ -83,3 +83,15 @@ export interface KubeClient {
   /** The resources a group version serves (API discovery); undefined when the server does not serve it. */
   serverResources(apiVersion: string, options?: CallOptions): Promise<readonly ApiResource[] | undefined>;
 }
+
+/**
+ * Whether the API server serves `kind` with its status subresource (its CRD is installed): a controller
+ * of an optional kind starts only then, since Helm installs a chart's CRDs on install only.
+ */
+export async function servesWithStatus(
+  client: KubeClient,
+  kind: { readonly apiVersion: string; readonly resource: string },
+): Promise<boolean> {
+  const resources = await client.serverResources(kind.apiVersion);
+  return resources?.some((r) => r.name === `${kind.resource}/status`) ?? false;
+}
