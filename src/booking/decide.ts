@@ -119,6 +119,14 @@ function declined(reason: string, message: string, suggested?: Window): Verdict 
   };
 }
 
+function approved(message: string): Verdict {
+  return {
+    procurementStatus: "APPROVED",
+    condition: { type: FC.Approved, status: "True", reason: "Approved", message },
+    event: bookingEvents.BookingApproved,
+  };
+}
+
 /** The sentence naming the earliest window of `length` from `after` that fits, or that none does. */
 function earliestText(schedule: Schedule, length: number, count: number, after: number): [string, Window?] {
   const fit = earliestFit(schedule, length, count, after, MAX_WINDOW_MS);
@@ -135,16 +143,9 @@ function approval(b: FutureReservation, w: Window, schedule: Schedule, group: st
   const { maxSize } = schedule;
   const length = w.end - w.start;
   if (maxSize === undefined)
-    return {
-      procurementStatus: "APPROVED",
-      condition: {
-        type: FC.Approved,
-        status: "True",
-        reason: "Approved",
-        message: `Approved: group ${group} has no maxSize, so ${count} instances fit from ${windowText(w)}.`,
-      },
-      event: bookingEvents.BookingApproved,
-    };
+    return approved(
+      `Approved: group ${group} has no maxSize, so ${count} instances fit from ${windowText(w)}.`,
+    );
   if (count > maxSize)
     return declined(
       "ExceedsMaxSize",
@@ -160,16 +161,9 @@ function approval(b: FutureReservation, w: Window, schedule: Schedule, group: st
   }
   const peak = peakHeld(schedule.holds, w);
   if (peak + count <= maxSize)
-    return {
-      procurementStatus: "APPROVED",
-      condition: {
-        type: FC.Approved,
-        status: "True",
-        reason: "Approved",
-        message: `Approved: group ${group} has room for ${count} instances from ${windowText(w)} (at most ${peak} of maxSize ${maxSize} held then without them).`,
-      },
-      event: bookingEvents.BookingApproved,
-    };
+    return approved(
+      `Approved: group ${group} has room for ${count} instances from ${windowText(w)} (at most ${peak} of maxSize ${maxSize} held then without them).`,
+    );
   const [text, fit] = earliestText(schedule, length, count, w.start);
   return declined(
     "InsufficientCapacity",
