@@ -238,8 +238,10 @@ export class OperationStore {
     const ref = parseMember(project, stored.member);
     const operation = await this.get(ref);
     if (requestId && !sameCall(stored, operation, requestId.call)) {
-      // Bound to a call still in flight: it may yet be refused and forget the requestId.
-      if (operation?.status === "PENDING") throw new InFlightError(requestId.id, ref);
+      // Bound to a call still in flight: it may yet be refused and forget the requestId (or just did,
+      // between the two reads: the requestId is read again).
+      if (operation === undefined || operation.status === "PENDING")
+        throw new InFlightError(requestId.id, ref);
       throw new RequestIdConflictError(requestId.id);
     }
     return operation;
