@@ -57,9 +57,9 @@ export interface OperationStoreOptions {
   /** How often `wait` re-reads the operation, should a published change be missed in a failover. */
   readonly waitRecheckMs?: number;
   /**
-   * How long a call whose requestId is bound to another call's PENDING Operation — a first call still
-   * in flight, which the cluster may yet refuse, forgetting the requestId — waits for it before the
-   * requestId is refused as bound.
+   * How long a call whose requestId names a PENDING Operation — a call of that requestId still in
+   * flight, which the cluster may yet refuse, forgetting the requestId — waits for it to finish: then
+   * the requestId is free, or replayed, or refused as another call's, as it stands.
    */
   readonly inFlightWaitMs?: number;
 }
@@ -179,10 +179,10 @@ export class OperationStore {
     const deadline = this.now() + (this.options.inFlightWaitMs ?? 2000);
     for (;;) {
       try {
-        return await this.createOnce(operation, ref, options);
+        return await this.createOnce(operation, ref, options, this.now() < deadline);
       } catch (err) {
-        if (!(err instanceof InFlightError) || !(await this.settled(err.ref, deadline)))
-          throw err instanceof InFlightError ? new RequestIdConflictError(err.requestId) : err;
+        if (!(err instanceof InFlightError)) throw err;
+        await this.settled(err.ref, deadline);
       }
     }
   }
@@ -191,6 +191,7 @@ export class OperationStore {
     operation: Operation,
     ref: OperationRef,
     options: CreateOptions,
+    waitInFlight: boolean,
   ): Promise<CreateResult> {
     const pending = options.request !== undefined && operation.status !== "DONE";
     const { requestId } = options;
@@ -223,40 +224,40 @@ export class OperationStore {
     if (code === 1) return { operation, created: true };
     if (code === 2 && value) return { operation: decode(value), created: false };
     // The requestId is known: its operation, if this is the call it was first used for.
-    const existing = await this.replayed(ref.project, requestId, value ?? "");
+    const existing = await this.replayed(ref.project, requestId, value ?? "", waitInFlight);
     if (!existing) throw new StoreUnavailableError(`operation of requestId ${requestId?.id ?? ""} expired`);
     return { operation: existing, created: false };
   }
 
-  /** The operation a stored requestId value names, once `requestId`'s call is the one bound to it. */
+  /**
+   * The operation a stored requestId value names, once `requestId`'s call is the one bound to it. With
+   * `waitInFlight`, an operation still PENDING (its call in flight: it may yet be refused and forget
+   * the requestId) or gone between the two reads (just refused) is InFlightError: the caller waits for
+   * it and reads the requestId again. Neither another call nor the same call retried is answered from
+   * a call that may yet be undone: the retry would acknowledge an Operation the first try then removes.
+   */
   private async replayed(
     project: string,
     requestId: CreateOptions["requestId"],
     value: string,
+    waitInFlight: boolean,
   ): Promise<Operation | undefined> {
     const stored = parseRequestIdValue(value);
     const ref = parseMember(project, stored.member);
     const operation = await this.get(ref);
-    if (requestId && !sameCall(stored, operation, requestId.call)) {
-      // Bound to a call still in flight: it may yet be refused and forget the requestId (or just did,
-      // between the two reads: the requestId is read again).
-      if (operation === undefined || operation.status === "PENDING")
-        throw new InFlightError(requestId.id, ref);
+    if (requestId && waitInFlight && (operation === undefined || operation.status === "PENDING"))
+      throw new InFlightError(requestId.id, ref);
+    if (requestId && !sameCall(stored, operation, requestId.call))
       throw new RequestIdConflictError(requestId.id);
-    }
     return operation;
   }
 
-  /**
-   * Waits, until `deadline`, for the PENDING operation `ref` of a call in flight to move on or be
-   * removed; false when the deadline has passed (the requestId is then bound as it stands).
-   */
-  private async settled(ref: OperationRef, deadline: number): Promise<boolean> {
+  /** Waits, until `deadline`, for the PENDING operation `ref` of a call in flight to move on or be removed. */
+  private async settled(ref: OperationRef, deadline: number): Promise<void> {
     while (this.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_POLL_MS));
-      if ((await this.get(ref))?.status !== "PENDING") return true;
+      if ((await this.get(ref))?.status !== "PENDING") return;
     }
-    return false;
   }
 
   private async remove(ref: OperationRef, requestId?: string, request?: string): Promise<boolean> {
@@ -349,10 +350,10 @@ export class OperationStore {
       const value = await this.call(() => this.redis.get(this.requestIdKey(project, requestId)));
       if (value === null) return undefined;
       try {
-        return await this.replayed(project, { id: requestId, call }, value);
+        return await this.replayed(project, { id: requestId, call }, value, this.now() < deadline);
       } catch (err) {
-        if (!(err instanceof InFlightError) || !(await this.settled(err.ref, deadline)))
-          throw err instanceof InFlightError ? new RequestIdConflictError(err.requestId) : err;
+        if (!(err instanceof InFlightError)) throw err;
+        await this.settled(err.ref, deadline);
       }
     }
   }
@@ -433,7 +434,7 @@ export class OperationStore {
   }
 }
 
-/** A requestId bound to another call whose Operation is still PENDING (internal: the store waits). */
+/** A requestId whose Operation is still PENDING, its call in flight (internal: the store waits). */
 class InFlightError extends Error {
   constructor(
     readonly requestId: string,

@@ -261,3 +261,21 @@ test("a call whose requestId is bound to a call in flight that is then refused i
   expect((await inserting).status).toBe(200);
   expect(await exists("in-flight-2")).toBe(true);
 });
+
+test("an insert retried while its first try is refused is processed afresh, not acknowledged with the first try's Operation", async () => {
+  // Found with -concurrent-replays: the retry re-created the request with the first try's PENDING
+  // Operation and answered 200 with it; the first try, refused by the name's previous incarnation,
+  // then removed that Operation (404 on wait).
+  const name = "in-flight-3";
+  const requestId = randomUUID();
+  const refuse = await seedPendingInsert(requestId, name);
+  const retrying = insert("alice", requestId, name);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await refuse();
+  const retried = await retrying;
+  expect(retried.status).toBe(200);
+  const answered = retried.body as Operation;
+  expect((await operation(answered.name)).targetId).toBe(
+    numericId((await getRequest(ns.name, name)).metadata.uid ?? ""),
+  );
+});

@@ -1,6 +1,8 @@
 // A requestId bound to another call whose Operation is still PENDING (a first call in flight, which the
 // cluster may yet refuse, forgetting the requestId) is not refused at once (docs/reliability.md,
 // linearizability V1): the store waits for that call, and carries the new one out if it was refused.
+// The same call retried meanwhile waits as well, rather than acknowledge an Operation the first try
+// may yet remove.
 import { EventEmitter } from "node:events";
 import type { Operation } from "../../../src/api/operation.js";
 import { OperationKeys } from "../../../src/operations/keys.js";
@@ -63,7 +65,17 @@ test("bound to a call in flight that stays in flight, or to one carried out: ref
   );
 });
 
-test("the same call gets its Operation, in flight or not", async () => {
+test("the same call retried gets the first try's Operation once it is carried out, or is free once it is refused", async () => {
+  const carriedOut = (data: Map<string, string>) => {
+    data.set(keys.op(ref), JSON.stringify({ name: "operation-1", status: "RUNNING" }));
+  };
+  await expect(
+    store("PENDING", [noop, noop, carriedOut]).getByRequestId("p", "rid", insertCall),
+  ).resolves.toMatchObject({ status: "RUNNING" });
+  await expect(
+    store("PENDING", [noop, noop, refuse]).getByRequestId("p", "rid", insertCall),
+  ).resolves.toBeUndefined();
+  // A first try that stays in flight past the wait (cut short by a failover): its Operation as it stands.
   await expect(store("PENDING").getByRequestId("p", "rid", insertCall)).resolves.toMatchObject({
     status: "PENDING",
   });
