@@ -25,6 +25,7 @@ import {
   type OperationRef,
 } from "../operations/model.js";
 import { requestTarget, type RequestIdCall } from "../operations/request-id.js";
+import { RequestIdConflictError } from "../operations/scripts.js";
 import {
   cancelRequest,
   createRequest,
@@ -271,7 +272,9 @@ async function replay(
 /**
  * Runs a cancel's or delete's first try, `first`; if it is refused while a try of the same requestId
  * recorded its Operation since `replay` looked (a retry racing a first try still in flight, which may
- * have made the request final or deleted it), the answer is that try's Operation, not the refusal.
+ * have made the request final or deleted it), the answer is that try's Operation, not the refusal; if
+ * another call bound the requestId meanwhile (an insert that created the request this one found
+ * active), the answer is that the requestId is bound.
  */
 async function orReplayed(
   call: CallContext<OneRequest & Idempotent, unknown>,
@@ -281,7 +284,10 @@ async function orReplayed(
   try {
     return await first();
   } catch (err) {
-    const replayed = await replay(call, verb).catch(() => undefined);
+    const replayed = await replay(call, verb).catch((lookup: unknown) => {
+      if (lookup instanceof RequestIdConflictError) throw lookup;
+      return undefined;
+    });
     if (replayed) return { body: replayed };
     throw err;
   }

@@ -5,6 +5,7 @@
 import pino from "pino";
 import type { Operation } from "../../../src/api/operation.js";
 import { INSTANCE_GROUP_MANAGERS } from "../../../src/api/kinds.js";
+import { RequestIdConflictError } from "../../../src/operations/scripts.js";
 import type { RestDeps } from "../../../src/rest/deps.js";
 import { cancel, remove } from "../../../src/rest/resize-requests.js";
 import type { CallContext } from "../../../src/rest/route.js";
@@ -49,4 +50,12 @@ test("a delete retried while its first try deletes the request gets the first tr
 test("a cancel retried while its first try cancels the request gets the first try's Operation", async () => {
   await expect(cancel(retry(true, cancelled))).resolves.toEqual({ body: first });
   await expect(cancel(retry(false, cancelled))).rejects.toThrow(/can no longer be cancelled/);
+});
+
+test("a delete refused while another call bound its requestId (an insert that created the request) is answered as bound", async () => {
+  const call = retry(false, { metadata: { name: "r", uid: "u1" }, spec: { instanceGroupManager: "g" } });
+  let lookups = 0;
+  (call.deps.store as unknown as { getByRequestId: () => Promise<Operation | undefined> }).getByRequestId =
+    () => (lookups++ === 0 ? Promise.resolve(undefined) : Promise.reject(new RequestIdConflictError("rid")));
+  await expect(remove(call)).rejects.toBeInstanceOf(RequestIdConflictError);
 });
