@@ -34,7 +34,7 @@ import {
   findRequest,
   listRequests,
 } from "./cluster.js";
-import { isAlreadyExists } from "../runtime/api-errors.js";
+import { isAlreadyExists, isConflict } from "../runtime/api-errors.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import { fromRestInsert, toRestResizeRequest } from "./convert.js";
 import { InvalidError, InvalidResourceUsageError } from "./errors.js";
@@ -281,17 +281,26 @@ async function orReplayed(
   verb: OperationVerb,
   first: () => Promise<Reply>,
 ): Promise<Reply> {
-  try {
-    return await first();
-  } catch (err) {
-    const replayed = await replay(call, verb).catch((lookup: unknown) => {
-      if (lookup instanceof RequestIdConflictError) throw lookup;
-      return undefined;
-    });
-    if (replayed) return { body: replayed };
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await first();
+    } catch (err) {
+      // The request read was replaced under its name before the change reached it (the change's uid
+      // precondition failed, and `mutate` undid the Operation): the call is made again on what is
+      // there now, rather than answered with the cluster's 409.
+      if (isConflict(err) && attempt < MAX_REPLACED_ATTEMPTS) continue;
+      const replayed = await replay(call, verb).catch((lookup: unknown) => {
+        if (lookup instanceof RequestIdConflictError) throw lookup;
+        return undefined;
+      });
+      if (replayed) return { body: replayed };
+      throw err;
+    }
   }
 }
+
+/** How often a cancel or delete is made again when the request it read was replaced meanwhile. */
+const MAX_REPLACED_ATTEMPTS = 3;
 
 export async function cancel(call: CallContext<OneRequest & Idempotent>): Promise<Reply> {
   const replayed = await replay(call, "cancel");

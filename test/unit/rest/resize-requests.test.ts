@@ -6,6 +6,7 @@ import pino from "pino";
 import type { Operation } from "../../../src/api/operation.js";
 import { INSTANCE_GROUP_MANAGERS } from "../../../src/api/kinds.js";
 import { RequestIdConflictError } from "../../../src/operations/scripts.js";
+import { ApiError } from "../../../src/runtime/api-errors.js";
 import type { RestDeps } from "../../../src/rest/deps.js";
 import { cancel, remove } from "../../../src/rest/resize-requests.js";
 import type { CallContext } from "../../../src/rest/route.js";
@@ -58,4 +59,40 @@ test("a delete refused while another call bound its requestId (an insert that cr
   (call.deps.store as unknown as { getByRequestId: () => Promise<Operation | undefined> }).getByRequestId =
     () => (lookups++ === 0 ? Promise.resolve(undefined) : Promise.reject(new RequestIdConflictError("rid")));
   await expect(remove(call)).rejects.toBeInstanceOf(RequestIdConflictError);
+});
+
+test("a delete whose request was replaced under its name before the delete reached it is made again on the new one", async () => {
+  // Found under an API-server restart: delete read the CANCELLED request, another delete removed it and
+  // an insert created the name again; the uid precondition failed and the cluster's 409 was answered.
+  const reads = [
+    {
+      metadata: { name: "r", uid: "u1" },
+      spec: { instanceGroupManager: "g" },
+      status: { state: "CANCELLED" },
+    },
+    {
+      metadata: { name: "r", uid: "u2" },
+      spec: { instanceGroupManager: "g" },
+      status: { state: "ACCEPTED" },
+    },
+  ];
+  const undone: string[] = [];
+  const store = {
+    getByRequestId: () => Promise.resolve(undefined),
+    create: (operation: Operation) => Promise.resolve({ operation, created: true }),
+    delete: (ref: { name: string }) => {
+      undone.push(ref.name);
+      return Promise.resolve(true);
+    },
+  };
+  const kube = {
+    resource: (def: unknown) => ({
+      get: () => Promise.resolve(def === INSTANCE_GROUP_MANAGERS ? group : reads.shift()),
+      delete: () => Promise.reject(new ApiError(409, "Conflict", "Precondition failed: UID in precondition")),
+    }),
+  };
+  const call = retry(false, undefined);
+  Object.assign(call.deps, { kube, store, now: () => 0, publicUrl: "http://x" });
+  await expect(remove(call)).rejects.toMatchObject({ status: 400, reason: "invalidResourceUsage" });
+  expect(undone).toHaveLength(1);
 });
