@@ -120,8 +120,8 @@ export function stepAttempt(d: RequestDraft, pass: Pass, turn: Turn): Turn {
   if (wantsCancel(d.view)) return rollBack(a, inFlight);
   if (!ready(target)) return awaitInstances(a, inFlight);
   // The target's count can describe instances that are going (a scale-down's, whose status its
-  // controller has not caught up with): where the group's instances are told apart, the attempt's own
-  // must be there and ready too.
+  // controller has not caught up with): for Cluster API's Machines the attempt's own must be there and
+  // ready too (instances.ts, ownReady).
   const own = ownReady(d, pass, a.k);
   return own === undefined || own >= a.k ? succeed(a, inFlight) : awaitInstances(a, inFlight, own);
 }

@@ -33,12 +33,16 @@ export function claimInstances(d: RequestDraft, pass: Pass, turn: Turn, k: numbe
 }
 
 /**
- * How many of the `k` instances a succeeding attempt would take are there and ready; undefined where
- * the group's instances were not read (count-only: the target's ready count alone decides).
+ * How many of the `k` Machines a succeeding attempt would take are there and ready; undefined where the
+ * target's ready count alone decides. Only Cluster API's: its MachineDeployment's status counts the
+ * Machines a release is deleting as ready for seconds after the scale-down, and each attempt's
+ * Machines are new objects with new names. A StatefulSet re-creates a pod under an ordinal a
+ * request's label may still be on, and the load and crash suites saw attempts there wait for ever
+ * for pods of their own: pods and Nodes go by the target's count, as before.
  */
 export function ownReady(d: RequestDraft, pass: Pass, k: number): number | undefined {
   const view = pass.s.instances;
-  if (!view) return undefined;
+  if (view?.mechanism !== "DeleteMachineAnnotation") return undefined;
   const request = { namespace: pass.s.namespace, name: d.name };
   return claimFor(
     view,
