@@ -15,6 +15,7 @@ import { Operation } from "../api/operation.js";
 import type { Location } from "../api/location.js";
 import type { RedisClient } from "../redis/clients.js";
 import { Channels } from "./channels.js";
+import { openMailbox, RECHECK } from "./mailbox.js";
 import { mergeOperation, type OperationPatch, type OperationRef } from "./model.js";
 import { DEFAULT_PREFIX, member, OperationKeys, parseMember } from "./keys.js";
 import { parseRequestIdValue, requestIdValue, sameCall, type RequestIdCall } from "./request-id.js";
@@ -28,46 +29,18 @@ import {
 } from "./scripts.js";
 
 export { storeError, StoreUnavailableError } from "./scripts.js";
-
-export interface CreateOptions {
-  /**
-   * The client's requestId and the call it comes with: the same call again returns the first operation
-   * instead; another call with it is refused (RequestIdConflictError).
-   */
-  readonly requestId?: { readonly id: string; readonly call: RequestIdCall };
-  /** The ResizeRequest the operations controller must advance this operation for. */
-  readonly request?: string;
-}
-
-export interface CreateResult {
-  readonly operation: Operation;
-  /** False when the requestId or the name was already known and `operation` is the stored one. */
-  readonly created: boolean;
-}
-
-export interface OperationStoreOptions {
-  /** How long DONE operations and requestIds are kept. */
-  readonly retentionMs: number;
-  readonly prefix?: string;
-  readonly now?: () => number;
-  /** Replicas that must hold a create or delete before it is acknowledged (WAIT); 0 skips WAIT. */
-  readonly minReplicaAcks?: number;
-  /** How long WAIT may take before the write is reported as unavailable. */
-  readonly replicaAckTimeoutMs?: number;
-  /** How often `wait` re-reads the operation, should a published change be missed in a failover. */
-  readonly waitRecheckMs?: number;
-  /**
-   * How long a call whose requestId names a PENDING Operation — a call of that requestId still in
-   * flight, which the cluster may yet refuse, forgetting the requestId — waits for it to finish: then
-   * the requestId is free, or replayed, or refused as another call's, as it stands.
-   */
-  readonly inFlightWaitMs?: number;
-}
+import {
+  decode,
+  encode,
+  InFlightError,
+  type CreateOptions,
+  type CreateResult,
+  type OperationStoreOptions,
+} from "./stored.js";
 
 const MAX_CAS_ATTEMPTS = 16;
 /** How often a call waiting for a requestId's first call in flight re-reads its Operation. */
 const IN_FLIGHT_POLL_MS = 50;
-const RECHECK = Symbol("recheck");
 /**
  * How long a failed call keeps /readyz unready when nothing succeeds after it: long enough to be
  * seen, short enough that a replica taken out of its Service gets traffic (and a chance) again.
@@ -379,45 +352,18 @@ export class OperationStore {
    * read and the subscription cannot be missed.
    */
   async wait(ref: OperationRef, timeoutMs: number, signal?: AbortSignal): Promise<Operation | undefined> {
-    const channel = this.opKey(ref);
-    /** Messages heard while no one was waiting for the next one. */
-    const unread: string[] = [];
-    let waiter: ((message: string | undefined) => void) | undefined;
-    const listener = (message: string): void => {
-      if (waiter) waiter(message);
-      else unread.push(message);
-    };
-    await this.channels.listen(channel, listener);
     const deadline = this.now() + timeoutMs;
     const recheckMs = this.options.waitRecheckMs ?? 5000;
-    const next = (): Promise<string | typeof RECHECK | undefined> =>
-      new Promise((resolve) => {
-        const finish = (message: string | typeof RECHECK | undefined): void => {
-          waiter = undefined;
-          clearTimeout(timer);
-          signal?.removeEventListener("abort", onAbort);
-          resolve(message);
-        };
-        const onAbort = (): void => {
-          finish(undefined);
-        };
-        const remaining = Math.max(0, deadline - this.now());
-        // Pub/sub is at most once: a change published while the subscriber reconnects (a failover) is
-        // never heard, so the operation is re-read now and then.
-        const timer =
-          remaining > recheckMs
-            ? setTimeout(() => {
-                finish(RECHECK);
-              }, recheckMs)
-            : setTimeout(onAbort, remaining);
-        signal?.addEventListener("abort", onAbort, { once: true });
-        waiter = finish;
-        if (signal?.aborted) onAbort();
-      });
+    const mailbox = await openMailbox(this.channels, this.opKey(ref), {
+      deadline,
+      recheckMs,
+      now: this.now,
+      signal,
+    });
     try {
       let latest = await this.get(ref);
       while (latest && latest.status !== "DONE") {
-        const message = unread.shift() ?? (await next());
+        const message = await mailbox.next();
         if (message === undefined) break;
         if (message === RECHECK) {
           try {
@@ -429,32 +375,7 @@ export class OperationStore {
       }
       return latest;
     } finally {
-      await this.channels.unlisten(channel, listener);
+      await mailbox.close();
     }
   }
-}
-
-/** A requestId whose Operation is still PENDING, its call in flight (internal: the store waits). */
-class InFlightError extends Error {
-  constructor(
-    readonly requestId: string,
-    readonly ref: OperationRef,
-  ) {
-    super(`requestId ${requestId} is bound to a call in flight`);
-    this.name = "InFlightError";
-  }
-}
-
-/**
- * An Operation as stored. Every write validated it first (`encode`), and the keys and channels are
- * ours alone, so reads decode without validating again: zod on every read was the largest share of a
- * zoneOperations.get's CPU.
- */
-function decode(raw: string): Operation {
-  return JSON.parse(raw) as Operation;
-}
-
-/** The JSON an Operation is stored as, validated against the model first: what `decode` relies on. */
-function encode(operation: Operation): string {
-  return JSON.stringify(Operation.parse(operation));
 }
