@@ -43,6 +43,7 @@ import {
   WRITE_VERBS,
 } from "./lib.js";
 import { FINALIZER, runFloor, type Fixture } from "./throughput-floor.js";
+import { backgroundCpuPerSecond, cpuMark, machineCpuMsBetween, processCpuSeconds } from "./cpu.js";
 
 const REQUESTS = 500;
 const GROUPS = 50;
@@ -126,6 +127,8 @@ interface Round {
   /** The operator's /metrics at the end of its run. */
   metrics: string;
   exit: number | null;
+  /** CPU per side's window, ms: the machine's (less the background) and the client's own. */
+  cpu: { floorMachineMs: number; floorClientMs: number; operatorMachineMs: number; operatorMs: number };
 }
 
 /**
@@ -147,13 +150,16 @@ async function oneRound(
   // API server's watch fan-out is counted on both sides.
   const floorInformer = await watchAllSucceeded(http, base.ns, REQUESTS);
   const floorWatch = await watchAllSucceeded(http, base.ns, REQUESTS);
+  const background = await backgroundCpuPerSecond();
   const b0 = await apiServerCounters(kc);
+  const c0 = cpuMark();
   const floorStarted = Date.now();
   await runFloor(http, base, CONCURRENCY);
   const [, floorDoneAt] = await Promise.all([floorInformer(60_000), floorWatch(60_000)]);
   const baselineMs = floorDoneAt - floorStarted;
   // The same settling time as the operator side's below, so both windows hold as much idle API server.
   await sleep(SETTLE_MS);
+  const c1 = cpuMark();
   const b1 = await apiServerCounters(kc);
 
   log(`throughput: operator fixture (finalizer policy ${withPolicy ? "bound" : "absent"})`);
@@ -163,6 +169,7 @@ async function oneRound(
   });
   const allSucceeded = await watchAllSucceeded(http, f.ns, REQUESTS);
   const o0 = await apiServerCounters(kc);
+  const co0 = cpuMark();
   const op = await startOperator(cli, {
     name: "throughput",
     namespace: f.ns,
@@ -175,6 +182,7 @@ async function oneRound(
   if (startedAt === undefined) throw new Error(`no "controller started" in ${op.log}`);
   // Let the last group-status writes and events land before counting.
   await sleep(SETTLE_MS);
+  const co1 = cpuMark();
   const o1 = await apiServerCounters(kc);
   const metrics = await fetch(`http://127.0.0.1:${op.metricsPort}/metrics`).then((r) => r.text());
   const exit = await op.stop();
@@ -190,6 +198,14 @@ async function oneRound(
     operatorCounters: [o0, o1],
     metrics,
     exit,
+    cpu: {
+      floorMachineMs: machineCpuMsBetween(c0, c1, background),
+      // This process ran the floor and both its watches; on the operator side it ran one watch.
+      floorClientMs: c1.selfMs - c0.selfMs,
+      operatorMachineMs: machineCpuMsBetween(co0, co1, background),
+      // The operator process's whole life, start-up included (it started inside the window).
+      operatorMs: processCpuSeconds(metrics) * 1000,
+    },
   };
 }
 
@@ -297,6 +313,19 @@ export async function throughput(cli: string, profileDir?: string): Promise<void
     // Ours ÷ the floor's: what a request of ours costs the shared API server beyond the minimum.
     apiServerCpuRatio: round((o1.cpuSeconds - o0.cpuSeconds) / (b1.cpuSeconds - b0.cpuSeconds), 2),
     apiServerCpuTarget: "<= 1.4",
+    // What bounds the ratio on a machine whose cores every side shares: the whole machine's CPU per
+    // request (less what it burns idle), and the client's own share of it. Both sides CPU-bound, the
+    // throughput ratio is at most the floor's machine CPU per request ÷ ours (cpuBoundRatio).
+    machineCpuMsPerRequest: {
+      operator: round(middle.cpu.operatorMachineMs / REQUESTS, 2),
+      floor: round(middle.cpu.floorMachineMs / REQUESTS, 2),
+    },
+    clientCpuMsPerRequest: {
+      operator: round(middle.cpu.operatorMs / REQUESTS, 2),
+      floor: round(middle.cpu.floorClientMs / REQUESTS, 2),
+    },
+    cpuBoundRatio: round(middle.cpu.floorMachineMs / middle.cpu.operatorMachineMs),
+    roundCpuBoundRatios: rounds.map((r) => round(r.cpu.floorMachineMs / r.cpu.operatorMachineMs)),
     baselineEventWritesPerRequest: per(sum(baselineWrites, "events")),
     baselineWritesPerRequest: per(
       sum(baselineWrites, "compute.resize-operator.dev") + sum(baselineWrites, "workloads"),
