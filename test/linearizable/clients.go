@@ -129,15 +129,13 @@ func run(c config) (model.History, error) {
 	now := func() int64 { return time.Since(start).Nanoseconds() }
 	var mu sync.Mutex
 	var calls []model.Call
-	var made int
+	// checked counts the calls the checker will see (a read whose outcome is unknown is left out), so
+	// a history under a long outage still has c.ops calls checked.
+	var checked int
 	more := func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		if made >= c.ops && time.Since(start) >= c.duration {
-			return false
-		}
-		made++
-		return true
+		return checked < c.ops || time.Since(start) < c.duration
 	}
 	sh := &shared{requestIDs: map[string]string{}, finished: map[string]string{},
 		inflight: map[string]inflight{}, operations: map[string][]string{}}
@@ -187,6 +185,9 @@ func run(c config) (model.History, error) {
 				}
 				mu.Lock()
 				calls = append(calls, call)
+				if !out.Unknown || in.RequestID != "" {
+					checked++
+				}
 				mu.Unlock()
 				time.Sleep(time.Duration(r.Intn(20)) * time.Millisecond)
 			}

@@ -4,6 +4,7 @@
 // RESULT line parsed.
 import * as k8s from "@kubernetes/client-node";
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { freePort } from "../../testbed/processes.js";
 import { eventually, kubeConfig } from "./kube.js";
 import { startOperator, type OperatorProcess } from "./operator.js";
@@ -27,10 +28,15 @@ export class Replicas {
   readonly all: Replica[] = [];
   private started = 0;
 
+  /**
+   * `redis` are the operator's Redis flags (a URL, or Sentinels); `env` its environment additions
+   * (KUBECONFIG naming a fault proxy).
+   */
   constructor(
     private readonly namespace: string,
-    private readonly redisUrl: string,
+    private readonly redis: readonly string[],
     private readonly track: (p: OperatorProcess) => void,
+    private readonly env: Readonly<Record<string, string>> = {},
   ) {}
 
   async start(count: number): Promise<void> {
@@ -52,9 +58,10 @@ export class Replicas {
       namespace: this.namespace,
       name: `linz-${this.started++}`,
       leaderElect: true,
+      env: this.env,
       args: [
         `--http-port=${port}`,
-        `--redis-url=${this.redisUrl}`,
+        ...this.redis,
         `--public-url=http://127.0.0.1:${port}`,
         "--concurrency=5",
         ...ELECTION,
@@ -96,10 +103,37 @@ export class Replicas {
     }
   }
 
+  /** Stops every replica (SIGTERM), e.g. before the next phase's replicas take the Lease. */
+  async stop(): Promise<void> {
+    await Promise.all(this.all.map((r) => r.process.stop()));
+  }
+
   /** Every replica alive (none exited on its own during the run). */
   alive(): boolean {
     return this.all.every((r) => !r.process.exited());
   }
+}
+
+/** The API server's address in the tests' kubeconfig. */
+export function apiServerAddress(): { host: string; port: number } {
+  const server = new URL(kubeConfig().getCurrentCluster()?.server ?? "");
+  return { host: server.hostname, port: Number(server.port || 443) };
+}
+
+/**
+ * Writes to `file` a copy of the tests' kubeconfig whose server is `127.0.0.1:<port>` (a fault proxy in
+ * front of the API server; its certificate names 127.0.0.1, so TLS still verifies through the proxy).
+ */
+export function writeProxiedKubeconfig(file: string, port: number): void {
+  const kc = kubeConfig();
+  const proxied = new k8s.KubeConfig();
+  proxied.loadFromOptions({
+    clusters: kc.clusters.map((c) => ({ ...c, server: `https://127.0.0.1:${port}` })),
+    users: kc.users,
+    contexts: kc.contexts,
+    currentContext: kc.getCurrentContext(),
+  });
+  writeFileSync(file, proxied.exportConfig());
 }
 
 /** The recorder's summary of one history (test/linearizable/main.go, `summary`). */
