@@ -5,7 +5,8 @@
 // replica takes over while it still believes it leads), kube-apiserver is restarted, the replicas'
 // TCP connections to Redis or to the API server are cut (reset, new ones refused) or blackholed (a
 // partition) by a fault proxy (testbed/fault-proxy.ts) and restored, or the Redis master of a Sentinel
-// set is killed and failed over (alone, and with the leader frozen meanwhile). Every history is
+// set is killed and failed over (alone, and with the leader frozen meanwhile), or the project's slot
+// of a Redis Cluster is moved to another master (resharding). Every history is
 // checked with Porcupine against the model in test/linearizable/model (docs/reliability.md); a
 // violation fails the test and leaves the history and its HTML visualization in the folder printed.
 // Each history's mutations (answers a correct server cannot give, added to the real history) must be
@@ -19,7 +20,14 @@ import { dependentsRestarted, startComponent, stopComponent } from "../../testbe
 import { FaultProxy, type NetworkFault } from "../../testbed/fault-proxy.js";
 import { ensureLinearizable } from "../../testbed/go-programs.js";
 import { waitFor } from "../../testbed/processes.js";
-import { SENTINEL_MASTER, startSentinelSet, type SentinelSet } from "../../testbed/redis-topologies.js";
+import {
+  SENTINEL_MASTER,
+  startRedisCluster,
+  startSentinelSet,
+  type RedisClusterSet,
+  type SentinelSet,
+} from "../../testbed/redis-topologies.js";
+import { moveSlot } from "../../testbed/redis-slot-move.js";
 import { eventually } from "../support/kube.js";
 import {
   apiServerAddress,
@@ -39,8 +47,9 @@ const CLIENTS = 6;
 /** Calls checked per history, at least (reads with an unknown outcome are not counted). */
 const OPS = 500;
 /**
- * The fault kinds, by the Redis the replicas use: the testbed's server through a fault proxy, or a
- * Sentinel set (master + 2 replicas + 3 Sentinels) of this file's own. The API server is always
+ * The fault kinds, by the Redis the replicas use: the testbed's server through a fault proxy, a
+ * Sentinel set (master + 2 replicas + 3 Sentinels) or a Redis Cluster (3 masters, 3 replicas) of
+ * this file's own. The API server is always
  * reached through a fault proxy.
  */
 const PHASES = {
@@ -55,6 +64,7 @@ const PHASES = {
     "apiserver-blackholed",
   ],
   sentinel: ["redis-failover", "redis-failover+leader-frozen"],
+  cluster: ["redis-slot-moved"],
 } as const;
 type Phase = keyof typeof PHASES;
 type Fault = (typeof PHASES)[Phase][number];
@@ -70,6 +80,7 @@ const SPAN_MS: Record<Fault, number> = {
   "apiserver-blackholed": 12_000,
   "redis-failover": 14_000,
   "redis-failover+leader-frozen": 16_000,
+  "redis-slot-moved": 12_000,
 };
 const FREEZE_MS = 7_000; // past the 4 s lease
 const APISERVER_DOWN_MS = 4_000;
@@ -78,16 +89,19 @@ const NETWORK_FAULT_MS = 5_000; // past the 3 s renew deadline: the leader loses
 const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
 const random = seededRandom(seed);
 let sentinel: SentinelSet | undefined;
+let cluster: RedisClusterSet | undefined;
 let redisProxy: FaultProxy | undefined;
 let apiProxy: FaultProxy | undefined;
 const suite = reliabilitySuite({
   timeoutMs: 240_000,
-  teardown: () => Promise.all([sentinel?.stop(), redisProxy?.close(), apiProxy?.close()]),
+  teardown: () => Promise.all([sentinel?.stop(), cluster?.stop(), redisProxy?.close(), apiProxy?.close()]),
 });
 const folder = path.join(tmpdir(), `resize-operator-linearizable-${process.pid}`);
 const kubeconfig = path.join(folder, "kubeconfig-proxied");
 let binary: string;
 let failed = false;
+/** What went wrong in the soak's rounds so far. */
+const soakProblems: string[] = [];
 /** Histories checked per fault kind, over the whole run. */
 const perFault = new Map<Fault, number>();
 
@@ -100,9 +114,9 @@ beforeAll(async () => {
   redisProxy = await FaultProxy.start({ host: redis.hostname, port: Number(redis.port || 6379) });
   apiProxy = await FaultProxy.start(apiServerAddress());
   writeProxiedKubeconfig(kubeconfig, apiProxy.port);
-  sentinel = await startSentinelSet(
-    path.join(process.env.TESTBED_DIR ?? folder, `linz-sentinel-${Date.now()}`),
-  );
+  const dir = process.env.TESTBED_DIR ?? folder;
+  sentinel = await startSentinelSet(path.join(dir, `linz-sentinel-${Date.now()}`));
+  cluster = await startRedisCluster(path.join(dir, `linz-cluster-${Date.now()}`));
 }, 900_000);
 
 afterAll(() => {
@@ -114,6 +128,7 @@ afterAll(() => {
 function redisFlags(phase: Phase): string[] {
   if (phase === "sentinel" && sentinel)
     return [`--redis-sentinels=${sentinel.sentinelsFlag}`, `--redis-sentinel-master=${SENTINEL_MASTER}`];
+  if (phase === "cluster" && cluster) return [`--redis-cluster-nodes=${cluster.nodesFlag}`];
   const url = new URL(process.env.REDIS_URL ?? "redis://unset");
   url.hostname = "127.0.0.1";
   url.port = String(redisProxy?.port ?? 0);
@@ -188,7 +203,7 @@ function logLength(file: string): number {
 }
 
 /** Injects `fault` into a running history; resolves with whether it took effect as intended. */
-async function inject(fault: Fault, replicas: Replicas): Promise<boolean> {
+async function inject(fault: Fault, replicas: Replicas, project: string): Promise<boolean> {
   await sleep(2_000 + random() * 2_000);
   switch (fault) {
     case "none":
@@ -227,14 +242,21 @@ async function inject(fault: Fault, replicas: Replicas): Promise<boolean> {
       const [failedOver, tookOver] = await Promise.all([failOver(sentinel), freezeLeader(replicas)]);
       return failedOver && tookOver;
     }
+    case "redis-slot-moved": {
+      if (!cluster) return false;
+      // The operator's keys of a project share its hash tag (src/operations/keys.ts): one slot.
+      const move = await moveSlot(cluster, `{${project}}`);
+      process.stderr.write(
+        `[linearizable] slot ${move.slot} moved ${move.from} → ${move.to}: ${move.keys} keys, ${move.ms} ms\n`,
+      );
+      return move.keys > 0 && (await cluster.masterOf(`{${project}}`)) === move.to;
+    }
   }
 }
 
 /** Runs one history per fault kind of `phase` in a namespace of its own; returns their results. */
 async function phase(name: Phase, index: number, problems: string[]): Promise<HistoryResult[]> {
-  const ns = await suite.namespace(`rel-linz-${name === "proxied" ? "p" : "s"}${index}`, GROUPS, {
-    maxSize: 3,
-  });
+  const ns = await suite.namespace(`rel-linz-${name.slice(0, 1)}${index}`, GROUPS, { maxSize: 3 });
   const token = await serviceAccountToken(ns.name, "client", fullAccess());
   const replicas = new Replicas(ns.name, redisFlags(name), (p) => suite.track(p), { KUBECONFIG: kubeconfig });
   await replicas.start(REPLICAS);
@@ -258,7 +280,7 @@ async function phase(name: Phase, index: number, problems: string[]): Promise<Hi
       // docs/reliability.md (LINEARIZABLE_CONCURRENT_REPLAYS=1 reproduces them).
       ...(process.env.LINEARIZABLE_CONCURRENT_REPLAYS === "1" ? ["-concurrent-replays"] : []),
     ]);
-    const tookEffect = await inject(fault, replicas).catch((err: unknown) => {
+    const tookEffect = await inject(fault, replicas, ns.name).catch((err: unknown) => {
       problems.push(`h${k} ${fault}: injecting failed: ${String(err)}`);
       return true;
     });
@@ -305,12 +327,16 @@ async function phase(name: Phase, index: number, problems: string[]): Promise<Hi
 async function round(index: number): Promise<Record<string, number | string>> {
   const started = Date.now();
   const problems: string[] = [];
-  const results = [
-    ...(await phase("proxied", index, problems)),
-    ...(await phase("sentinel", index, problems)),
-  ];
-  if (problems.length > 0) failed = true;
-  expect(problems).toEqual([]);
+  const results: HistoryResult[] = [];
+  for (const name of Object.keys(PHASES) as Phase[]) results.push(...(await phase(name, index, problems)));
+  if (problems.length > 0) {
+    failed = true;
+    soakProblems.push(...problems);
+    process.stderr.write(`[linearizable] round ${index}: ${problems.join("\n")}\n`);
+  }
+  // A soak goes on after a failed round (its histories are kept) and fails at its end, so one bad
+  // round does not end hours of checking.
+  if (!SOAK) expect(problems).toEqual([]);
   return {
     ms: Date.now() - started,
     histories: results.length,
@@ -327,6 +353,13 @@ async function round(index: number): Promise<Record<string, number | string>> {
 
 suite.soak(
   `the REST API is linearizable under leader kills and freezes, API-server restarts, network cuts and partitions, and Redis failovers (seed ${seed})`,
-  { name: "linearizable", boundedMs: 600_000, fixed: { seed, clients: CLIENTS, soak: String(SOAK) } },
+  {
+    name: "linearizable",
+    boundedMs: 600_000,
+    fixed: { seed, clients: CLIENTS, soak: String(SOAK) },
+    after: () => {
+      expect(soakProblems).toEqual([]);
+    },
+  },
   round,
 );
