@@ -241,3 +241,20 @@ func TestRecordedInsertDoneWhileCreating(t *testing.T) {
 		t.Fatalf("first violation %v %s, want the list showing h0-g0-1 CREATING", ok, Describe(c.Input, c.Output))
 	}
 }
+
+// Found in the product under a leader freeze (docs/reliability.md, V6): cancel(h2-g1-0, rid 4ea6a773)
+// was sent to the replica about to be frozen, timed out, and its retry on the other replica was answered
+// 404 (the name had no request then); the frozen replica, continued, carried out the first try on the
+// request inserted under the name since, which no accepted cancel had reached, and a list saw it
+// CANCELLED.
+func TestRecordedCancelAppliedAfterItsRetryWasRefused(t *testing.T) {
+	h, err := ReadHistory("testdata/cancel-applied-after-its-retry-was-refused.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, h, porcupine.Illegal)
+	c, ok := FirstViolation(h, 10*time.Second)
+	if !ok || c.Input.Kind != List || c.Output.Listed["h2-g1-0"] != Cancelled {
+		t.Fatalf("first violation %v %s, want the list showing h2-g1-0 CANCELLED", ok, Describe(c.Input, c.Output))
+	}
+}
