@@ -151,6 +151,7 @@ export class OperationStore {
   async create(operation: Operation, ref: OperationRef, options: CreateOptions = {}): Promise<CreateResult> {
     const deadline = this.now() + (this.options.inFlightWaitMs ?? 2000);
     for (;;) {
+      options.signal?.throwIfAborted();
       try {
         return await this.createOnce(operation, ref, options, this.now() < deadline);
       } catch (err) {

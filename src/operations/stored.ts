@@ -13,6 +13,13 @@ export interface CreateOptions {
   readonly requestId?: { readonly id: string; readonly call: RequestIdCall };
   /** The ResizeRequest the operations controller must advance this operation for. */
   readonly request?: string;
+  /**
+   * Aborts when the call's client is gone (its connection closed before the answer): nothing is
+   * recorded then. Its retry may already have been answered without this try (a replica frozen with
+   * the request in hand, docs/reliability.md V6); recording it now would carry out a call its client
+   * was told did not happen.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface CreateResult {
