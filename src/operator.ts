@@ -154,14 +154,14 @@ async function addProvisioner(
  * The booking controller, when the API server serves FutureReservations: Helm installs a chart's CRDs
  * on install only, so an upgraded operator may run before its new CRD is applied. Detected once.
  */
-async function addBookings(
+function addBookings(
   mgr: Manager,
   config: Config,
   recorder: ReturnType<typeof createEventRecorder>,
   log: Logger,
   metrics: PromMetrics,
-): Promise<void> {
-  const served = await servedAtStartUp(mgr, log, FUTURE_RESERVATIONS);
+  served: boolean,
+): void {
   if (!served) {
     log.info("FutureReservation CRD not installed: bookings are off (apply the CRD and restart)");
     return;
@@ -234,7 +234,10 @@ export async function runOperator(config: Config): Promise<void> {
   });
   const publicUrl = (config["public-url"] ?? `http://localhost:${config["http-port"]}`).replace(/\/+$/, "");
   const recorder = createEventRecorder({ sink: kubeEventSink(mgr.client), logger: log });
+  // Asked before the resize controller is added: where bookings are served, its queue holds their capacity.
+  const bookingsServed = await servedAtStartUp(mgr, log, FUTURE_RESERVATIONS);
   addResizeController(mgr, {
+    bookings: bookingsServed,
     recorder,
     logger: log,
     metrics,
@@ -251,7 +254,7 @@ export async function runOperator(config: Config): Promise<void> {
     },
   });
   await addProvisioner(mgr, config, recorder, log, metrics);
-  await addBookings(mgr, config, recorder, log, metrics);
+  addBookings(mgr, config, recorder, log, metrics, bookingsServed);
   addRetentionController(mgr, {
     recorder,
     logger: log,

@@ -7,7 +7,7 @@ import { Conditions } from "./conditions.js";
 import { customResource, type CustomResourceModel } from "./custom-resource.js";
 import { Duration, durationToMillis } from "./duration.js";
 import { rule, type RuleSpec } from "./meta.js";
-import { FUTURE_RESERVATION } from "./names.js";
+import { FUTURE_RESERVATION, GROUP } from "./names.js";
 import { Generation, Rfc1035Label, Timestamp } from "./primitives.js";
 import { CANCEL_STAYS, unchanged } from "./resize-request.js";
 
@@ -162,10 +162,13 @@ export const ProcurementStatus = z.enum(PROCUREMENT_STATUSES).meta({
       "The group has room for the booking for its whole window, against maxSize, every other approved booking and the running requests' releases.",
     DECLINED: "The group has no room for the window; the message names the earliest window that fits.",
     PROVISIONING:
-      "The window has started and its instances are being added. Not delivered yet (docs/booking.md).",
-    FULFILLED: "All booked instances were delivered. Not delivered yet (docs/booking.md).",
-    CANCELLED: "Cancelled by its owner (spec.cancel) before delivery.",
-    FAILED: "The booking could not be delivered. Not delivered yet (docs/booking.md).",
+      "Its delivery ResizeRequest (fr-<name>) exists and is queued or attempting: created the lead time before the window's start.",
+    FULFILLED:
+      "All booked instances are ready (its delivery request SUCCEEDED); they are released at the window's end, when the Ended condition turns True.",
+    CANCELLED:
+      "Cancelled by its owner (spec.cancel): a delivery not yet succeeded is cancelled; instances already delivered stay until the window's end.",
+    FAILED:
+      "The booking could not be delivered: its delivery request failed, or had no attempt under way at the window's start (then it is cancelled).",
   },
 });
 
@@ -175,6 +178,10 @@ export const FutureReservationCondition = {
   Approved: "Approved",
   /** True once CANCELLED. */
   Cancelled: "Cancelled",
+  /** Unknown while PROVISIONING (reason Provisioning), True once FULFILLED, False once FAILED (the reason says why). */
+  Delivered: "Delivered",
+  /** True once the window has ended (reason WindowEnded): the compute API has no procurementStatus word for it. */
+  Ended: "Ended",
 } as const;
 
 const FINAL_CEL = `[${FINAL_PROCUREMENT_STATUSES.map((s) => `'${s}'`).join(", ")}]`;
@@ -209,7 +216,7 @@ export const FutureReservationStatus = rule(
         .optional(),
       conditions: Conditions.meta({
         description:
-          "Approved (True: APPROVED; False: DECLINED; Unknown while pending, reason GroupNotFound or GroupNotReady) and Cancelled.",
+          "Approved (True: APPROVED; False: DECLINED; Unknown while pending, reason GroupNotFound or GroupNotReady), Cancelled, Delivered (Unknown: PROVISIONING; True: FULFILLED; False: FAILED) and Ended (True once the window has ended).",
       }).optional(),
       observedGeneration: Generation.meta({
         description: "The metadata.generation this status was computed from.",
@@ -265,3 +272,15 @@ export const futureReservationResource: CustomResourceModel = {
   ],
   selectableFields: [".spec.instanceGroupManager", ".status.procurementStatus"],
 };
+
+/**
+ * On a ResizeRequest the booking controller creates to deliver a booking: the booking's name. The
+ * request consumes that booking's hold instead of competing with it (src/queue/booking-wait.ts).
+ */
+export const FUTURE_RESERVATION_LABEL = `${GROUP}/future-reservation`;
+
+/**
+ * On a delivery request: the end of its booking's window (RFC 3339). Its instances are released then,
+ * not a run duration after they became ready (decide/attempt.ts), so the booking ends on time.
+ */
+export const WINDOW_END_ANNOTATION = `${GROUP}/window-end`;

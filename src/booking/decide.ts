@@ -3,19 +3,13 @@
 // one becomes CANCELLED. Pure: the capacity over time is src/queue/bookings.ts's, the same the ETA is
 // meant to count bookings with.
 import {
-  FINAL_PROCUREMENT_STATUSES,
   FutureReservationCondition as FC,
   MAX_WINDOW_MS,
   type FutureReservation,
-  type FutureReservationStatus,
-  type ProcurementStatusName,
 } from "../api/future-reservation.js";
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { fifo } from "../api/lifecycle.js";
+import { fifo, isFinalState } from "../api/lifecycle.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { rfc3339, rfc3339Seconds } from "../api/time.js";
-import { setCondition, type ConditionInput } from "../controller/conditions.js";
-import type { EventDefinition } from "../events/catalog.js";
+import { rfc3339Seconds } from "../api/time.js";
 import {
   bookingHolds,
   bookingWindow,
@@ -28,78 +22,22 @@ import {
   type Window,
 } from "../queue/bookings.js";
 import { formatDuration } from "../api/duration.js";
+import { groupDurations } from "../api/instance-group-manager.js";
+import { deliveredBookings } from "../queue/booking-wait.js";
+import { deliveryOf, deliveryRequest as deliveryRequestFor, deliveryStep, leadTimeMs } from "./deliver.js";
 import { bookingEvents } from "./events.js";
+import {
+  change,
+  isFinal,
+  statusOf,
+  windowText,
+  type BookingChange,
+  type BookingPlan,
+  type BookingSnapshot,
+  type Verdict,
+} from "./verdict.js";
 
-export interface BookingSnapshot {
-  readonly namespace: string;
-  readonly groupName: string;
-  /** undefined when the group does not exist. */
-  readonly group: InstanceGroupManager | undefined;
-  /** The group's ResizeRequests, any state. */
-  readonly requests: readonly ResizeRequest[];
-  /** The group's FutureReservations, any state. */
-  readonly bookings: readonly FutureReservation[];
-  readonly now: number;
-}
-
-export interface BookingEvent {
-  readonly definition: EventDefinition;
-  readonly note: string;
-}
-
-/** A booking's new status, written through its status subresource, and the events it tells. */
-export interface BookingChange {
-  readonly booking: FutureReservation;
-  readonly status: FutureReservationStatus;
-  readonly events: readonly BookingEvent[];
-}
-
-/** The changes in FIFO order: an approval is written before any later booking's decision. */
-export interface BookingPlan {
-  readonly changes: readonly BookingChange[];
-}
-
-const statusOf = (b: FutureReservation): ProcurementStatusName =>
-  b.status?.procurementStatus ?? "PENDING_APPROVAL";
-
-const isFinal = (b: FutureReservation): boolean => FINAL_PROCUREMENT_STATUSES.includes(statusOf(b));
-
-const windowText = (w: Window): string => `${rfc3339Seconds(w.start)} to ${rfc3339Seconds(w.end)}`;
-
-interface Verdict {
-  readonly procurementStatus: ProcurementStatusName;
-  readonly condition: ConditionInput;
-  readonly event?: EventDefinition;
-  readonly suggested?: Window;
-}
-
-/** The status a verdict leaves, and its event when the verdict is news. */
-function change(b: FutureReservation, v: Verdict, now: number): BookingChange | undefined {
-  const generation = b.metadata.generation ?? 0;
-  const w = bookingWindow(b);
-  const conditions = setCondition(b.status?.conditions, v.condition, rfc3339(now), generation);
-  const status: FutureReservationStatus = {
-    ...b.status,
-    procurementStatus: v.procurementStatus,
-    ...(w && { startTime: rfc3339(w.start), endTime: rfc3339(w.end) }),
-    message: v.condition.message,
-    conditions,
-    observedGeneration: generation,
-  };
-  if (v.suggested)
-    status.suggestedTimeWindow = { startTime: rfc3339(v.suggested.start), endTime: rfc3339(v.suggested.end) };
-  const unchanged =
-    conditions === b.status?.conditions &&
-    b.status.procurementStatus === v.procurementStatus &&
-    b.status.observedGeneration === generation;
-  if (unchanged) return undefined;
-  const news = b.status?.conditions?.find((c) => c.type === v.condition.type)?.reason !== v.condition.reason;
-  return {
-    booking: b,
-    status,
-    events: v.event && news ? [{ definition: v.event, note: v.condition.message }] : [],
-  };
-}
+export type { BookingChange, BookingEvent, BookingPlan, BookingSnapshot } from "./verdict.js";
 
 /** A pending booking that cannot be decided yet: why, as an Unknown Approved condition. */
 function waiting(reason: "GroupNotFound" | "GroupNotReady", message: string): Verdict {
@@ -172,7 +110,7 @@ function approval(b: FutureReservation, w: Window, schedule: Schedule, group: st
   );
 }
 
-/** The group's bookings decided: cancels first (they free their windows), then approvals in FIFO order. */
+/** The group's bookings decided: cancels first (they free their windows), approvals in FIFO order, then deliveries. */
 export function decideBookings(s: BookingSnapshot): BookingPlan {
   const ordered = [...s.bookings].sort((a, b) =>
     fifo(
@@ -180,12 +118,13 @@ export function decideBookings(s: BookingSnapshot): BookingPlan {
       { creationTimestamp: b.metadata.creationTimestamp ?? "", name: b.metadata.name ?? "" },
     ),
   );
-  const changes: BookingChange[] = [];
+  const changes = new Map<FutureReservation, BookingChange>();
   const push = (c: BookingChange | undefined): void => {
-    if (c) changes.push(c);
+    if (c) changes.set(c.booking, c);
   };
   for (const b of ordered) {
     if (!b.spec.cancel || isFinal(b)) continue;
+    const delivered = statusOf(b) === "FULFILLED";
     push(
       change(
         b,
@@ -195,7 +134,9 @@ export function decideBookings(s: BookingSnapshot): BookingPlan {
             type: FC.Cancelled,
             status: "True",
             reason: "Cancelled",
-            message: `Cancelled (was ${statusOf(b)}): the window holds no capacity of group ${s.groupName} any more.`,
+            message: delivered
+              ? `Cancelled (was FULFILLED): the window holds no capacity of group ${s.groupName} any more; the instances already delivered stay until the window's end (a succeeded request refuses a cancel).`
+              : `Cancelled (was ${statusOf(b)}): the window holds no capacity of group ${s.groupName} any more.`,
           },
           event: bookingEvents.BookingCancelled,
         },
@@ -203,19 +144,32 @@ export function decideBookings(s: BookingSnapshot): BookingPlan {
       ),
     );
   }
+  approvals(s, ordered, push);
+  return deliveries(s, ordered, changes);
+}
+
+/** Pending bookings decided in FIFO order, each approval holding capacity for the next. */
+function approvals(
+  s: BookingSnapshot,
+  ordered: readonly FutureReservation[],
+  push: (c: BookingChange | undefined) => void,
+): void {
   const pending = ordered.filter((b) => !b.spec.cancel && statusOf(b) === "PENDING_APPROVAL");
-  if (pending.length === 0) return { changes };
+  if (pending.length === 0) return;
   const { group } = s;
   if (!group || group.status?.targetSize === undefined) {
     const verdict = !group
       ? waiting("GroupNotFound", `Group ${s.groupName} does not exist in namespace ${s.namespace} (yet).`)
       : waiting("GroupNotReady", `The size of group ${s.groupName} is not known yet (no status.targetSize).`);
     for (const b of pending) push(change(b, verdict, s.now));
-    return { changes };
+    return;
   }
   const holds: Hold[] = [
     ...requestHolds(group, s.requests, s.now),
-    ...bookingHolds(ordered.filter((b) => holdsCapacity(b) && !b.spec.cancel)),
+    ...bookingHolds(
+      ordered.filter((b) => holdsCapacity(b) && !b.spec.cancel),
+      deliveredBookings(s.requests, s.now, groupDurations(group.spec).provisioningTimeoutMs),
+    ),
   ];
   for (const b of pending) {
     const w = bookingWindow(b);
@@ -231,5 +185,51 @@ export function decideBookings(s: BookingSnapshot): BookingPlan {
       });
     push(change(b, verdict, s.now));
   }
-  return { changes };
+}
+
+/**
+ * Each booking as this pass leaves it (its approval applied) delivered (deliver.ts): a delivery request
+ * created or followed, and one no longer wanted (its booking cancelled, failed or ended) cancelled.
+ */
+function deliveries(
+  s: BookingSnapshot,
+  ordered: readonly FutureReservation[],
+  decided: ReadonlyMap<FutureReservation, BookingChange>,
+): BookingPlan {
+  const changes: BookingChange[] = [];
+  const creates: ResizeRequest[] = [];
+  const cancels: ResizeRequest[] = [];
+  let wakeAt = Infinity;
+  const leadMs = leadTimeMs(s.requests);
+  for (const original of ordered) {
+    const before = decided.get(original);
+    const b = before ? { ...original, status: before.status } : original;
+    const d = deliveryOf(b, s.requests);
+    const w = bookingWindow(b);
+    if (!holdsCapacity(b) || b.spec.cancel || !w) {
+      if (d && !isFinalState(d.status?.state)) cancels.push(d);
+      if (before) changes.push(before);
+      continue;
+    }
+    const step = deliveryStep(b, w, d, s.now, leadMs);
+    if (before) {
+      // Decided this pass: its delivery is the next pass's, each transition its own write and Event.
+      changes.push(before);
+      wakeAt = Math.min(wakeAt, step.create ? s.now : (step.wakeAt ?? Infinity));
+      continue;
+    }
+    if (step.create) creates.push(deliveryRequestFor(b, w, s.now));
+    if (step.cancel && d) cancels.push(d);
+    if (step.wakeAt !== undefined) wakeAt = Math.min(wakeAt, step.wakeAt);
+    const after = step.verdict && change(b, step.verdict, s.now);
+    if (after) changes.push(after);
+  }
+  // Cancels first: they free the windows the approvals after them were decided with.
+  const cancelledFirst = (c: BookingChange): number => Number(c.status.procurementStatus !== "CANCELLED");
+  return {
+    changes: changes.sort((a, b) => cancelledFirst(a) - cancelledFirst(b)),
+    creates,
+    cancels,
+    requeueAfterMs: wakeAt === Infinity ? undefined : Math.max(0, wakeAt - s.now),
+  };
 }

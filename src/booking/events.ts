@@ -7,7 +7,7 @@ export const bookingEvents = defineEventCatalog({
     type: "Normal",
     reason: "Approved",
     action: "Approve",
-    when: "A FutureReservation was APPROVED: its group has room for it for the whole window, against maxSize, every other approved booking and the running requests' releases. Its instances are not delivered yet (docs/booking.md).",
+    when: "A FutureReservation was APPROVED: its group has room for it for the whole window, against maxSize, every other approved booking and the running requests' releases. Queued ResizeRequests may not take that capacity; its instances are delivered from the window's start minus the lead time.",
   },
   BookingDeclined: {
     type: "Warning",
@@ -25,6 +25,30 @@ export const bookingEvents = defineEventCatalog({
     type: "Normal",
     reason: "Cancelled",
     action: "Cancel",
-    when: "A FutureReservation pending approval or approved was cancelled (spec.cancel): CANCELLED, and its window holds no capacity any more.",
+    when: "A FutureReservation pending approval, approved or being delivered was cancelled (spec.cancel): CANCELLED, its window holds no capacity any more, and a delivery request not yet succeeded is cancelled.",
+  },
+  BookingProvisioning: {
+    type: "Normal",
+    reason: "Provisioning",
+    action: "Deliver",
+    when: "A FutureReservation's delivery started, the lead time before its window: its ResizeRequest fr-<name> was created (PROVISIONING).",
+  },
+  BookingFulfilled: {
+    type: "Normal",
+    reason: "Fulfilled",
+    action: "Deliver",
+    when: "Every instance of a FutureReservation is ready: its delivery request SUCCEEDED (FULFILLED). The note names the label that selects them.",
+  },
+  BookingFailed: {
+    type: "Warning",
+    reason: "DeliveryFailed",
+    action: "Deliver",
+    when: "A FutureReservation could not be delivered (FAILED): its delivery request failed, or at the window's start it had no attempt under way (a stockout still backing off) and was cancelled.",
+  },
+  BookingEnded: {
+    type: "Normal",
+    reason: "WindowEnded",
+    action: "Release",
+    when: "A FULFILLED FutureReservation's window ended: its delivery request's run ends with it and its instances are released (condition Ended=True).",
   },
 });

@@ -1,10 +1,13 @@
-// Carries out a booking plan: each booking's status written through its status subresource, guarded
-// by the resourceVersion it was decided on, in the plan's (FIFO) order, then its events. A conflict
-// stops the pass: what follows was decided on what came before, so the next pass decides it again.
-import { FUTURE_RESERVATIONS } from "../api/kinds.js";
+// Carries out a booking plan: first the delivery requests to create (one the cache has not seen yet
+// exists already: made by an earlier pass) and to cancel (a merge patch of spec.cancel, guarded by the
+// request's uid), then each booking's status written through its status subresource, guarded by the
+// resourceVersion it was decided on, in the plan's (FIFO) order, then its events. A request is created
+// before the status that says PROVISIONING, so a status never names a request that was not made. A
+// conflict stops the pass: what follows was decided on what came before, so the next pass decides it again.
+import { FUTURE_RESERVATIONS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { INSTANCE_GROUP_MANAGER, API_VERSION } from "../api/names.js";
 import type { EventRecorder } from "../events/recorder.js";
-import { isConflict, isNotFound } from "../runtime/api-errors.js";
+import { isAlreadyExists, isConflict, isNotFound } from "../runtime/api-errors.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { BookingPlan } from "./decide.js";
 
@@ -19,6 +22,22 @@ export async function executeBookingPlan(
   plan: BookingPlan,
   groupUid: string | undefined,
 ): Promise<"done" | "conflict"> {
+  const requests = deps.client.resource(RESIZE_REQUESTS);
+  for (const rr of plan.creates)
+    try {
+      await requests.create(rr);
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+  for (const rr of plan.cancels)
+    try {
+      await requests.mergePatch(
+        { namespace: rr.metadata.namespace ?? "", name: rr.metadata.name ?? "" },
+        { metadata: { uid: rr.metadata.uid }, spec: { cancel: true } },
+      );
+    } catch (err) {
+      if (!isNotFound(err) && !isConflict(err)) throw err;
+    }
   for (const { booking, status, events } of plan.changes) {
     try {
       await deps.client.resource(FUTURE_RESERVATIONS).updateStatus({ ...booking, status });

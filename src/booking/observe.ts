@@ -3,16 +3,12 @@
 import type { FutureReservation } from "../api/future-reservation.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
+import { BOOKINGS_BY_GROUP } from "../controller/booking-informer.js";
 import { BY_GROUP } from "../controller/indexes.js";
 import type { Lister } from "../runtime/store.js";
 import type { BookingSnapshot } from "./decide.js";
 
-/** The booking informer's index of FutureReservations by their group's key. */
-export const BOOKINGS_BY_GROUP = "byGroup";
-
-/** The cache key of the group a booking names (in its own namespace). */
-export const bookingGroupKey = (b: FutureReservation): string =>
-  `${b.metadata.namespace ?? ""}/${b.spec.instanceGroupManager}`;
+export { BOOKINGS_BY_GROUP, bookingGroupKey } from "../controller/booking-informer.js";
 
 export interface BookingObserveDeps {
   readonly groups: Lister<InstanceGroupManager>;

@@ -1,6 +1,7 @@
 // The booking controller's reconciler: one key per group ("namespace/name"), so that the bookings of a
 // group are decided one pass at a time (two passes deciding at once could each approve a booking the
-// other's approval leaves no room for); observe (caches), decide (pure), execute.
+// other's approval leaves no room for); observe (caches), decide (pure), execute. A pass is also due
+// when a delivery starts, a window starts or ends (the plan's requeueAfterMs).
 import type { Reconciler } from "../runtime/controller.js";
 import { decideBookings } from "./decide.js";
 import { executeBookingPlan, type BookingExecuteDeps } from "./execute.js";
@@ -17,7 +18,13 @@ export function bookingReconciler(deps: BookingReconcilerDeps): Reconciler {
         { booking: c.booking.metadata.name, procurementStatus: c.status.procurementStatus },
         c.status.message,
       );
+    for (const r of plan.creates)
+      log.info({ request: r.metadata.name }, "creating a booking's delivery request");
+    for (const r of plan.cancels)
+      log.info({ request: r.metadata.name }, "cancelling a delivery request no longer wanted");
     const outcome = await executeBookingPlan(deps, plan, snapshot.group?.metadata.uid);
-    return outcome === "conflict" ? { requeue: true } : undefined;
+    if (outcome === "conflict") return { requeue: true };
+    // The next delivery due, window starting or ending.
+    return plan.requeueAfterMs === undefined ? undefined : { requeueAfterMs: plan.requeueAfterMs };
   };
 }

@@ -1,19 +1,20 @@
-// Wires the booking controller into a manager: an informer of FutureReservations indexed by group, the
-// resize controller's shared caches of groups and ResizeRequests, and a controller keyed by group.
-import type { KubernetesObject } from "@kubernetes/client-node";
+// Wires the booking controller into a manager: the shared informer of FutureReservations indexed by
+// group (controller/booking-informer.ts), the resize controller's shared caches of groups and
+// ResizeRequests, and a controller keyed by group.
 import type { Logger } from "pino";
-import { FutureReservation } from "../api/future-reservation.js";
-import { FUTURE_RESERVATIONS } from "../api/kinds.js";
+import type { FutureReservation } from "../api/future-reservation.js";
 import { FUTURE_RESERVATION } from "../api/names.js";
+import type { ResizeRequest } from "../api/resize-request.js";
+import { bookingInformer } from "../controller/booking-informer.js";
+import { groupOf } from "../controller/indexes.js";
 import { resizeInformers } from "../controller/setup.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { Controller } from "../runtime/controller.js";
 import type { Manager } from "../runtime/manager.js";
 import type { MetricsSink } from "../runtime/metrics.js";
 import { generationOrDeletionChanged } from "../runtime/predicates.js";
-import { resourcePath } from "../runtime/resource-kind.js";
 import { objectKey } from "../runtime/store.js";
-import { stripUnreadMetadata } from "../runtime/transform.js";
+import { deliveryOf } from "../queue/booking-wait.js";
 import { BOOKINGS_BY_GROUP, bookingGroupKey } from "./observe.js";
 import { bookingReconciler } from "./reconciler.js";
 
@@ -30,15 +31,15 @@ export interface BookingOptions {
 const pending = (b: FutureReservation): boolean =>
   (b.status?.procurementStatus ?? "PENDING_APPROVAL") === "PENDING_APPROVAL" && !b.spec.cancel;
 
+/** A delivery request moved on (created, a new state, a new attempt): its booking follows it. */
+const deliveryMoved = (before: ResizeRequest, after: ResizeRequest): boolean =>
+  deliveryOf(after.metadata) !== undefined &&
+  (before.status?.state !== after.status?.state ||
+    before.status?.provisioning?.phase !== after.status?.provisioning?.phase ||
+    before.status?.reason !== after.status?.reason);
+
 export function addBookingController(mgr: Manager, options: BookingOptions): Controller {
-  const scope = { namespace: options.namespace || undefined };
-  const bookings = mgr.informer<FutureReservation>({
-    name: FUTURE_RESERVATION.plural,
-    path: resourcePath(FUTURE_RESERVATIONS, scope),
-    decode: (raw: KubernetesObject) => FutureReservation.parse(raw),
-    transform: stripUnreadMetadata,
-    indexers: { [BOOKINGS_BY_GROUP]: (b) => [bookingGroupKey(b)] },
-  });
+  const bookings = bookingInformer(mgr, options.namespace);
   const { requests, groups } = resizeInformers(mgr, options.namespace);
   const controller = new Controller({
     name: FUTURE_RESERVATION.kind.toLowerCase(),
@@ -62,6 +63,15 @@ export function addBookingController(mgr: Manager, options: BookingOptions): Con
     const key = objectKey(g);
     return bookings.lister.byIndex(BOOKINGS_BY_GROUP, key).some(pending) ? [key] : [];
   });
+  // A delivery request's progress moves its booking (PROVISIONING, FULFILLED, FAILED); other requests
+  // map to nothing.
+  controller.watchMapped(
+    requests,
+    (r) => (deliveryOf(r.metadata) ? groupOf(r) : []),
+    deliveryMoved,
+    undefined,
+    { skipInitialList: true },
+  );
   mgr.addController(controller);
   return controller;
 }

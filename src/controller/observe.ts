@@ -12,6 +12,7 @@
 // (own-writes.ts), so a pass right after it never takes the change for undone. Crash safety is
 // unchanged: a change is recorded on the request's status before it is made, an absolute value made
 // twice is harmless, and a restarted operator starts from a fresh list.
+import type { FutureReservation } from "../api/future-reservation.js";
 import { groupDurations, type InstanceGroupManager } from "../api/instance-group-manager.js";
 import { groupLocation } from "../api/location.js";
 import { DEFAULT_READY_REPLICAS_FIELD, isKarpenterNodePool, readinessSource } from "../api/readiness.js";
@@ -26,6 +27,7 @@ import {
 } from "../runtime/builtin-kinds.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import type { Lister } from "../runtime/store.js";
+import { BOOKINGS_BY_GROUP } from "./booking-informer.js";
 import { IN_PLAY_BY_GROUP } from "./indexes.js";
 import { identityOf } from "./instances/kinds.js";
 import { nodeLimitOfPool } from "./instances/node-limit.js";
@@ -47,6 +49,8 @@ import { policyMissingMessage } from "./admission-guard.js";
 export interface ObserveDeps {
   readonly groups: Lister<InstanceGroupManager>;
   readonly requests: Lister<ResizeRequest>;
+  /** The FutureReservations cache, where the API server serves them (booking-informer.ts). */
+  readonly bookings?: Lister<FutureReservation>;
   readonly scale: ScaleClient;
   readonly client: KubeClient;
   /** Counts ready Nodes for groups with spec.readiness.nodeSelector. */
@@ -262,6 +266,7 @@ export async function observeGroup(
         nodeLimit: nodeLimitOfPool(target.object),
       }),
     requests: requests.map(requestView),
+    ...(deps.bookings && { bookings: deps.bookings.byIndex(BOOKINGS_BY_GROUP, `${namespace}/${groupName}`) }),
   };
   return {
     snapshot,

@@ -29,6 +29,7 @@ import {
   REQUEST_INDEXERS,
 } from "./indexes.js";
 import { AdmissionGuard } from "./admission-guard.js";
+import { bookingGroupKey, bookingInformer } from "./booking-informer.js";
 import { NodeInformers } from "./node-informers.js";
 import { resizeReconciler } from "./reconciler.js";
 import { requestView, TARGET_RECHECK_POLLS, type DecideConfig } from "./snapshot.js";
@@ -47,6 +48,11 @@ export interface ResizeControllerOptions {
   readonly onPlanEvent?: ExecuteDeps["onPlanEvent"];
   /** `Kind.group` of the cluster-scoped kinds a group may target (--cluster-scoped-targets). */
   readonly clusterScopedTargets: readonly string[];
+  /**
+   * Whether the API server serves FutureReservations: then a queued request may not take capacity an
+   * approved booking holds (decide/bookings.ts), and a booking's change reaches its group.
+   */
+  readonly bookings?: boolean;
 }
 
 /**
@@ -83,6 +89,7 @@ export function resizeInformers(
 
 export function addResizeController(mgr: Manager, options: ResizeControllerOptions): Controller {
   const { requests, groups } = resizeInformers(mgr, options.namespace);
+  const bookings = options.bookings ? bookingInformer(mgr, options.namespace) : undefined;
   // A Node change that can change a count reaches the groups counting under its selector.
   const nodes = new NodeInformers({
     informer: (spec) => mgr.informer(spec),
@@ -121,6 +128,7 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
       {
         groups: groups.lister,
         requests: requests.lister,
+        ...(bookings && { bookings: bookings.lister }),
         // A refused /scale update is tried again when the group's refusal is re-checked (decide/admission.ts).
         // Where the cache cannot serve a target (list/watch forbidden, unknown /scale fields), this is
         // also how long the operator reads it from the API server before trying the cache again.
@@ -149,6 +157,17 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
     groupOf,
     (before, after) => inPlay(requestView(before)) || inPlay(requestView(after)),
   );
+  // A booking approved, cancelled or ended changes what its group's head may take: its procurement
+  // status moving (the booking controller's writes) is what counts.
+  if (bookings)
+    controller.watchMapped(
+      bookings,
+      (b) => [bookingGroupKey(b)],
+      (before, after) => before.status?.procurementStatus !== after.status?.procurementStatus,
+      undefined,
+      // Each group is reconciled at start anyway (its own add).
+      { skipInitialList: true },
+    );
   mgr.addController(controller);
   return controller;
 }

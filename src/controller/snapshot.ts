@@ -1,9 +1,11 @@
 // What the reconcile decision sees of one group: plain data gathered by the observer (observe.ts) from
 // the informer caches and the target's /scale subresource. No I/O happens past this point.
+import type { FutureReservation } from "../api/future-reservation.js";
 import type { Location } from "../api/location.js";
 import { FINALIZER } from "../api/names.js";
 import type { ResizeRequest, ResizeRequestSpec, ResizeRequestStatus } from "../api/resize-request.js";
 import { servedBy } from "../api/served-by.js";
+import { deliveryOf, type Delivery } from "../queue/booking-wait.js";
 import type { Identity } from "./instances/kinds.js";
 import type { NodeLimit } from "./instances/node-limit.js";
 import type { InstancesView } from "./instances/view.js";
@@ -105,6 +107,8 @@ export interface RequestView {
   readonly hasFinalizer: boolean;
   /** Created for a ProvisioningRequest: its instances also carry GKE's provisioning-request label. */
   readonly forProvisioningRequest: boolean;
+  /** Created by the booking controller to deliver a booking (queue/booking-wait.ts); undefined otherwise. */
+  readonly delivery?: Delivery;
   readonly spec: ResizeRequestSpec;
   readonly status: ResizeRequestStatus;
 }
@@ -112,6 +116,7 @@ export interface RequestView {
 /** A cached request as the decision sees it. */
 export function requestView(rr: ResizeRequest): RequestView {
   const m = rr.metadata;
+  const delivery = deliveryOf(m);
   return {
     name: m.name ?? "",
     uid: m.uid ?? "",
@@ -120,6 +125,7 @@ export function requestView(rr: ResizeRequest): RequestView {
     deleting: m.deletionTimestamp !== undefined,
     hasFinalizer: m.finalizers?.includes(FINALIZER) ?? false,
     forProvisioningRequest: servedBy(m.annotations).provisioningRequest !== undefined,
+    ...(delivery && { delivery }),
     spec: rr.spec,
     status: rr.status ?? {},
   };
@@ -154,6 +160,11 @@ export interface GroupSnapshot {
   readonly nodeLimit?: NodeLimit;
   /** The ResizeRequests naming this group that are in play (in-play.ts), in any order. */
   readonly requests: readonly RequestView[];
+  /**
+   * The group's FutureReservations, any state: a queued request may not take capacity an approved one
+   * holds (queue/booking-wait.ts). Empty when the operator serves no bookings.
+   */
+  readonly bookings?: readonly FutureReservation[];
 }
 
 export interface DecideConfig {

@@ -136,7 +136,7 @@ const ms = (t: string | undefined): number => (t === undefined ? NaN : Date.pars
  * else its start plus the group's provisioning timeout) plus its run duration. undefined when it holds
  * nothing: queued, rolling back, released, or finished otherwise.
  */
-export function releaseOf(r: ResizeRequest, now: number, provisioningTimeoutMs: number): number | undefined {
+export function releaseOf(r: HoldingRequest, now: number, provisioningTimeoutMs: number): number | undefined {
   const s = r.status;
   if (s?.state === "SUCCEEDED") {
     if (s.release) return s.release.phase === "Applied" ? undefined : now;
@@ -151,33 +151,57 @@ export function releaseOf(r: ResizeRequest, now: number, provisioningTimeoutMs: 
   return Math.max(now, deadline) + durationToMillis(run);
 }
 
+/** A moment ahead when a running request's instances go: `until` (ms; Infinity: never). */
+export interface Release {
+  readonly until: number;
+  readonly size: number;
+  readonly holder: string;
+}
+
+/**
+ * The held instances from `now` on, `replicas` now going down at each release in time order by the
+ * release rule (never below minSize). One rule for the approval (requestHolds), the admission of a
+ * queued request and the replay of the queue ahead (booking-wait.ts).
+ */
+export function levelHolds(
+  replicas: number,
+  releases: readonly Release[],
+  minSize: number,
+  now: number,
+): Hold[] {
+  let level = replicas;
+  const holds: Hold[] = [];
+  for (const r of [...releases].sort((a, b) => a.until - b.until)) {
+    if (r.until === Infinity) break;
+    const after = releaseTarget(level, r.size, minSize);
+    holds.push({ from: now, until: Math.max(now, r.until), count: level - after, holder: r.holder });
+    level = after;
+  }
+  holds.push({ from: now, until: Infinity, count: level, holder: "the target's replicas" });
+  return holds;
+}
+
+/** What requestHolds() reads of a request: its size, its run, its state and whether it is deleted. */
+export type HoldingRequest = Pick<ResizeRequest, "spec" | "status"> & {
+  readonly metadata: Pick<ResizeRequest["metadata"], "name" | "deletionTimestamp">;
+};
+
 /**
  * The group's held instances from `now` on: the target's replicas (status.targetSize, or the running
  * requests' instances if more — the status lags a scale change by up to a second), going down at each
  * running request's release by the release rule (never below minSize).
  */
-export function requestHolds(group: HoldingGroup, requests: readonly ResizeRequest[], now: number): Hold[] {
+export function requestHolds(group: HoldingGroup, requests: readonly HoldingRequest[], now: number): Hold[] {
   const { provisioningTimeoutMs } = groupDurations(group.spec);
-  const running = requests
-    .map((r) => ({ r, until: releaseOf(r, now, provisioningTimeoutMs) }))
-    .filter((x): x is { r: ResizeRequest; until: number } => x.until !== undefined)
-    .sort((a, b) => a.until - b.until);
-  const heldByRequests = running.reduce((sum, x) => sum + sizeOf(x.r), 0);
-  let replicas = Math.max(group.status?.targetSize ?? 0, heldByRequests);
-  const holds: Hold[] = [];
-  for (const { r, until } of running) {
-    if (until === Infinity) break;
-    const after = releaseTarget(replicas, sizeOf(r), group.spec.minSize);
-    holds.push({
-      from: now,
-      until,
-      count: replicas - after,
-      holder: `ResizeRequest ${r.metadata.name ?? ""}`,
-    });
-    replicas = after;
-  }
-  holds.push({ from: now, until: Infinity, count: replicas, holder: "the target's replicas" });
-  return holds;
+  const running = requests.flatMap((r): Release[] => {
+    const until = releaseOf(r, now, provisioningTimeoutMs);
+    return until === undefined
+      ? []
+      : [{ until, size: sizeOf(r), holder: `ResizeRequest ${r.metadata.name ?? ""}` }];
+  });
+  const heldByRequests = running.reduce((sum, x) => sum + x.size, 0);
+  const replicas = Math.max(group.status?.targetSize ?? 0, heldByRequests);
+  return levelHolds(replicas, running, group.spec.minSize, now);
 }
 
 /** The window a booking asks for, ms; undefined when malformed (the CRD's rules keep that out). */
@@ -193,9 +217,16 @@ export function holdsCapacity(b: Pick<FutureReservation, "status">): boolean {
   return status !== undefined && HOLDING_PROCUREMENT_STATUSES.includes(status);
 }
 
-/** The holds of the bookings that hold capacity, each for its window. */
-export function bookingHolds(bookings: readonly FutureReservation[]): Hold[] {
-  return bookings.filter(holdsCapacity).flatMap((b): Hold[] => {
+/**
+ * The holds of the bookings that hold capacity, each for its window; those named in `delivered` are
+ * left out: their delivery request holds their instances already, for longer than the window.
+ */
+export function bookingHolds(
+  bookings: readonly FutureReservation[],
+  delivered: ReadonlySet<string> = new Set(),
+): Hold[] {
+  const counted = bookings.filter((b) => holdsCapacity(b) && !delivered.has(b.metadata.name ?? ""));
+  return counted.flatMap((b): Hold[] => {
     const w = bookingWindow(b);
     return w
       ? [

@@ -8,11 +8,15 @@
 // replay of the time ahead is replay.ts. test/unit/queue/rules.property.test.ts and
 // test/unit/queue/replay.test.ts hold the model to the decision.
 import { durationToMillis, parseKubeDuration } from "../api/duration.js";
+export { attemptHistory, HISTORY_SIZE, type AttemptHistory } from "./history.js";
 import { ErrorCode } from "../api/errors.js";
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
+import { groupDurations, type InstanceGroupManager } from "../api/instance-group-manager.js";
 import { isFinalState } from "../api/lifecycle.js";
 import type { ProvisioningPhase, ResizeRequest } from "../api/resize-request.js";
-import { replay, type PendingRelease, type Replayed } from "./replay.js";
+import type { FutureReservation } from "../api/future-reservation.js";
+import { deliveredBookings, deliveriesFirst, deliveryOf, type BookingWait } from "./booking-wait.js";
+import { attemptHistory, type AttemptHistory } from "./history.js";
+import { bookingWaitAt, replay, type PendingRelease, type Replayed } from "./replay.js";
 import {
   fifo,
   headHold,
@@ -38,12 +42,16 @@ export interface QueueInput {
   readonly target: TargetCounts | undefined;
   /** Milliseconds since the epoch. */
   readonly now: number;
+  /** The group's FutureReservations, any state: a request may not start into an approved one's window. */
+  readonly bookings?: readonly FutureReservation[];
 }
 
 /** What a waiting request waits for. Only the head waits for something of its own. */
 export type WaitingFor =
   | { readonly kind: "GroupMissing"; readonly group: string }
   | { readonly kind: "TargetMissing"; readonly target: string }
+  /** The head: it fits now, but holding its instances would overrun an approved booking's window until `until`. */
+  | { readonly kind: "Booking"; readonly booking: string; readonly until: number | undefined }
   /** The head: its size does not fit under maxSize yet. */
   | {
       readonly kind: "Capacity";
@@ -108,16 +116,6 @@ export interface RequestInsight {
   readonly missesDeadline: boolean;
 }
 
-/** The attempts of the group's recent successful requests. */
-export interface AttemptHistory {
-  /** Succeeded requests the figures come from (at most HISTORY_SIZE, the most recent). */
-  readonly samples: number;
-  /** Median time from an attempt's start to all its instances ready, in whole ms. */
-  readonly attemptDurationMs: number;
-  /** Succeeded attempts over all attempts of those requests (1 when none failed). */
-  readonly successRate: number;
-}
-
 /** A moment when capacity frees, as the model expects it. */
 export interface QueueRelease {
   readonly request: string;
@@ -141,39 +139,12 @@ export interface QueueInsight {
   readonly releases: readonly QueueRelease[];
 }
 
-/** How many recent successes the attempt duration and success rate are taken from. */
-export const HISTORY_SIZE = 20;
-
 const ms = (timestamp: string | undefined): number => (timestamp === undefined ? NaN : Date.parse(timestamp));
 
 const entry = (r: ResizeRequest): { creationTimestamp: string; name: string } => ({
   creationTimestamp: r.metadata.creationTimestamp ?? "",
   name: r.metadata.name ?? "",
 });
-
-/** Median attempt duration and success rate of the most recent successful requests. */
-export function attemptHistory(requests: readonly ResizeRequest[]): AttemptHistory | undefined {
-  const recent = requests
-    .filter((r) => r.status?.state === "SUCCEEDED")
-    .map((r) => ({
-      succeeded: ms(r.status?.succeededTime),
-      duration: ms(r.status?.succeededTime) - ms(r.status?.provisioningStartedTime),
-      attempts: Math.max(1, r.status?.attempts ?? 1),
-    }))
-    .filter((s) => Number.isFinite(s.duration) && s.duration >= 0)
-    .sort((a, b) => b.succeeded - a.succeeded)
-    .slice(0, HISTORY_SIZE);
-  if (recent.length === 0) return undefined;
-  const durations = recent.map((s) => s.duration).sort((a, b) => a - b);
-  const mid = Math.floor(durations.length / 2);
-  // Whole milliseconds, as the times it gives are.
-  const median =
-    durations.length % 2 === 1
-      ? (durations[mid] ?? 0)
-      : Math.round(((durations[mid - 1] ?? 0) + (durations[mid] ?? 0)) / 2);
-  const attempts = recent.reduce((sum, s) => sum + s.attempts, 0);
-  return { samples: recent.length, attemptDurationMs: median, successRate: recent.length / attempts };
-}
 
 /** The held releases, then each request with a known ETA and a run duration at its end plus the run. */
 function expectedReleases(
@@ -211,12 +182,16 @@ function queueDeadline(r: ResizeRequest, group: InstanceGroupManager | undefined
 export function queueInsight(input: QueueInput): QueueInsight {
   const { group, target, now } = input;
   const history = attemptHistory(input.requests);
-  const waiting = input.requests
+  const unordered = input.requests
     .filter((r) => !isFinalState(r.status?.state))
     // A request that cannot ever fit fails at admission; one being cancelled leaves at the next pass.
     .filter((r) => group?.spec.maxSize === undefined || sizeOf(r) <= group.spec.maxSize)
-    .filter((r) => r.status?.provisioning !== undefined || !(r.spec.cancel || r.metadata.deletionTimestamp))
-    .sort((a, b) => fifo(entry(a), entry(b)));
+    .filter((r) => r.status?.provisioning !== undefined || !(r.spec.cancel || r.metadata.deletionTimestamp));
+  // The decision's order: a booking's delivery first, then first come, first served.
+  const waiting = deliveriesFirst(
+    unordered.sort((a, b) => fifo(entry(a), entry(b))),
+    (r) => deliveryOf(r.metadata),
+  );
   const head = waiting[0];
   const insightOf = (r: ResizeRequest, i: number, waitingFor: WaitingFor, eta: Eta): RequestInsight => {
     const deadline = queueDeadline(r, group);
@@ -277,6 +252,15 @@ export function queueInsight(input: QueueInput): QueueInsight {
   if (p && (p.phase === "Applying" || p.phase === "Applied")) replicas = p.targetReplicas;
 
   const queued = waiting.filter((r) => r !== attempting);
+  const { provisioningTimeoutMs } = groupDurations(group.spec);
+  const bookingState = {
+    bookings: input.bookings,
+    delivered: deliveredBookings(input.requests, now, provisioningTimeoutMs),
+  };
+  const headWait =
+    head && !attempting
+      ? bookingWaitAt({ group, replicas, releases, ...bookingState }, head, now)
+      : undefined;
   // A release that changes the target now goes before any attempt (one change at a time).
   const releasing = attempting
     ? undefined
@@ -320,6 +304,7 @@ export function queueInsight(input: QueueInput): QueueInsight {
       // Expected attempts per success (1 / success rate), each taking the usual duration.
       duration: Math.round(history.attemptDurationMs / history.successRate),
       approximate,
+      ...bookingState,
     });
   }
 
@@ -332,7 +317,8 @@ export function queueInsight(input: QueueInput): QueueInsight {
         : typeof verdict === "string"
           ? { basis: "unknown", reason: verdict }
           : { basis: verdict.approximate ? "estimated" : "exact", start: verdict.start, time: verdict.time };
-    return insightOf(r, i, i === 0 ? headWaitingFor(r, group, replicas, now, releasing) : behind(i), eta);
+    const waitingFor = i === 0 ? headWaitingFor(r, group, replicas, now, releasing, headWait) : behind(i);
+    return insightOf(r, i, waitingFor, eta);
   });
   return summary(insights);
 }
@@ -357,15 +343,26 @@ function headWaitingFor(
   replicas: number,
   now: number,
   releasing: ResizeRequest | undefined,
+  booking: BookingWait | undefined,
 ): WaitingFor {
   const p = r.status?.provisioning;
   if (p) return { kind: "Attempt", attempt: p.attempt, phase: p.phase, startedTime: ms(p.startedTime) };
   const k = sizeOf(r);
   const { maxSize } = group.spec;
   const next = nextAttemptAt(r.status?.nextAttemptTime);
-  const hold = headHold({ replicas, size: k, maxSize, nextAttemptMs: next, nowMs: now, busy: false });
+  const hold = headHold({
+    replicas,
+    size: k,
+    maxSize,
+    nextAttemptMs: next,
+    nowMs: now,
+    busy: false,
+    bookingInTheWay: booking !== undefined,
+  });
   if (hold === "Capacity" && maxSize !== undefined)
     return { kind: "Capacity", needs: k, room: roomUnder(replicas, maxSize), replicas, maxSize };
+  if (hold === "Booking" && booking)
+    return { kind: "Booking", booking: booking.booking, until: booking.until };
   const until = hold === "Backoff" ? next : undefined;
   const unschedulable = lastAttemptUnschedulable(r);
   if (until !== undefined)

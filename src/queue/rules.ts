@@ -37,6 +37,8 @@ export function nextAttemptAt(nextAttemptTime: string | undefined): number {
 export type HeadHold =
   /** replicas + size > maxSize (minSize plays no part). */
   | "Capacity"
+  /** It fits now but would overrun an approved booking's window while it holds its instances (booking-wait.ts). */
+  | "Booking"
   /** Its backoff after a failed attempt has not passed. */
   | "Backoff"
   /** Another change of the group (an attempt or a release) is unresolved or goes first: one at a time. */
@@ -51,11 +53,14 @@ export interface HeadState {
   readonly nowMs: number;
   /** An attempt is unresolved, or a change (a release) is planned or under way. */
   readonly busy: boolean;
+  /** Whether holding its instances would overrun an approved booking (booking-wait.ts bookingWait). */
+  readonly bookingInTheWay?: boolean;
 }
 
 /** Whether the head may start its attempt now: undefined when it may, otherwise what holds it. */
 export function headHold(h: HeadState): HeadHold | undefined {
   if (!fitsUnderMax(h.replicas, h.size, h.maxSize)) return "Capacity";
+  if (h.bookingInTheWay === true) return "Booking";
   if (h.nextAttemptMs > h.nowMs) return "Backoff";
   if (h.busy) return "Busy";
   return undefined;

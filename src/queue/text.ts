@@ -18,6 +18,8 @@ export function waitingForSentence(w: WaitingFor, time: TimeFormat): string {
       return `The group's target ${w.target} is missing or cannot be scaled.`;
     case "Capacity":
       return `Room under maxSize: it needs ${plural(w.needs, "instance")}, ${w.room} free (${w.replicas} of ${w.maxSize} in use).`;
+    case "Booking":
+      return `Capacity booked ahead: FutureReservation ${w.booking} holds the group's room ${w.until === undefined ? "beyond the next 90 days" : `until ${time(w.until)}, when it can start`}.`;
     case "Backoff":
       return `The backoff after a failed attempt, until ${time(w.until)}.`;
     case "Unschedulable":
@@ -40,6 +42,8 @@ export function waitingForShort(w: WaitingFor, time: TimeFormat): string {
       return `Capacity (needs ${w.needs}, room ${w.room})`;
     case "Backoff":
       return `Backoff (until ${time(w.until)})`;
+    case "Booking":
+      return `Booking (${w.booking}${w.until === undefined ? "" : `, until ${time(w.until)}`})`;
     case "Attempt":
       return `Attempt ${w.attempt} (${w.phase})`;
     case "BehindHead":

@@ -231,7 +231,14 @@ function applyRecorded({ d, p, pass, target }: Held, turn: Turn): Turn {
 /** Every instance is ready: SUCCEEDED, with the run duration's end if one was asked for. */
 function succeed({ d, p, pass, target, k }: Held, turn: Turn): Turn {
   const run = d.view.spec.requestedRunDuration;
-  const runMs = run ? durationToMillis(run) : undefined;
+  // A booking's delivery ends with the booking's window, not a run duration after it became ready.
+  const windowEnd = d.view.delivery?.windowEnd;
+  const runMs =
+    run && windowEnd !== undefined && Number.isFinite(windowEnd)
+      ? Math.max(0, Math.min(durationToMillis(run), windowEnd - pass.s.nowMs))
+      : run
+        ? durationToMillis(run)
+        : undefined;
   d.patch({
     provisioningStartedTime: p.startedTime,
     succeededTime: pass.now,

@@ -1,20 +1,25 @@
 // The active requests of a group in FIFO order: cancel, admission, and the head's attempt (also right
 // after the previous attempt resolved in this plan). Positions are not stored (a queue moving up would
 // rewrite every request behind: n(n-1)/2 writes); readers compute them from the FIFO order.
+import { deliveriesFirst } from "../../queue/booking-wait.js";
 import { headHold, nextAttemptAt, sizeOf } from "../../queue/rules.js";
 import { resizeEvents as E } from "../events.js";
 import { unsupportedNames } from "../errors.js";
 import { admit, INSTANCE_NAMES_REFUSED, namesNotNext, queueDeadline } from "./admission.js";
 import { startAttempt } from "./attempt.js";
+import { bookingWaitMessage, headBookingWait, WAITING_FOR_BOOKING } from "./bookings.js";
 import type { RequestDraft } from "./draft.js";
 import { busy, cancelled, isFinal, wake, wantsCancel, type Pass, type Turn } from "./pass.js";
 
-/** Walks the waiting requests (`drafts` in FIFO order, those already handled left out). */
-export function walkQueue(drafts: readonly RequestDraft[], pass: Pass, first: Turn): Turn {
+/**
+ * Walks the waiting requests (`fifo` in FIFO order, those already handled left out), a booking's
+ * delivery first (queue/booking-wait.ts deliveriesFirst).
+ */
+export function walkQueue(fifo: readonly RequestDraft[], pass: Pass, first: Turn): Turn {
   const { s, cfg } = pass;
   let turn = first;
   let position = 0;
-  for (const d of drafts) {
+  for (const d of deliveriesFirst(fifo, (x) => x.view.delivery)) {
     if (isFinal(d.status)) continue;
     if (wantsCancel(d.view)) {
       d.finish("CANCELLED", "Cancelled", cancelled(d.view));
@@ -43,6 +48,7 @@ export function walkQueue(drafts: readonly RequestDraft[], pass: Pass, first: Tu
       continue;
     }
     if (position === 1) {
+      const waitFor = headBookingWait(d.view, pass, target.replicas);
       const hold = headHold({
         replicas: target.replicas,
         size: k,
@@ -50,6 +56,7 @@ export function walkQueue(drafts: readonly RequestDraft[], pass: Pass, first: Tu
         nextAttemptMs: nextAttempt,
         nowMs: s.nowMs,
         busy: turn.attemptInFlight || busy(turn),
+        bookingInTheWay: waitFor !== undefined,
       });
       if (hold === "Capacity") {
         d.phase(
@@ -58,6 +65,12 @@ export function walkQueue(drafts: readonly RequestDraft[], pass: Pass, first: Tu
           `Waiting for room: the target has ${target.replicas} replicas, ${k} more would exceed maxSize ${group.maxSize ?? ""}.`,
         );
         turn = wake(turn, cfg.pollIntervalMs * 5);
+        continue;
+      }
+      if (hold === "Booking" && waitFor) {
+        d.phase("queued", WAITING_FOR_BOOKING, bookingWaitMessage(waitFor, k, group.name));
+        const recheck = cfg.pollIntervalMs * 5;
+        turn = wake(turn, waitFor.until === undefined ? recheck : Math.max(0, waitFor.until - s.nowMs));
         continue;
       }
       if (hold === "Backoff") {

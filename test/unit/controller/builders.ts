@@ -150,6 +150,8 @@ export interface SnapshotOptions {
   readonly ready?: number;
   readonly unschedulable?: string;
   readonly requests?: readonly RequestView[];
+  /** The group's FutureReservations (queue holds, decide/bookings.ts). */
+  readonly bookings?: GroupSnapshot["bookings"];
 }
 
 export function snap(o: SnapshotOptions = {}): GroupSnapshot {
@@ -163,6 +165,7 @@ export function snap(o: SnapshotOptions = {}): GroupSnapshot {
     target: g === undefined ? undefined : (o.target ?? found(replicas, o.ready ?? replicas)),
     unschedulable: o.unschedulable,
     requests: o.requests ?? [],
+    ...(o.bookings && { bookings: o.bookings }),
   };
 }
 

@@ -2,6 +2,7 @@
 // against an in-memory API server (test/support/fake-kube.ts): the snapshot the plan was decided on
 // becomes objects (the group, its requests, the target Deployment), the plan is executed, optionally
 // cut by an injected conflict or crash, and what landed is read back as the next snapshot.
+import { FUTURE_RESERVATION_LABEL, WINDOW_END_ANNOTATION } from "../../../src/api/future-reservation.js";
 import type { InstanceGroupManagerStatus } from "../../../src/api/instance-group-manager.js";
 import { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
@@ -88,6 +89,10 @@ export function requestObject(s: GroupSnapshot, r: RequestView): ResizeRequest {
       creationTimestamp: r.creationTimestamp,
       ...(r.deleting && { deletionTimestamp: new Date(s.nowMs).toISOString() }),
       ...(r.hasFinalizer && { finalizers: [FINALIZER] }),
+      ...(r.delivery && {
+        labels: { [FUTURE_RESERVATION_LABEL]: r.delivery.booking },
+        annotations: { [WINDOW_END_ANNOTATION]: new Date(r.delivery.windowEnd).toISOString() },
+      }),
     },
     spec: r.spec,
     status: r.status,

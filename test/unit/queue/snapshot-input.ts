@@ -18,6 +18,7 @@ export function queueInputOf(s: GroupSnapshot): QueueInput {
     requests: s.requests.map((r) => requestObject(s, r)),
     target,
     now: s.nowMs,
+    ...(s.bookings && { bookings: s.bookings }),
   };
 }
 

@@ -1,0 +1,249 @@
+// Delivery of approved bookings (src/booking/deliver.ts, docs/booking.md "Delivery"): the delivery
+// request created at the window's start minus the lead time, the booking following it (PROVISIONING,
+// FULFILLED, FAILED), the end of the window, and cancels — table by table, through decideBookings.
+import type { FutureReservation, ProcurementStatusName } from "../../../src/api/future-reservation.js";
+import { FUTURE_RESERVATION_LABEL, WINDOW_END_ANNOTATION } from "../../../src/api/future-reservation.js";
+import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
+import { decideBookings, type BookingPlan, type BookingSnapshot } from "../../../src/booking/decide.js";
+import { DEFAULT_LEAD_MS, deliveryName, leadTimeMs, MIN_LEAD_MS } from "../../../src/booking/deliver.js";
+import { booking, group, GROUP, iso, MIN, NS, request, T0 } from "./builders.js";
+
+const snapshot = (o: Partial<BookingSnapshot>): BookingSnapshot => ({
+  namespace: NS,
+  groupName: GROUP,
+  group: group({ maxSize: 4, targetSize: 0 }),
+  requests: [],
+  bookings: [],
+  now: T0,
+  ...o,
+});
+
+/** A booking of 2 from minute 10 to minute 40, in `status`. */
+const b = (status: ProcurementStatusName, cancel = false): FutureReservation =>
+  booking("train", 2, { start: T0 + 10 * MIN, length: 30 * MIN, status, cancel });
+
+/** Its delivery request, in `status`. */
+function delivery(status: ResizeRequestStatus): ResizeRequest {
+  const r = request("fr-train", 2, { kind: "queued" });
+  return {
+    ...r,
+    metadata: {
+      ...r.metadata,
+      uid: "uid-fr-train",
+      labels: { [FUTURE_RESERVATION_LABEL]: "train" },
+      annotations: { [WINDOW_END_ANNOTATION]: iso(T0 + 40 * MIN) },
+    },
+    status,
+  };
+}
+
+const QUEUED: ResizeRequestStatus = {
+  state: "ACCEPTED",
+  reason: "WaitingForCapacity",
+  conditions: [
+    {
+      type: "Queued",
+      status: "True",
+      reason: "Backoff",
+      message: "The next attempt starts at later.",
+      lastTransitionTime: iso(T0),
+    },
+  ],
+};
+const ATTEMPTING: ResizeRequestStatus = {
+  state: "ACCEPTED",
+  provisioning: {
+    attempt: 1,
+    phase: "Applied",
+    baseReplicas: 0,
+    targetReplicas: 2,
+    startedTime: iso(T0),
+    deadline: iso(T0 + 10 * MIN),
+  },
+};
+const SUCCEEDED: ResizeRequestStatus = { state: "SUCCEEDED", runUntil: iso(T0 + 40 * MIN) };
+const FAILED: ResizeRequestStatus = {
+  state: "FAILED",
+  conditions: [
+    {
+      type: "Failed",
+      status: "True",
+      reason: "QueueDeadlineExceeded",
+      message: "waited too long",
+      lastTransitionTime: iso(T0),
+    },
+  ],
+};
+
+const one = (plan: BookingPlan) => ({
+  status: plan.changes[0]?.status.procurementStatus,
+  reason: plan.changes[0]?.events.map((e) => e.definition.reason),
+  creates: plan.creates.map((r) => r.metadata.name),
+  cancels: plan.cancels.map((r) => r.metadata.name),
+});
+
+const LEAD = DEFAULT_LEAD_MS;
+
+test.each<[string, ProcurementStatusName, ResizeRequestStatus | undefined, number, ReturnType<typeof one>]>([
+  [
+    "approved, before the lead time: nothing yet",
+    "APPROVED",
+    undefined,
+    T0 + 10 * MIN - LEAD - 1,
+    { status: undefined, reason: undefined, creates: [], cancels: [] },
+  ],
+  [
+    "approved, at the lead time: the request is created, PROVISIONING",
+    "APPROVED",
+    undefined,
+    T0 + 10 * MIN - LEAD,
+    { status: "PROVISIONING", reason: ["Provisioning"], creates: ["fr-train"], cancels: [] },
+  ],
+  [
+    "provisioning, the request not in the cache yet: created again (AlreadyExists is fine), no news",
+    "PROVISIONING",
+    undefined,
+    T0 + 9 * MIN,
+    { status: "PROVISIONING", reason: ["Provisioning"], creates: ["fr-train"], cancels: [] },
+  ],
+  [
+    "the request succeeded: FULFILLED",
+    "PROVISIONING",
+    SUCCEEDED,
+    T0 + 9 * MIN,
+    { status: "FULFILLED", reason: ["Fulfilled"], creates: [], cancels: [] },
+  ],
+  [
+    "the request failed: FAILED",
+    "PROVISIONING",
+    FAILED,
+    T0 + 9 * MIN,
+    { status: "FAILED", reason: ["DeliveryFailed"], creates: [], cancels: [] },
+  ],
+  [
+    "the window started with the request still backing off: FAILED, the request cancelled",
+    "PROVISIONING",
+    QUEUED,
+    T0 + 10 * MIN,
+    { status: "FAILED", reason: ["DeliveryFailed"], creates: [], cancels: ["fr-train"] },
+  ],
+  [
+    "the window started with an attempt under way: it may still deliver",
+    "PROVISIONING",
+    ATTEMPTING,
+    T0 + 11 * MIN,
+    { status: "PROVISIONING", reason: ["Provisioning"], creates: [], cancels: [] },
+  ],
+  [
+    "fulfilled, the window ended: Ended",
+    "FULFILLED",
+    SUCCEEDED,
+    T0 + 40 * MIN,
+    { status: "FULFILLED", reason: ["WindowEnded"], creates: [], cancels: [] },
+  ],
+  [
+    "approved, the window ended undelivered (the operator was down): FAILED",
+    "APPROVED",
+    undefined,
+    T0 + 40 * MIN,
+    { status: "FAILED", reason: ["DeliveryFailed"], creates: [], cancels: [] },
+  ],
+])("%s", (_, status, requestStatus, now, expected) => {
+  const requests = requestStatus ? [delivery(requestStatus)] : [];
+  const plan = decideBookings(snapshot({ bookings: [b(status)], requests, now }));
+  // A PROVISIONING booking already says so: the status write is the same (no change), so no event.
+  if (status === "PROVISIONING" && expected.status === "PROVISIONING") {
+    expect(plan.creates.map((r) => r.metadata.name)).toEqual(expected.creates);
+    return;
+  }
+  expect(one(plan)).toEqual(expected);
+});
+
+test("the delivery request: the booking's count, run to the window's end, labelled, owned by the booking", () => {
+  const now = T0 + 10 * MIN - LEAD;
+  const plan = decideBookings(snapshot({ bookings: [b("APPROVED")], now }));
+  const rr = plan.creates[0];
+  expect(rr?.metadata).toMatchObject({
+    name: "fr-train",
+    namespace: NS,
+    labels: { [FUTURE_RESERVATION_LABEL]: "train" },
+    annotations: { [WINDOW_END_ANNOTATION]: iso(T0 + 40 * MIN) },
+    ownerReferences: [{ kind: "FutureReservation", name: "train", uid: "uid-train", controller: true }],
+  });
+  expect(rr?.spec).toMatchObject({
+    instanceGroupManager: GROUP,
+    resizeBy: 2,
+    requestedRunDuration: { seconds: String((T0 + 40 * MIN - now) / 1000) },
+  });
+  expect(plan.changes[0]?.status.conditions?.find((c) => c.type === "Delivered")).toMatchObject({
+    status: "Unknown",
+    reason: "Provisioning",
+  });
+});
+
+test("a booking approved in this pass is delivered by the next, which is due at once", () => {
+  const pending = booking("train", 2, { start: T0 + 30_000, length: 30 * MIN });
+  const plan = decideBookings(snapshot({ bookings: [pending] }));
+  expect(one(plan)).toEqual({ status: "APPROVED", reason: ["Approved"], creates: [], cancels: [] });
+  expect(plan.requeueAfterMs).toBe(0);
+});
+
+test("an approved booking wakes its group at its delivery time", () => {
+  const plan = decideBookings(snapshot({ bookings: [b("APPROVED")] }));
+  expect(plan.requeueAfterMs).toBe(10 * MIN - LEAD);
+});
+
+test.each<[string, ProcurementStatusName, ResizeRequestStatus, string[]]>([
+  ["provisioning: its queued delivery is cancelled", "PROVISIONING", QUEUED, ["fr-train"]],
+  ["provisioning: its attempt is cancelled (rolled back)", "PROVISIONING", ATTEMPTING, ["fr-train"]],
+  [
+    "fulfilled: a succeeded request refuses a cancel, its instances stay to the end",
+    "FULFILLED",
+    SUCCEEDED,
+    [],
+  ],
+])("a cancelled booking %s", (_, status, requestStatus, cancels) => {
+  const plan = decideBookings(
+    snapshot({ bookings: [b(status, true)], requests: [delivery(requestStatus)], now: T0 + 9 * MIN }),
+  );
+  expect(plan.changes[0]?.status.procurementStatus).toBe("CANCELLED");
+  expect(plan.cancels.map((r) => r.metadata.name)).toEqual(cancels);
+});
+
+test("a failed booking's delivery still active is cancelled, once per pass until it is", () => {
+  const plan = decideBookings(snapshot({ bookings: [b("FAILED")], requests: [delivery(QUEUED)] }));
+  expect(plan.changes).toEqual([]);
+  expect(plan.cancels.map((r) => r.metadata.name)).toEqual(["fr-train"]);
+});
+
+test("a request of the same name without the booking's label is not its delivery", () => {
+  const foreign = { ...delivery(SUCCEEDED), metadata: { name: "fr-train", namespace: NS } };
+  const plan = decideBookings(
+    snapshot({ bookings: [b("PROVISIONING")], requests: [foreign], now: T0 + 9 * MIN }),
+  );
+  expect(plan.changes.map((c) => c.status.procurementStatus)).not.toContain("FULFILLED");
+});
+
+describe("lead time and names", () => {
+  test("without a successful attempt: the default", () => {
+    expect(leadTimeMs([])).toBe(DEFAULT_LEAD_MS);
+  });
+
+  test.each([
+    [30_000, 60_000],
+    [2_000, MIN_LEAD_MS],
+  ])("attempts taking %i ms: twice that, at least the minimum", (took, lead) => {
+    const done = request("done", 1, { kind: "running" });
+    const status = {
+      ...done.status,
+      provisioningStartedTime: iso(T0 - took),
+      succeededTime: iso(T0),
+    };
+    expect(leadTimeMs([{ ...done, status }])).toBe(lead);
+  });
+
+  test("the delivery's name is an RFC 1035 label", () => {
+    expect(deliveryName({ metadata: { name: "a".repeat(63) } })).toHaveLength(63);
+    expect(deliveryName({ metadata: { name: `${"a".repeat(59)}-bcd` } })).toBe(`fr-${"a".repeat(59)}`);
+  });
+});
