@@ -2,7 +2,9 @@
 // running request of 2 for 10 minutes; a booking of 3 is DECLINED naming the window after the release,
 // one of 2 APPROVED, one of 1 overlapping it after the release APPROVED and one of 1 overlapping it
 // while the request runs DECLINED; a cancel gives CANCELLED; an Event for each. Invalid specs are
-// refused by the CRD with its messages.
+// refused by the CRD with its messages. Delivery on a Deployment-backed group: the booking's pods are
+// Ready by its start (FULFILLED), a queued request that would overlap its window waits naming it and
+// runs after it, and the booking's instances go at its end (Ended).
 import type { FutureReservation } from "../../../src/api/future-reservation.js";
 import { FUTURE_RESERVATION, GROUP, VERSION } from "../../../src/api/names.js";
 import { rfc3339 } from "../../../src/api/time.js";
@@ -10,7 +12,18 @@ import { installApi, kubectl, rejection } from "../api/install.js";
 import { listEvents } from "../events/support.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
-import { createGroup, createRequest, createWorkers, custom, untilState } from "../../support/resize.js";
+import { createDeployment, deployment } from "../../support/regional.js";
+import {
+  core,
+  createGroup,
+  createRequest,
+  createWorkers,
+  custom,
+  getRequest,
+  untilState,
+} from "../../support/resize.js";
+import { FUTURE_RESERVATION_LABEL } from "../../../src/api/future-reservation.js";
+import { REQUEST_LABEL } from "../../../src/api/instance-labels.js";
 
 const MIN = 60_000;
 let ns: Awaited<ReturnType<typeof createTestNamespace>>;
@@ -247,3 +260,81 @@ test("the CRD refuses a count under 1, and any change but cancel, which never go
   ).catch((err: unknown) => String(err));
   expect(back).toContain("cancel cannot be set back to false once it is true");
 });
+
+/** The Ready pods of the Deployment `app` carrying `selector`. */
+async function readyPods(selector: string): Promise<string[]> {
+  const pods = await core.listNamespacedPod({ namespace: ns.name, labelSelector: selector });
+  return pods.items
+    .filter((p) => !p.metadata?.deletionTimestamp)
+    .filter((p) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"))
+    .map((p) => p.metadata?.name ?? "");
+}
+
+test("a booking is delivered by its start, holds the queue back for its window, and its instances go at its end", async () => {
+  await createDeployment(ns.name, "shop");
+  await createGroup(ns.name, "shop", { maxSize: 2, targetRef: deployment("shop") });
+  // Its size is known before the booking is decided (else it waits: GroupNotReady).
+  await eventually("group sized", async () => {
+    const g = (await custom.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns.name,
+      plural: "instancegroupmanagers",
+      name: "shop",
+    })) as { status?: { targetSize?: number } };
+    return g.status?.targetSize === 0 ? true : undefined;
+  });
+  // The group has no attempt to go by: the lead time is a minute, so delivery starts 15 s from now.
+  const start = Date.now() + 75_000;
+  const end = start + 20_000;
+  await create("sale", {
+    instanceGroupManager: "shop",
+    totalCount: 2,
+    timeWindow: { startTime: rfc3339(start), endTime: rfc3339(end) },
+  });
+  await until("sale", "APPROVED");
+
+  // One instance for ever would overlap the window: 1 + 2 booked > maxSize 2. It waits, naming the booking.
+  await createRequest(ns.name, "walk-in", { instanceGroupManager: "shop", resizeBy: 1 });
+  const waiting = await eventually("walk-in waits for the booking", async () => {
+    const rr = await getRequest(ns.name, "walk-in");
+    return rr.status?.reason === "WaitingForFutureReservation" ? rr : undefined;
+  });
+  const queued = waiting.status?.conditions?.find((c) => c.type === "Queued");
+  expect(queued?.message).toContain("Waiting for FutureReservation sale until");
+
+  // Delivery: fr-sale, labelled with the booking, for 2 instances; its pods Ready before the start.
+  const fulfilled = await until("sale", "FULFILLED");
+  expect(Date.now()).toBeLessThan(start);
+  expect(fulfilled.status?.conditions?.find((c) => c.type === "Delivered")).toMatchObject({
+    status: "True",
+    reason: "Fulfilled",
+  });
+  const delivery = await getRequest(ns.name, "fr-sale");
+  expect(delivery.metadata.labels?.[FUTURE_RESERVATION_LABEL]).toBe("sale");
+  expect(delivery.spec.resizeBy).toBe(2);
+  expect(delivery.status?.runUntil).toBe(rfc3339(end));
+  expect(await readyPods(`${REQUEST_LABEL}=fr-sale`)).toHaveLength(2);
+  expect((await getRequest(ns.name, "walk-in")).status?.state).toBe("ACCEPTED");
+
+  // The end: the booking's instances go, the booking says its window ended, and the walk-in runs.
+  const ended = await eventually(
+    "the window ended",
+    async () => {
+      const fr = await get("sale");
+      return fr.status?.conditions?.some((c) => c.type === "Ended" && c.status === "True") ? fr : undefined;
+    },
+    90_000,
+  );
+  expect(ended.status?.procurementStatus).toBe("FULFILLED");
+  const walkIn = await untilState(ns.name, "walk-in", ["SUCCEEDED"], 60_000);
+  expect(Date.parse(walkIn.status?.provisioningStartedTime ?? "")).toBeGreaterThanOrEqual(end - 1000);
+  await eventually("the booking's pods gone", async () =>
+    (await readyPods(`${REQUEST_LABEL}=fr-sale`)).length === 0 ? true : undefined,
+  );
+  await eventually("an Event per transition of the booking", async () => {
+    const got = [...(await eventReasonsFor("sale"))].sort();
+    const want = ["Approved", "Fulfilled", "Provisioning", "WindowEnded"];
+    return JSON.stringify(got) === JSON.stringify(want) ? got : undefined;
+  });
+}, 240_000);
