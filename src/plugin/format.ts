@@ -7,6 +7,7 @@ import { stringify } from "yaml";
 import { isFinalState } from "../api/lifecycle.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { rfc3339, rfc3339Seconds } from "../api/time.js";
+import type { AdviceQuery, Recommendation } from "../booking/advice.js";
 import type { EventSummary } from "../events/view.js";
 import type { Eta, QueueInsight, RequestInsight } from "../queue/insight.js";
 import { waitingForSentence, waitingForShort } from "../queue/text.js";
@@ -124,6 +125,41 @@ function requestDocument(r: RequestInsight): object {
     waitingFor,
     eta,
     queueDeadline: r.queueDeadline === undefined ? null : rfc3339(r.queueDeadline),
+  };
+}
+
+/** advise's answer: one row per group with room, best first (the window as a booking would give it). */
+export function adviceTable(recommendations: readonly Recommendation[]): string {
+  return table([
+    ["GROUP", "START", "END", "DURATION"],
+    ...recommendations.map((r) => [
+      r.group,
+      rfc3339Seconds(r.start),
+      rfc3339Seconds(r.end),
+      humanDuration(r.end - r.start),
+    ]),
+  ]);
+}
+
+/** advise's answer for -o json|yaml: what was asked, and each window with its length in seconds. */
+export function adviceDocument(
+  namespace: string,
+  q: AdviceQuery,
+  recommendations: readonly Recommendation[],
+): object {
+  return {
+    namespace,
+    count: q.count,
+    minDurationSeconds: q.minDurationMs / 1000,
+    maxDurationSeconds: q.maxDurationMs / 1000,
+    startNotEarlierThan: rfc3339(q.notEarlierThan),
+    startNotLaterThan: rfc3339(q.notLaterThan),
+    recommendations: recommendations.map((r) => ({
+      group: r.group,
+      startTime: rfc3339(r.start),
+      endTime: rfc3339(r.end),
+      durationSeconds: (r.end - r.start) / 1000,
+    })),
   };
 }
 

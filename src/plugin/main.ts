@@ -2,12 +2,13 @@
 // credentials (so their RBAC decides what they may see and cancel), through the project's one typed
 // client. Exit codes as kubectl's: 0 done, 1 any error (usage, server, timeout).
 import { KubeConfig } from "@kubernetes/client-node";
-import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
+import { FUTURE_RESERVATIONS, INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../api/kinds.js";
 import { isFinalState } from "../api/lifecycle.js";
 import { INSTANCE_GROUP_MANAGER, REPORTING_CONTROLLER, RESIZE_REQUEST, GROUP } from "../api/names.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { readinessSource } from "../api/readiness.js";
 import type { ResizeRequest } from "../api/resize-request.js";
+import { advise, groupSchedule, type GroupCapacity } from "../booking/advice.js";
 import { statusTarget } from "../controller/group-queue.js";
 import { ScaleClient } from "../controller/target.js";
 import { eventSummary, KubeEventView, type EventSummary } from "../events/view.js";
@@ -20,8 +21,16 @@ import { KubeHttp } from "../runtime/kube-http.js";
 import { httpListWatch } from "../runtime/list-watch.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import { resourcePath } from "../runtime/resource-kind.js";
-import { HELP, parseArgs, UsageError, type Invocation, type WaitFor } from "./args.js";
-import { explainDocument, explainText, queueDocument, queueTable, serialize } from "./format.js";
+import { adviceQuery, HELP, parseArgs, UsageError, type Invocation, type WaitFor } from "./args.js";
+import {
+  adviceDocument,
+  adviceTable,
+  explainDocument,
+  explainText,
+  queueDocument,
+  queueTable,
+  serialize,
+} from "./format.js";
 
 export interface PluginIo {
   readonly stdout: (text: string) => void;
@@ -239,11 +248,52 @@ async function waitCommand(s: Session, inv: Invocation, io: PluginIo): Promise<n
   return 1;
 }
 
+/**
+ * advise: every group of the namespace (or the one named), its capacity ahead from its requests and
+ * bookings as the booking controller reads them, and the earliest window that fits, best first.
+ */
+async function adviseCommand(s: Session, inv: Invocation, io: PluginIo): Promise<number> {
+  if (!inv.advice) throw new UsageError("advise needs --count and --duration", "advise");
+  const now = Date.now();
+  const q = adviceQuery(inv.advice, now);
+  const at = { namespace: s.namespace };
+  const [groups, requests, bookings] = await Promise.all([
+    inv.name === ""
+      ? s.client
+          .resource(INSTANCE_GROUP_MANAGERS)
+          .list(at)
+          .then((l) => l.items)
+      : s.client
+          .resource(INSTANCE_GROUP_MANAGERS)
+          .get({ ...at, name: inv.name })
+          .then((g) => [g]),
+    s.client.resource(RESIZE_REQUESTS).list(at),
+    s.client.resource(FUTURE_RESERVATIONS).list(at),
+  ]);
+  const capacities = groups.flatMap((g): GroupCapacity[] => {
+    const name = g.metadata.name ?? "";
+    const of = <T extends { spec: { instanceGroupManager: string } }>(items: readonly T[]): T[] =>
+      items.filter((x) => x.spec.instanceGroupManager === name);
+    const schedule = groupSchedule(g, of(requests.items), of(bookings.items), now);
+    return schedule ? [{ group: name, schedule }] : [];
+  });
+  const recommendations = advise(capacities, q);
+  if (inv.output === "json" || inv.output === "yaml")
+    io.stdout(serialize(adviceDocument(s.namespace, q, recommendations), inv.output));
+  else if (recommendations.length === 0)
+    io.stderr(
+      `No group in ${s.namespace} namespace has room for ${q.count} more instances for ${inv.advice.minDurationMs / 1000}s starting in the range asked.\n`,
+    );
+  else io.stdout(adviceTable(recommendations));
+  return 0;
+}
+
 const COMMAND_RUNNERS = {
   queue: queueCommand,
   explain: explainCommand,
   cancel: cancelCommand,
   wait: waitCommand,
+  advise: adviseCommand,
 } as const;
 
 /** Runs `kubectl resize` with `argv` (the words after `kubectl resize`); resolves with the exit code. */

@@ -10,14 +10,23 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { API_VERSION } from "../../../src/api/names.js";
+import { API_VERSION, FUTURE_RESERVATION, GROUP, VERSION } from "../../../src/api/names.js";
+import type { FutureReservation } from "../../../src/api/future-reservation.js";
 import { installApi, kubectl as adminKubectl, repoRoot } from "../api/install.js";
 import { formatMicroTime } from "../../../src/runtime/lease-client.js";
 import { kubectlResize as runPlugin, pluginBinDir, type PluginResult } from "../../support/kubectl-plugin.js";
 import { createTestNamespace, untilNamespacesSettled } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { report } from "../../support/reliability.js";
-import { createGroup, createRequest, createWorkers, getRequest, untilState } from "../../support/resize.js";
+import {
+  createGroup,
+  createRequest,
+  createWorkers,
+  custom,
+  getRequest,
+  untilState,
+} from "../../support/resize.js";
+import { eventually } from "../../support/kube.js";
 
 const run = promisify(execFile);
 const SEC = 1000;
@@ -54,7 +63,7 @@ afterAll(async () => {
 });
 
 test("--help of every command, and kubectl's error for a request that does not exist", async () => {
-  for (const command of ["", "queue", "explain", "cancel", "wait"]) {
+  for (const command of ["", "queue", "explain", "cancel", "wait", "advise"]) {
     const help = await kubectlResize(...(command ? [command] : []), "--help");
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Usage:\n {2}kubectl resize /);
@@ -286,3 +295,90 @@ test("every command docs/kubectl-plugin.md shows runs as shown, in a namespace o
     expect([line, result.code, result.stderr]).toEqual([line, expected, expected ? expect.any(String) : ""]);
   }
 }, 120_000);
+
+interface AdviceJson {
+  readonly recommendations: readonly { group: string; startTime: string; endTime: string }[];
+}
+
+test("advise names the window a booking would get: after a running request's release, before an approved booking", async () => {
+  await createWorkers(ns.name, "adv-pool", 0);
+  await createGroup(ns.name, "adv-pool", { maxSize: 4 });
+  await createRequest(ns.name, "adv-hold", {
+    instanceGroupManager: "adv-pool",
+    resizeBy: 3,
+    // Far longer than this test: every window below is computed from it, never waited for (each plugin
+    // call took 5-60 s on a loaded machine).
+    requestedRunDuration: { seconds: "900" },
+  });
+  await untilState(ns.name, "adv-hold", ["SUCCEEDED"]);
+  const runUntil = Date.parse((await getRequest(ns.name, "adv-hold")).status?.runUntil ?? "");
+  expect(runUntil).toBeGreaterThan(Date.now());
+  // 3 of the 4 are booked from 30 s after the release, for 60 s: approved (the release leaves room).
+  const bookingStart = runUntil + 30 * SEC;
+  await custom.createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace: ns.name,
+    plural: FUTURE_RESERVATION.plural,
+    body: {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: FUTURE_RESERVATION.kind,
+      metadata: { name: "adv-book" },
+      spec: {
+        instanceGroupManager: "adv-pool",
+        totalCount: 3,
+        timeWindow: { startTime: new Date(bookingStart).toISOString(), duration: { seconds: "60" } },
+      },
+    },
+  });
+  await eventually("adv-book approved", async () => {
+    const b = (await custom.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns.name,
+      plural: FUTURE_RESERVATION.plural,
+      name: "adv-book",
+    })) as FutureReservation;
+    return b.status?.procurementStatus === "APPROVED" ? b : undefined;
+  });
+  const advice = async (...flags: string[]): Promise<AdviceJson> => {
+    const r = await kubectlResize("advise", "adv-pool", "--count=2", ...flags, "-n", ns.name, "-o", "json");
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    return JSON.parse(r.stdout) as AdviceJson;
+  };
+  const near = (text: string | undefined, ms: number): void => {
+    expect(Math.abs(Date.parse(text ?? "") - ms)).toBeLessThan(SEC);
+  };
+  // 2 more fit only once adv-hold releases, and only until the booking takes 3: a 30 s window.
+  const short = await advice("--duration=20s", "--max-duration=1h");
+  expect(short.recommendations.map((r) => r.group)).toEqual(["adv-pool"]);
+  near(short.recommendations[0]?.startTime, runUntil);
+  near(short.recommendations[0]?.endTime, bookingStart);
+  // A minute does not fit between them: after the booking's window.
+  const long = await advice("--duration=1m");
+  near(long.recommendations[0]?.startTime, bookingStart + 60 * SEC);
+  near(long.recommendations[0]?.endTime, bookingStart + 120 * SEC);
+  // No start in the range fits: nothing recommended, said on stderr, exit 0 (an answer, not an error).
+  const none = await kubectlResize(
+    "advise",
+    "adv-pool",
+    "--count=2",
+    "--duration=20s",
+    "--start-before=10s",
+    "-n",
+    ns.name,
+  );
+  expect(none.code).toBe(0);
+  expect(none.stdout).toBe("");
+  expect(none.stderr).toMatch(/^No group in .* has room for 2 more instances/);
+  // The table, and bad input as kubectl words it.
+  const table = await kubectlResize("advise", "adv-pool", "--count=2", "--duration=20s", "-n", ns.name);
+  expect(table.stdout).toMatch(
+    /^GROUP {3,}START {3,}END {3,}DURATION\nadv-pool {3,}\S+Z {3,}\S+Z {3,}20s\n$/,
+  );
+  const bad = await kubectlResize("advise", "--duration=20s", "-n", ns.name);
+  expect([bad.code, bad.stderr.split("\n")[0]]).toEqual([
+    1,
+    "error: advise needs --count, the number of instances",
+  ]);
+}, 240_000);
