@@ -15,7 +15,8 @@ import { API_VERSION, FUTURE_RESERVATION, RESIZE_REQUEST } from "../api/names.js
 import type { ResizeRequest } from "../api/resize-request.js";
 import { rfc3339, rfc3339Seconds } from "../api/time.js";
 import type { Window } from "../queue/bookings.js";
-import { attemptHistory } from "../queue/insight.js";
+import { deliveryName as deliveryNameOf } from "../queue/booking-wait.js";
+import { attemptHistory } from "../queue/history.js";
 import { bookingEvents as E } from "./events.js";
 import type { Verdict } from "./verdict.js";
 
@@ -35,9 +36,8 @@ export function leadTimeMs(requests: readonly ResizeRequest[]): number {
 }
 
 /** The delivery request's name: `fr-` and the booking's name, cut to an RFC 1035 label (≤ 63). */
-export function deliveryName(b: Pick<FutureReservation, "metadata">): string {
-  return `fr-${b.metadata.name ?? ""}`.slice(0, 63).replace(/-+$/, "");
-}
+export const deliveryName = (b: Pick<FutureReservation, "metadata">): string =>
+  deliveryNameOf(b.metadata.name ?? "");
 
 /** The booking's delivery request among the group's requests, if it exists. */
 export function deliveryOf(

@@ -14,7 +14,7 @@ import type { Manager } from "../runtime/manager.js";
 import type { MetricsSink } from "../runtime/metrics.js";
 import { generationOrDeletionChanged } from "../runtime/predicates.js";
 import { objectKey } from "../runtime/store.js";
-import { deliveryOf } from "../queue/booking-wait.js";
+import { claimedDelivery } from "../queue/booking-wait.js";
 import { BOOKINGS_BY_GROUP, bookingGroupKey } from "./observe.js";
 import { bookingReconciler } from "./reconciler.js";
 
@@ -33,7 +33,7 @@ const pending = (b: FutureReservation): boolean =>
 
 /** A delivery request moved on (created, a new state, a new attempt): its booking follows it. */
 const deliveryMoved = (before: ResizeRequest, after: ResizeRequest): boolean =>
-  deliveryOf(after.metadata) !== undefined &&
+  claimedDelivery(after.metadata) !== undefined &&
   (before.status?.state !== after.status?.state ||
     before.status?.provisioning?.phase !== after.status?.provisioning?.phase ||
     before.status?.reason !== after.status?.reason);
@@ -67,7 +67,7 @@ export function addBookingController(mgr: Manager, options: BookingOptions): Con
   // map to nothing.
   controller.watchMapped(
     requests,
-    (r) => (deliveryOf(r.metadata) ? groupOf(r) : []),
+    (r) => (claimedDelivery(r.metadata) ? groupOf(r) : []),
     deliveryMoved,
     undefined,
     { skipInitialList: true },

@@ -5,7 +5,7 @@ import type { Location } from "../api/location.js";
 import { FINALIZER } from "../api/names.js";
 import type { ResizeRequest, ResizeRequestSpec, ResizeRequestStatus } from "../api/resize-request.js";
 import { servedBy } from "../api/served-by.js";
-import { deliveryOf, type Delivery } from "../queue/booking-wait.js";
+import { claimedDelivery, type Delivery } from "../queue/booking-wait.js";
 import type { Identity } from "./instances/kinds.js";
 import type { NodeLimit } from "./instances/node-limit.js";
 import type { InstancesView } from "./instances/view.js";
@@ -107,7 +107,10 @@ export interface RequestView {
   readonly hasFinalizer: boolean;
   /** Created for a ProvisioningRequest: its instances also carry GKE's provisioning-request label. */
   readonly forProvisioningRequest: boolean;
-  /** Created by the booking controller to deliver a booking (queue/booking-wait.ts); undefined otherwise. */
+  /**
+   * The booking its label says it delivers (queue/booking-wait.ts claimedDelivery); decide/bookings.ts
+   * holds the claim against the group's bookings before anything trusts it.
+   */
   readonly delivery?: Delivery;
   readonly spec: ResizeRequestSpec;
   readonly status: ResizeRequestStatus;
@@ -116,7 +119,7 @@ export interface RequestView {
 /** A cached request as the decision sees it. */
 export function requestView(rr: ResizeRequest): RequestView {
   const m = rr.metadata;
-  const delivery = deliveryOf(m);
+  const delivery = claimedDelivery(m);
   return {
     name: m.name ?? "",
     uid: m.uid ?? "",

@@ -12,7 +12,9 @@ import {
 } from "../api/future-reservation.js";
 import {
   bookingHolds,
+  bookingWindow,
   earliestFit,
+  holdsCapacity,
   fits,
   releaseOf,
   steps,
@@ -33,8 +35,13 @@ export interface Delivery {
   readonly windowEnd: number;
 }
 
-/** The booking a request delivers, from its label and annotation; undefined for any other request. */
-export function deliveryOf(metadata: {
+/** The name the booking controller gives a booking's delivery request: `fr-` and the booking's name, cut to 63. */
+export function deliveryName(booking: string): string {
+  return `fr-${booking}`.slice(0, 63).replace(/-+$/, "");
+}
+
+/** What a request's label and annotation claim it delivers; undefined for any other request. */
+export function claimedDelivery(metadata: {
   readonly labels?: Readonly<Record<string, string>> | undefined;
   readonly annotations?: Readonly<Record<string, string>> | undefined;
 }): Delivery | undefined {
@@ -42,6 +49,23 @@ export function deliveryOf(metadata: {
   if (booking === undefined) return undefined;
   const windowEnd = Date.parse(metadata.annotations?.[WINDOW_END_ANNOTATION] ?? "");
   return { booking, windowEnd: Number.isFinite(windowEnd) ? windowEnd : Infinity };
+}
+
+/**
+ * The booking request `name` delivers, if its claim holds: the label names a booking of the group that
+ * holds capacity and is not cancelled, and the request has the name the booking controller gives its
+ * delivery. A label alone does not let a request skip the queue or a booking's hold. Its instances go
+ * at the booking's window's end at the latest, whatever the annotation says.
+ */
+export function deliveryOf(
+  name: string,
+  claimed: Delivery | undefined,
+  bookings: readonly FutureReservation[] | undefined,
+): Delivery | undefined {
+  if (!claimed || name !== deliveryName(claimed.booking)) return undefined;
+  const b = bookings?.find((x) => x.metadata.name === claimed.booking);
+  const w = b && holdsCapacity(b) && !b.spec.cancel ? bookingWindow(b) : undefined;
+  return w && { booking: claimed.booking, windowEnd: Math.min(claimed.windowEnd, w.end) };
 }
 
 /**
@@ -106,7 +130,8 @@ export function deliveredBookings(
   return new Set(
     requests.flatMap((r) => {
       const booking = r.metadata.labels?.[FUTURE_RESERVATION_LABEL];
-      return booking !== undefined && releaseOf(r, now, provisioningTimeoutMs) !== undefined ? [booking] : [];
+      const named = booking !== undefined && r.metadata.name === deliveryName(booking);
+      return named && releaseOf(r, now, provisioningTimeoutMs) !== undefined ? [booking] : [];
     }),
   );
 }

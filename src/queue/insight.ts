@@ -14,7 +14,13 @@ import { groupDurations, type InstanceGroupManager } from "../api/instance-group
 import { isFinalState } from "../api/lifecycle.js";
 import type { ProvisioningPhase, ResizeRequest } from "../api/resize-request.js";
 import type { FutureReservation } from "../api/future-reservation.js";
-import { deliveredBookings, deliveriesFirst, deliveryOf, type BookingWait } from "./booking-wait.js";
+import {
+  claimedDelivery,
+  deliveredBookings,
+  deliveriesFirst,
+  deliveryOf,
+  type BookingWait,
+} from "./booking-wait.js";
 import { attemptHistory, type AttemptHistory } from "./history.js";
 import { bookingWaitAt, replay, type PendingRelease, type Replayed } from "./replay.js";
 import {
@@ -190,7 +196,7 @@ export function queueInsight(input: QueueInput): QueueInsight {
   // The decision's order: a booking's delivery first, then first come, first served.
   const waiting = deliveriesFirst(
     unordered.sort((a, b) => fifo(entry(a), entry(b))),
-    (r) => deliveryOf(r.metadata),
+    (r) => deliveryOf(r.metadata.name ?? "", claimedDelivery(r.metadata), input.bookings),
   );
   const head = waiting[0];
   const insightOf = (r: ResizeRequest, i: number, waitingFor: WaitingFor, eta: Eta): RequestInsight => {

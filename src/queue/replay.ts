@@ -5,7 +5,7 @@ import { durationToMillis } from "../api/duration.js";
 import type { FutureReservation } from "../api/future-reservation.js";
 import { groupDurations, type InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { bookingWait, deliveryOf, holdWindow, type BookingWait } from "./booking-wait.js";
+import { bookingWait, claimedDelivery, deliveryOf, holdWindow, type BookingWait } from "./booking-wait.js";
 import { levelHolds } from "./bookings.js";
 import { fitsUnderMax, nextAttemptAt, releaseTarget, sizeOf } from "./rules.js";
 
@@ -68,7 +68,7 @@ export function bookingWaitAt(
 ): BookingWait | undefined {
   if (!b.bookings?.length) return undefined;
   const { minSize, maxSize } = b.group.spec;
-  const delivery = deliveryOf(request.metadata);
+  const delivery = deliveryOf(request.metadata.name ?? "", claimedDelivery(request.metadata), b.bookings);
   const releases = b.releases.map((r) => ({
     until: r.time,
     size: r.size,
@@ -138,7 +138,11 @@ export function replay(args: ReplayInput): Replayed[] {
     replicas += k;
     free = start + args.duration;
     const run = request.spec.requestedRunDuration;
-    const delivery = deliveryOf(request.metadata);
+    const delivery = deliveryOf(
+      request.metadata.name ?? "",
+      claimedDelivery(request.metadata),
+      args.bookings,
+    );
     if (delivery) delivered.add(delivery.booking);
     // A delivery's instances go at its window's end (decide/attempt.ts), another's a run after it is ready.
     const until = run ? Math.min(free + durationToMillis(run), delivery?.windowEnd ?? Infinity) : undefined;

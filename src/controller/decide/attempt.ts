@@ -7,6 +7,7 @@ import { rfc3339 } from "../../api/time.js";
 import { durationToMillis, formatDuration } from "../../api/duration.js";
 import type { Provisioning } from "../../api/resize-request.js";
 import { sizeOf } from "../../queue/rules.js";
+import { deliveryOfView } from "./bookings.js";
 import { exponentialDelay } from "../../runtime/backoff.js";
 import { fastRollback } from "../capacity.js";
 import { removalWait, rollbackWait } from "../karpenter.js";
@@ -232,7 +233,7 @@ function applyRecorded({ d, p, pass, target }: Held, turn: Turn): Turn {
 function succeed({ d, p, pass, target, k }: Held, turn: Turn): Turn {
   const run = d.view.spec.requestedRunDuration;
   // A booking's delivery ends with the booking's window, not a run duration after it became ready.
-  const windowEnd = d.view.delivery?.windowEnd;
+  const windowEnd = deliveryOfView(d.view, pass)?.windowEnd;
   const runMs =
     run && windowEnd !== undefined && Number.isFinite(windowEnd)
       ? Math.max(0, Math.min(durationToMillis(run), windowEnd - pass.s.nowMs))

@@ -4,7 +4,14 @@
 // queue (the ETA) applies at each predicted start and the booking controller approves with.
 import { rfc3339Seconds } from "../../api/time.js";
 import { FUTURE_RESERVATION_LABEL } from "../../api/future-reservation.js";
-import { bookingWait, deliveredBookings, holdWindow, type BookingWait } from "../../queue/booking-wait.js";
+import {
+  bookingWait,
+  deliveredBookings,
+  deliveryOf,
+  holdWindow,
+  type BookingWait,
+  type Delivery,
+} from "../../queue/booking-wait.js";
 import { levelHolds, releaseOf, type HoldingRequest, type Release } from "../../queue/bookings.js";
 import { sizeOf } from "../../queue/rules.js";
 import type { RequestView } from "../snapshot.js";
@@ -24,11 +31,16 @@ const holding = (r: RequestView): HoldingRequest & { metadata: { labels?: Record
   status: r.status,
 });
 
+/** The booking `r` delivers, its claim held against the group's bookings (queue/booking-wait.ts). */
+export const deliveryOfView = (r: RequestView, pass: Pass): Delivery | undefined =>
+  deliveryOf(r.name, r.delivery, pass.s.bookings);
+
 /** Whether the head `r`, starting now at `replicas`, must wait for a booking; undefined when none is in its way. */
 export function headBookingWait(r: RequestView, pass: Pass, replicas: number): BookingWait | undefined {
   const { s } = pass;
   const group = s.group;
   if (!group || !s.bookings?.length) return undefined;
+  const delivery = deliveryOfView(r, pass);
   const releases = s.requests.flatMap((v): Release[] => {
     const until = releaseOf(holding(v), s.nowMs, group.provisioningTimeoutMs);
     return until === undefined ? [] : [{ until, size: sizeOf(v), holder: `ResizeRequest ${v.name}` }];
@@ -38,8 +50,8 @@ export function headBookingWait(r: RequestView, pass: Pass, replicas: number): B
     held: levelHolds(replicas, releases, group.minSize, s.nowMs),
     bookings: s.bookings,
     size: sizeOf(r),
-    window: holdWindow(s.nowMs, r.spec.requestedRunDuration, group.provisioningTimeoutMs, r.delivery),
-    delivers: r.delivery?.booking,
+    window: holdWindow(s.nowMs, r.spec.requestedRunDuration, group.provisioningTimeoutMs, delivery),
+    delivers: delivery?.booking,
     delivered: deliveredBookings(s.requests.map(holding), s.nowMs, group.provisioningTimeoutMs),
   });
 }

@@ -7,7 +7,7 @@ import { resizeEvents as E } from "../events.js";
 import { unsupportedNames } from "../errors.js";
 import { admit, INSTANCE_NAMES_REFUSED, namesNotNext, queueDeadline } from "./admission.js";
 import { startAttempt } from "./attempt.js";
-import { bookingWaitMessage, headBookingWait, WAITING_FOR_BOOKING } from "./bookings.js";
+import { bookingWaitMessage, deliveryOfView, headBookingWait, WAITING_FOR_BOOKING } from "./bookings.js";
 import type { RequestDraft } from "./draft.js";
 import { busy, cancelled, isFinal, wake, wantsCancel, type Pass, type Turn } from "./pass.js";
 
@@ -19,7 +19,7 @@ export function walkQueue(fifo: readonly RequestDraft[], pass: Pass, first: Turn
   const { s, cfg } = pass;
   let turn = first;
   let position = 0;
-  for (const d of deliveriesFirst(fifo, (x) => x.view.delivery)) {
+  for (const d of deliveriesFirst(fifo, (x) => deliveryOfView(x.view, pass))) {
     if (isFinal(d.status)) continue;
     if (wantsCancel(d.view)) {
       d.finish("CANCELLED", "Cancelled", cancelled(d.view));

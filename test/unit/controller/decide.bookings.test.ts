@@ -178,7 +178,23 @@ describe("a booking's delivery", () => {
       }),
       delivery: { booking: "b", windowEnd: end },
     };
-    const plan = decide(snap({ group: pool, replicas: 2, ready: 2, requests: [attempting] }), CFG);
+    const b = booking("b", 2, T0 + 10 * MIN, 40 * MIN);
+    const plan = decide(
+      snap({ group: pool, replicas: 2, ready: 2, requests: [attempting], bookings: [b] }),
+      CFG,
+    );
     expect(changeOf(plan, "fr-b")?.status).toMatchObject({ state: "SUCCEEDED", runUntil: iso(end) });
+  });
+
+  test.each([
+    ["a request labelled for the booking under another name", "sneaky", "APPROVED" as const],
+    ["the delivery of a cancelled booking", "fr-training", "CANCELLED" as const],
+  ])("%s is not a delivery: it neither goes first nor takes the hold", (_, name, status) => {
+    const older = queued("older", 1, 10, T0 - 20 * MIN);
+    const claim = delivery(name, "training", T0 + 90 * MIN, T0 - MIN);
+    const held = { ...window, status: { procurementStatus: status } };
+    const plan = decide(snap({ group: pool, replicas: 2, requests: [older, claim], bookings: [held] }), CFG);
+    expect(started(plan, "older")).toBe(true);
+    expect(started(plan, name)).toBe(false);
   });
 });
