@@ -14,6 +14,12 @@ export function answerError(res: ServerResponse, err: unknown, log: Logger): voi
     res.destroy();
     return;
   }
+  // The client is gone (its connection closed before the answer): nobody to answer, and a call that
+  // stopped because of it (an Operation not recorded, docs/reliability.md V6) is no fault of ours.
+  if (res.closed && !res.writableFinished) {
+    log.debug({ err }, "the client went away before the answer");
+    return;
+  }
   const { status, body, internal, upstream } = toGoogleError(err);
   if (internal) log.error({ err }, "internal error");
   else if (status >= 500) log.warn({ err }, "request failed");

@@ -112,6 +112,9 @@ async function startOperation(
       requestId: { id: requestId, call: requestIdCall(call, verb, request) },
     }),
     request: target.name,
+    // A call whose client is gone records nothing: its retry may have been answered meanwhile
+    // (docs/reliability.md, V6).
+    signal: call.signal,
   });
   const stored = result.operation;
   const storedRef = { project, location, name: stored.name };

@@ -54,3 +54,27 @@ test("a Kubernetes 5xx is logged with its stack and status", async () => {
   expect(err).toMatchObject({ type: "ApiError", status: 500, reason: "InternalError" });
   expect(err.stack).toContain("ApiError: etcd timeout\n    at ");
 });
+
+test("a client gone before the answer: nothing is sent and nothing is logged as a failure", async () => {
+  const { log, lines } = captureLog();
+  let settled: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (settled = resolve));
+  const server = createServer((req, res) => {
+    // The handler's wait outlives the client: answered only once the connection has closed.
+    res.once("close", () => {
+      answerError(res, Object.assign(new Error("aborted"), { name: "AbortError" }), log);
+      settled();
+    });
+    req.socket.destroy();
+  }).listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  try {
+    await expect(fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)).rejects.toThrow();
+    await done;
+    expect(lines.filter((l) => Number(l.level) >= 30)).toEqual([]);
+    expect(lines.map((l) => l.msg)).toEqual(["the client went away before the answer"]);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
