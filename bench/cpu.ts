@@ -3,6 +3,8 @@
 // sides are CPU-bound, the ratio of their throughputs is the inverse of the ratio of the machine's CPU
 // each spends per request. Linux only (/proc/stat).
 import { readFileSync } from "node:fs";
+import { readClusterState } from "../testbed/cluster.js";
+import { localClusterDir } from "../testbed/local.js";
 import { setTimeout as sleep } from "node:timers/promises";
 
 /** /proc/stat counts in USER_HZ, which the kernel fixes at 100 for user space whatever its own HZ. */
@@ -44,4 +46,22 @@ export function machineCpuMsBetween(a: CpuMark, b: CpuMark, backgroundPerSecond:
 export function processCpuSeconds(metrics: string): number {
   const m = /^process_cpu_seconds_total (\S+)$/m.exec(metrics);
   return m?.[1] === undefined ? Number.NaN : Number(m[1]);
+}
+
+/** A process's CPU time so far (user + system), ms; NaN once it is gone. */
+export function processCpuMs(pid: number): number {
+  try {
+    // Fields after the command's closing parenthesis (the command may contain spaces): utime is the
+    // 12th of them, stime the 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The pid of the local cluster's process `name` (e.g. etcd), as `npm run cluster:up` recorded it. */
+export function clusterPid(name: string): number | undefined {
+  return readClusterState(localClusterDir)?.processes.find((p) => p.name === name)?.pid;
 }

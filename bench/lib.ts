@@ -117,6 +117,7 @@ export async function installCrds(http: KubeHttp): Promise<void> {
   const docs = [
     "compute.resize-operator.dev_instancegroupmanagers.yaml",
     "compute.resize-operator.dev_resizerequests.yaml",
+    "compute.resize-operator.dev_futurereservations.yaml",
   ].map((f) => parse(readFileSync(path.join(crdDir, f), "utf8")) as { metadata: { name: string } });
   // A workload kind whose only behaviour is its /scale subresource: groups read readiness from
   // spec.replicas, so an instance is "ready" the moment it is asked for and the benchmark measures the

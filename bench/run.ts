@@ -4,6 +4,7 @@
 // Flags after the names go to the benchmarks (bench/args.ts): `npm run bench -- provisioning --jobs 2000`.
 // `startup` is the start-up part of `memory` alone (memory.ts): either writes startup-N.json.
 import path from "node:path";
+import { adviceBench } from "./advice.js";
 import { buildOperator, kubeconfigFile, log, workDir } from "./lib.js";
 import { splitArgs } from "./args.js";
 import { eventSeries } from "./events.js";
@@ -29,6 +30,7 @@ const BENCHES: Record<string, (cli: string) => Promise<void>> = {
   startup: (cli) => memoryAndStartup(cli, ["startup"]),
   events: () => eventSeries(),
   provisioning: (cli) => provisioning(cli, flags),
+  advice: () => adviceBench(),
 };
 
 for (const name of wanted)

@@ -43,7 +43,14 @@ import {
   WRITE_VERBS,
 } from "./lib.js";
 import { FINALIZER, runFloor, type Fixture } from "./throughput-floor.js";
-import { backgroundCpuPerSecond, cpuMark, machineCpuMsBetween, processCpuSeconds } from "./cpu.js";
+import {
+  backgroundCpuPerSecond,
+  clusterPid,
+  cpuMark,
+  machineCpuMsBetween,
+  processCpuMs,
+  processCpuSeconds,
+} from "./cpu.js";
 
 const REQUESTS = 500;
 const GROUPS = 50;
@@ -128,7 +135,15 @@ interface Round {
   metrics: string;
   exit: number | null;
   /** CPU per side's window, ms: the machine's (less the background) and the client's own. */
-  cpu: { floorMachineMs: number; floorClientMs: number; operatorMachineMs: number; operatorMs: number };
+  cpu: {
+    floorMachineMs: number;
+    floorClientMs: number;
+    floorEtcdMs: number;
+    operatorMachineMs: number;
+    operatorMs: number;
+    operatorEtcdMs: number;
+    operatorWatchMs: number;
+  };
 }
 
 /**
@@ -151,8 +166,11 @@ async function oneRound(
   const floorInformer = await watchAllSucceeded(http, base.ns, REQUESTS);
   const floorWatch = await watchAllSucceeded(http, base.ns, REQUESTS);
   const background = await backgroundCpuPerSecond();
+  const etcd = clusterPid("etcd");
+  const etcdMs = (): number => (etcd === undefined ? Number.NaN : processCpuMs(etcd));
   const b0 = await apiServerCounters(kc);
   const c0 = cpuMark();
+  const e0 = etcdMs();
   const floorStarted = Date.now();
   await runFloor(http, base, CONCURRENCY);
   const [, floorDoneAt] = await Promise.all([floorInformer(60_000), floorWatch(60_000)]);
@@ -160,6 +178,7 @@ async function oneRound(
   // The same settling time as the operator side's below, so both windows hold as much idle API server.
   await sleep(SETTLE_MS);
   const c1 = cpuMark();
+  const e1 = etcdMs();
   const b1 = await apiServerCounters(kc);
 
   log(`throughput: operator fixture (finalizer policy ${withPolicy ? "bound" : "absent"})`);
@@ -170,6 +189,7 @@ async function oneRound(
   const allSucceeded = await watchAllSucceeded(http, f.ns, REQUESTS);
   const o0 = await apiServerCounters(kc);
   const co0 = cpuMark();
+  const eo0 = etcdMs();
   const op = await startOperator(cli, {
     name: "throughput",
     namespace: f.ns,
@@ -183,6 +203,7 @@ async function oneRound(
   // Let the last group-status writes and events land before counting.
   await sleep(SETTLE_MS);
   const co1 = cpuMark();
+  const eo1 = etcdMs();
   const o1 = await apiServerCounters(kc);
   const metrics = await fetch(`http://127.0.0.1:${op.metricsPort}/metrics`).then((r) => r.text());
   const exit = await op.stop();
@@ -202,9 +223,13 @@ async function oneRound(
       floorMachineMs: machineCpuMsBetween(c0, c1, background),
       // This process ran the floor and both its watches; on the operator side it ran one watch.
       floorClientMs: c1.selfMs - c0.selfMs,
+      floorEtcdMs: e1 - e0,
       operatorMachineMs: machineCpuMsBetween(co0, co1, background),
       // The operator process's whole life, start-up included (it started inside the window).
       operatorMs: processCpuSeconds(metrics) * 1000,
+      operatorEtcdMs: eo1 - eo0,
+      // This benchmark's own watch on the operator side (the floor's client figure has it too).
+      operatorWatchMs: co1.selfMs - co0.selfMs,
     },
   };
 }
@@ -322,8 +347,22 @@ export async function throughput(cli: string, profileDir?: string): Promise<void
     },
     clientCpuMsPerRequest: {
       operator: round(middle.cpu.operatorMs / REQUESTS, 2),
+      operatorSideWatch: round(middle.cpu.operatorWatchMs / REQUESTS, 2),
       floor: round(middle.cpu.floorClientMs / REQUESTS, 2),
     },
+    etcdCpuMsPerRequest: {
+      operator: round(middle.cpu.operatorEtcdMs / REQUESTS, 2),
+      floor: round(middle.cpu.floorEtcdMs / REQUESTS, 2),
+    },
+    // The same bound from the three processes each side is made of (API server, etcd, the client), which
+    // other work on the machine does not move: (floor's sum) ÷ (ours).
+    processCpuBoundRatio: round(
+      ((b1.cpuSeconds - b0.cpuSeconds) * 1000 + middle.cpu.floorEtcdMs + middle.cpu.floorClientMs) /
+        ((o1.cpuSeconds - o0.cpuSeconds) * 1000 +
+          middle.cpu.operatorEtcdMs +
+          middle.cpu.operatorMs +
+          middle.cpu.operatorWatchMs),
+    ),
     cpuBoundRatio: round(middle.cpu.floorMachineMs / middle.cpu.operatorMachineMs),
     roundCpuBoundRatios: rounds.map((r) => round(r.cpu.floorMachineMs / r.cpu.operatorMachineMs)),
     baselineEventWritesPerRequest: per(sum(baselineWrites, "events")),
