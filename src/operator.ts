@@ -38,6 +38,7 @@ import { Authenticator, Authorizer } from "./rest/auth.js";
 import { rawClientErrorResponse } from "./rest/errors.js";
 import { ROUTES } from "./rest/routes.js";
 import type { Clock } from "./runtime/clock.js";
+import type { KubeHttp } from "./runtime/kube-http.js";
 import { Manager, type Runnable } from "./runtime/manager.js";
 import { servesWithStatus, type KubeClient } from "./runtime/resource-client.js";
 import { serveUntilAborted } from "./runtime/serve.js";
@@ -184,11 +185,20 @@ export function clusterAuth(
   client: KubeClient,
   config: Pick<Config, "token-cache-ttl" | "token-audiences">,
   clock?: Clock,
+  http?: KubeHttp,
 ): { readonly authenticator: Authenticator; readonly authorizer: Authorizer } {
   const options = {
     cacheTtlMs: config["token-cache-ttl"],
     audiences: config["token-audiences"],
     ...(clock && { clock }),
+    // Asked after a denial only (auth.ts): /readyz is open to every client (system:public-info-viewer).
+    ...(http && {
+      apiServerReady: () =>
+        http.request("GET", "/readyz", { timeoutMs: 2000 }).then(
+          () => true,
+          () => false,
+        ),
+    }),
   };
   return { authenticator: new Authenticator(client, options), authorizer: new Authorizer(client, options) };
 }
@@ -267,7 +277,7 @@ export async function runOperator(config: Config): Promise<void> {
     groups: groups.lister,
     recorderStats: () => recorder.stats(),
   });
-  const auth = clusterAuth(mgr.client, config);
+  const auth = clusterAuth(mgr.client, config, undefined, mgr.http);
   let rest: AppOptions["rest"];
   let store: OperationStore | undefined;
   let replicas: ReplicaWatch | undefined;

@@ -9,7 +9,7 @@ import { SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS } from "../runtime/builtin-kinds.
 import type { Clock } from "../runtime/clock.js";
 import type { KubeClient } from "../runtime/resource-client.js";
 import { TtlCache } from "../runtime/ttl-cache.js";
-import { ForbiddenError, UnauthenticatedError } from "./errors.js";
+import { BackendError, ForbiddenError, UnauthenticatedError } from "./errors.js";
 
 export interface UserInfo {
   readonly username: string;
@@ -44,6 +44,11 @@ export interface AuthOptions {
   /** Upper bound of cached results (default 1000). */
   readonly cacheSize?: number;
   readonly clock?: Clock;
+  /**
+   * Whether the API server says it is ready (its /readyz). Asked only after a denial: a starting
+   * kube-apiserver answers reviews before its RBAC authorizer has the cluster's policy, and denies.
+   */
+  readonly apiServerReady?: () => Promise<boolean>;
 }
 
 const DEFAULT_CACHE_TTL_MS = 10_000;
@@ -153,12 +158,15 @@ export class Authorizer {
   /** How long an allowed decision is reused (--token-cache-ttl): no cache above it may keep one longer. */
   readonly cacheTtlMs: number;
 
+  private readonly apiServerReady: (() => Promise<boolean>) | undefined;
+
   constructor(
     private readonly client: KubeClient,
     options: AuthOptions = {},
   ) {
     this.decisions = reviewCache(options, (allowed: boolean) => allowed);
     this.cacheTtlMs = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
+    this.apiServerReady = options.apiServerReady;
   }
 
   /**
@@ -180,6 +188,12 @@ export class Authorizer {
     const key = `${userKey}|${JSON.stringify(attributes)}`;
     const allowed = await this.decisions.get(key, () => this.review(user, attributes));
     if (!allowed) {
+      // A denial from an API server that is not ready is no answer: 503, which clients retry, rather
+      // than a 403 they take as final for a call that may be allowed a second later.
+      if (this.apiServerReady && !(await this.apiServerReady().catch(() => false)))
+        throw new BackendError(
+          "The Kubernetes API server is not ready: the permission cannot be decided yet. Retry the call.",
+        );
       const target = check.name === undefined ? check.resource : `${check.resource}/${check.name}`;
       throw new ForbiddenError(
         `Permission denied: ${user.username} may not ${check.verb} ${target} in project ${check.namespace}.`,

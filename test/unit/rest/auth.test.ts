@@ -1,8 +1,13 @@
 // REST authentication's audience rule: a TokenReview asks for the configured audiences, and only an
 // answer that names one of them (status.audiences) authenticates the caller.
 import { loadConfig } from "../../../src/config.js";
-import { Authenticator, DEFAULT_TOKEN_AUDIENCE, reviewedForAudience } from "../../../src/rest/auth.js";
-import { UnauthenticatedError } from "../../../src/rest/errors.js";
+import {
+  Authenticator,
+  Authorizer,
+  DEFAULT_TOKEN_AUDIENCE,
+  reviewedForAudience,
+} from "../../../src/rest/auth.js";
+import { BackendError, ForbiddenError, UnauthenticatedError } from "../../../src/rest/errors.js";
 import type { TokenReview } from "../../../src/runtime/builtin-kinds.js";
 import { reviewingClient } from "../../support/fake-reviews.js";
 
@@ -75,5 +80,40 @@ describe("--token-audiences (TOKEN_AUDIENCES)", () => {
     expect(() => loadConfig(["--token-audiences= , "], {})).toThrow(
       /--token-audiences needs at least one audience/,
     );
+  });
+});
+
+describe("a denial while the API server is not ready (linearizability V8)", () => {
+  const check = { verb: "update", resource: "resizerequests", namespace: "team-a" };
+  const denying = (): ReturnType<typeof reviewingClient> => reviewingClient(() => ({ allowed: false }));
+
+  test("is 503 backendError, which clients retry, not a 403 they take as final", async () => {
+    const authorizer = new Authorizer(denying().client, { apiServerReady: () => Promise.resolve(false) });
+    await expect(authorizer.authorize(ANN, check)).rejects.toMatchObject({
+      status: 503,
+      reason: "backendError",
+    });
+  });
+
+  test("a failed readiness probe counts as not ready", async () => {
+    const authorizer = new Authorizer(denying().client, {
+      apiServerReady: () => Promise.reject(new Error("connect ECONNREFUSED")),
+    });
+    await expect(authorizer.authorize(ANN, check)).rejects.toBeInstanceOf(BackendError);
+  });
+
+  test("from a ready API server it is 403, and an allowed call never asks", async () => {
+    let asked = 0;
+    const ready = (): Promise<boolean> => {
+      asked++;
+      return Promise.resolve(true);
+    };
+    await expect(
+      new Authorizer(denying().client, { apiServerReady: ready }).authorize(ANN, check),
+    ).rejects.toBeInstanceOf(ForbiddenError);
+    expect(asked).toBe(1);
+    const allowing = reviewingClient(() => ({ allowed: true }));
+    await new Authorizer(allowing.client, { apiServerReady: ready }).authorize(ANN, check);
+    expect(asked).toBe(1);
   });
 });
