@@ -1,7 +1,7 @@
 // The booking decision (docs/booking.md): for one group, every FutureReservation pending approval is
 // APPROVED or DECLINED once, in FIFO order, each approval holding capacity for the next; a cancelled
-// one becomes CANCELLED. Pure: the capacity over time is src/queue/bookings.ts's, the same the ETA is
-// meant to count bookings with.
+// one becomes CANCELLED; an approved one is delivered (deliver.ts). Pure: the capacity over time is
+// src/queue/bookings.ts's, the same the resize queue's holds and ETAs count bookings with.
 import {
   FutureReservationCondition as FC,
   MAX_WINDOW_MS,

@@ -1,15 +1,12 @@
 // Capacity over time (docs/booking.md "The rule of approval"): how many of a group's instances are held
 // at each moment ahead, as a step function built from holds, and whether a booking fits under maxSize
-// for its whole window. Pure; the booking controller (src/booking/) decides with it.
+// for its whole window. Pure; the booking controller (src/booking/) approves with it, and the queue
+// holds (booking-wait.ts) admit queued requests with the same functions, so the two never disagree.
 //
 // What holds capacity: the target's replicas now, each running request's instances until its release
 // (one without a run duration, for ever; the release floor at minSize is rules.ts's releaseTarget), and
-// every approved booking for its window. A queued request holds nothing yet.
-//
-// The hook for the ETA (insight.ts / replay.ts): the replay asks `fitsUnderMax(replicas, k, maxSize)` at
-// a start; counting bookings as future holds is asking `fits(schedule, window, k)` instead, with
-// `bookingHolds()` of the group's approved bookings in the schedule's holds and the window the
-// request's run (for ever without a run duration), and `earliestFit` for the first start that fits.
+// every approved booking for its window (once, when its delivery holds its instances already). A queued
+// request holds nothing yet.
 import { durationToMillis } from "../api/duration.js";
 import {
   HOLDING_PROCUREMENT_STATUSES,

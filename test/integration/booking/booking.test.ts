@@ -13,6 +13,7 @@ import { listEvents } from "../events/support.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";
 import { createDeployment, deployment } from "../../support/regional.js";
+import { untilEnded, untilSized } from "./support.js";
 import {
   core,
   createGroup,
@@ -274,16 +275,7 @@ test("a booking is delivered by its start, holds the queue back for its window, 
   await createDeployment(ns.name, "shop");
   await createGroup(ns.name, "shop", { maxSize: 2, targetRef: deployment("shop") });
   // Its size is known before the booking is decided (else it waits: GroupNotReady).
-  await eventually("group sized", async () => {
-    const g = (await custom.getNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: ns.name,
-      plural: "instancegroupmanagers",
-      name: "shop",
-    })) as { status?: { targetSize?: number } };
-    return g.status?.targetSize === 0 ? true : undefined;
-  });
+  await untilSized(ns.name, "shop", 0);
   // The group has no attempt to go by: the lead time is a minute, so delivery starts 15 s from now.
   const start = Date.now() + 75_000;
   const end = start + 20_000;
@@ -318,14 +310,7 @@ test("a booking is delivered by its start, holds the queue back for its window, 
   expect((await getRequest(ns.name, "walk-in")).status?.state).toBe("ACCEPTED");
 
   // The end: the booking's instances go, the booking says its window ended, and the walk-in runs.
-  const ended = await eventually(
-    "the window ended",
-    async () => {
-      const fr = await get("sale");
-      return fr.status?.conditions?.some((c) => c.type === "Ended" && c.status === "True") ? fr : undefined;
-    },
-    90_000,
-  );
+  const ended = await untilEnded(ns.name, "sale", 90_000);
   expect(ended.status?.procurementStatus).toBe("FULFILLED");
   const walkIn = await untilState(ns.name, "walk-in", ["SUCCEEDED"], 60_000);
   expect(Date.parse(walkIn.status?.provisioningStartedTime ?? "")).toBeGreaterThanOrEqual(end - 1000);

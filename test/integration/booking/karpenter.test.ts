@@ -6,7 +6,7 @@
 import * as k8s from "@kubernetes/client-node";
 import type { FutureReservation } from "../../../src/api/future-reservation.js";
 import { REQUEST_LABEL, REQUEST_NAMESPACE_LABEL } from "../../../src/api/instance-labels.js";
-import { FUTURE_RESERVATION, GROUP, INSTANCE_GROUP_MANAGER, VERSION } from "../../../src/api/names.js";
+import { FUTURE_RESERVATION, GROUP, VERSION } from "../../../src/api/names.js";
 import { rfc3339 } from "../../../src/api/time.js";
 import { eventually, kubeConfig } from "../../support/kube.js";
 import {
@@ -18,10 +18,10 @@ import {
 } from "../../support/karpenter.js";
 import { report } from "../../support/reliability.js";
 import { createGroup, custom, getRequest } from "../../support/resize.js";
+import { bookingApi as api, getBooking, untilEnded, untilSized } from "./support.js";
 
 const core = kubeConfig().makeApiClient(k8s.CoreV1Api);
 const POOL = "booking-pool";
-const api = { group: GROUP, version: VERSION, plural: FUTURE_RESERVATION.plural };
 
 let e2e: KarpenterE2e;
 
@@ -35,8 +35,7 @@ afterAll(async () => {
   await e2e.tearDown();
 }, 240_000);
 
-const booking = async (name: string): Promise<FutureReservation> =>
-  (await custom.getNamespacedCustomObject({ ...api, namespace: e2e.namespace, name })) as FutureReservation;
+const booking = (name: string): Promise<FutureReservation> => getBooking(e2e.namespace, name);
 
 /** The Ready Nodes the delivery request `request` holds. */
 async function ownNodes(request: string): Promise<k8s.V1Node[]> {
@@ -47,16 +46,7 @@ async function ownNodes(request: string): Promise<k8s.V1Node[]> {
 test("a booking on a Karpenter NodePool: 2 Nodes labelled for it by its start, FULFILLED, gone at its end", async () => {
   const ns = e2e.namespace;
   await createGroup(ns, "pool", nodePoolGroup(POOL, { maxSize: 2 }));
-  await eventually("group sized", async () => {
-    const g = (await custom.getNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: ns,
-      plural: INSTANCE_GROUP_MANAGER.plural,
-      name: "pool",
-    })) as { status?: { targetSize?: number } };
-    return g.status?.targetSize === 0 ? true : undefined;
-  });
+  await untilSized(ns, "pool", 0);
   // No attempt to go by: the lead time is a minute, so delivery starts 30 s from now.
   const start = Date.now() + 90_000;
   const end = start + 30_000;
@@ -91,14 +81,7 @@ test("a booking on a Karpenter NodePool: 2 Nodes labelled for it by its start, F
   expect(await ownNodes("fr-night")).toHaveLength(2);
   expect((await getRequest(ns, "fr-night")).status?.runUntil).toBe(rfc3339(end));
 
-  const ended = await eventually(
-    "the window ended",
-    async () => {
-      const fr = await booking("night");
-      return fr.status?.conditions?.some((c) => c.type === "Ended" && c.status === "True") ? fr : undefined;
-    },
-    120_000,
-  );
+  const ended = await untilEnded(ns, "night", 120_000);
   expect(ended.status?.procurementStatus).toBe("FULFILLED");
   await eventually(
     "the booking's Nodes gone, the pool back at 0",
