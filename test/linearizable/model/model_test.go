@@ -259,7 +259,7 @@ func TestRecordedCancelAppliedAfterItsRetryWasRefused(t *testing.T) {
 	}
 }
 
-// Found in the product under API-server faults (docs/reliability.md, V7 and V8), not fixed yet: a
+// Found in the product under API-server faults by the soak (docs/reliability.md, V7 and V8): a
 // mutation whose first try reached the cluster but lost its answer (connection reset) was forgotten and
 // its retry refused (V7: a delete answered 404, an insert 409); a client with full access was answered
 // 403 while kube-apiserver restarted (V8). Each history must stay illegal, at that call.
