@@ -168,7 +168,7 @@ export const ProcurementStatus = z.enum(PROCUREMENT_STATUSES).meta({
     CANCELLED:
       "Cancelled by its owner (spec.cancel): a delivery not yet succeeded is cancelled; instances already delivered stay until the window's end.",
     FAILED:
-      "The booking could not be delivered: its delivery request failed, or had no attempt under way at the window's start (then it is cancelled).",
+      "The booking could not be delivered: its delivery request failed, or was backing off from a failed attempt at the window's start (then it is cancelled).",
   },
 });
 

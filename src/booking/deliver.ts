@@ -193,13 +193,14 @@ export function deliveryStep(
     return {
       verdict: failed("DeliveryFailed", `ResizeRequest ${request} ended ${state ?? ""}${whyNot(d)}.`),
     };
-  // After the window's start only an attempt already under way may still deliver: a request still
-  // waiting (a stockout's backoff, or capacity held) would eat into the window it was booked for.
-  if (now >= w.start && !d.status?.provisioning)
+  // A stockout is retried until the window's start; after it, a request backing off from a failed
+  // attempt would eat into the window it was booked for. One that never tried yet (created late, the
+  // operator down at the lead time) gets its attempt.
+  if (now >= w.start && !d.status?.provisioning && (d.status?.attempts ?? 0) > 0)
     return {
       verdict: failed(
         "NotDeliveredByStart",
-        `Not delivered by the window's start at ${rfc3339Seconds(w.start)}: ResizeRequest ${request} had no attempt under way${whyNot(d)}; it is cancelled.`,
+        `Not delivered by the window's start at ${rfc3339Seconds(w.start)}: ResizeRequest ${request} was backing off from a failed attempt${whyNot(d)}; it is cancelled.`,
       ),
       cancel: true,
     };

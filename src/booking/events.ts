@@ -43,7 +43,7 @@ export const bookingEvents = defineEventCatalog({
     type: "Warning",
     reason: "DeliveryFailed",
     action: "Deliver",
-    when: "A FutureReservation could not be delivered (FAILED): its delivery request failed, or at the window's start it had no attempt under way (a stockout still backing off) and was cancelled.",
+    when: "A FutureReservation could not be delivered (FAILED): its delivery request failed, or at the window's start it was backing off from a failed attempt (a stockout) and was cancelled.",
   },
   BookingEnded: {
     type: "Normal",

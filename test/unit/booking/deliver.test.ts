@@ -37,9 +37,11 @@ function delivery(status: ResizeRequestStatus): ResizeRequest {
   };
 }
 
+const NEW: ResizeRequestStatus = { state: "ACCEPTED", reason: "Queued" };
 const QUEUED: ResizeRequestStatus = {
   state: "ACCEPTED",
-  reason: "WaitingForCapacity",
+  reason: "Backoff",
+  attempts: 1,
   conditions: [
     {
       type: "Queued",
@@ -126,6 +128,13 @@ test.each<[string, ProcurementStatusName, ResizeRequestStatus | undefined, numbe
     QUEUED,
     T0 + 10 * MIN,
     { status: "FAILED", reason: ["DeliveryFailed"], creates: [], cancels: ["fr-train"] },
+  ],
+  [
+    "the window started before its first attempt (created late): it gets its attempt",
+    "PROVISIONING",
+    NEW,
+    T0 + 10 * MIN,
+    { status: "PROVISIONING", reason: ["Provisioning"], creates: [], cancels: [] },
   ],
   [
     "the window started with an attempt under way: it may still deliver",
