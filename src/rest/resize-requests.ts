@@ -41,6 +41,7 @@ import { InvalidError, InvalidResourceUsageError } from "./errors.js";
 import { locationOf, type LocationParams } from "./location.js";
 import { listAnswer, type ListParams } from "./list-answer.js";
 import type { CallContext, Reply } from "./route.js";
+import { carryOut, mutate } from "./change-outcome.js";
 
 type OfGroup = { readonly project: string; readonly instanceGroupManager: string } & LocationParams;
 type OneRequest = OfGroup & { readonly resizeRequest: string };
@@ -123,21 +124,6 @@ async function startOperation(
     result.created ? "operation started" : "operation of requestId reused",
   );
   return { operation: stored, ref: storedRef, created: result.created, ...(requestId && { requestId }) };
-}
-
-/** Runs the cluster change of a just-recorded operation; forgets the operation if the change fails. */
-async function mutate<T>(
-  call: CallContext<unknown, unknown>,
-  ref: OperationRef,
-  requestId: string | undefined,
-  change: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await change();
-  } catch (err) {
-    await call.deps.store.delete(ref, requestId);
-    throw err;
-  }
 }
 
 /**
@@ -305,9 +291,28 @@ async function orReplayed(
 /** How often a cancel or delete is made again when the request it read was replaced meanwhile. */
 const MAX_REPLACED_ATTEMPTS = 3;
 
+/**
+ * A retry of a cancel or delete whose Operation is not DONE is carried out again (change-outcome.ts):
+ * its first try may have lost its answer before or after the change.
+ */
+async function retried(
+  call: CallContext<OneRequest & Idempotent>,
+  verb: "cancel" | "delete",
+  op: Operation,
+): Promise<Reply> {
+  if (op.status === "DONE") return { body: op };
+  const { project, location, groupName } = await resolveGroup(call);
+  return carryOut(call, op, verb, {
+    project,
+    location,
+    group: groupName,
+    request: call.params.resizeRequest,
+  });
+}
+
 export async function cancel(call: CallContext<OneRequest & Idempotent>): Promise<Reply> {
   const replayed = await replay(call, "cancel");
-  if (replayed) return { body: replayed };
+  if (replayed) return retried(call, "cancel", replayed);
   return orReplayed(call, "cancel", () => cancelOnce(call));
 }
 
@@ -331,7 +336,7 @@ async function cancelOnce(call: CallContext<OneRequest & Idempotent>): Promise<R
 
 export async function remove(call: CallContext<OneRequest & Idempotent>): Promise<Reply> {
   const replayed = await replay(call, "delete");
-  if (replayed) return { body: replayed };
+  if (replayed) return retried(call, "delete", replayed);
   return orReplayed(call, "delete", () => removeOnce(call));
 }
 

@@ -85,11 +85,12 @@ describe("--token-audiences (TOKEN_AUDIENCES)", () => {
 
 describe("a denial while the API server is not ready (linearizability V8)", () => {
   const check = { verb: "update", resource: "resizerequests", namespace: "team-a" };
+  const user = { ...ANN, extra: {} };
   const denying = (): ReturnType<typeof reviewingClient> => reviewingClient(() => ({ allowed: false }));
 
   test("is 503 backendError, which clients retry, not a 403 they take as final", async () => {
     const authorizer = new Authorizer(denying().client, { apiServerReady: () => Promise.resolve(false) });
-    await expect(authorizer.authorize(ANN, check)).rejects.toMatchObject({
+    await expect(authorizer.authorize(user, check)).rejects.toMatchObject({
       status: 503,
       reason: "backendError",
     });
@@ -99,7 +100,7 @@ describe("a denial while the API server is not ready (linearizability V8)", () =
     const authorizer = new Authorizer(denying().client, {
       apiServerReady: () => Promise.reject(new Error("connect ECONNREFUSED")),
     });
-    await expect(authorizer.authorize(ANN, check)).rejects.toBeInstanceOf(BackendError);
+    await expect(authorizer.authorize(user, check)).rejects.toBeInstanceOf(BackendError);
   });
 
   test("from a ready API server it is 403, and an allowed call never asks", async () => {
@@ -109,11 +110,11 @@ describe("a denial while the API server is not ready (linearizability V8)", () =
       return Promise.resolve(true);
     };
     await expect(
-      new Authorizer(denying().client, { apiServerReady: ready }).authorize(ANN, check),
+      new Authorizer(denying().client, { apiServerReady: ready }).authorize(user, check),
     ).rejects.toBeInstanceOf(ForbiddenError);
     expect(asked).toBe(1);
     const allowing = reviewingClient(() => ({ allowed: true }));
-    await new Authorizer(allowing.client, { apiServerReady: ready }).authorize(ANN, check);
+    await new Authorizer(allowing.client, { apiServerReady: ready }).authorize(user, check);
     expect(asked).toBe(1);
   });
 });

@@ -1,0 +1,100 @@
+// A mutation's cluster change and what its failure means (docs/reliability.md, linearizability V7). The
+// cluster's refusal (an answer: 404, 409, 422 …) changed nothing, so the Operation recorded before it is
+// forgotten and a retry starts afresh. A lost answer (a reset connection, a timeout, a 5xx) may hide a
+// change that was made: the Operation stays, its requestId stays bound, the call is answered 503 (which
+// clients retry with the same requestId), and the retry carries the change out on the Operation's own
+// request — or finds it done.
+import { isFinalState } from "../api/lifecycle.js";
+import { locationPath, type Location, type Operation } from "../api/index.js";
+import type { ResizeRequest } from "../api/resize-request.js";
+import { advance, isIncarnationOf } from "../operations/advance.js";
+import type { OperationRef } from "../operations/model.js";
+import { ApiError } from "../runtime/api-errors.js";
+import { cancelRequest, deleteRequest, findRequest } from "./cluster.js";
+import { BackendError, NotFoundError } from "./errors.js";
+import type { CallContext, Reply } from "./route.js";
+
+/** Whether a failed change certainly changed nothing: the cluster answered it, or was never reached. */
+export function changedNothing(err: unknown): boolean {
+  if (err instanceof ApiError) return err.status >= 400 && err.status < 500;
+  return (err as { code?: unknown } | undefined)?.code === "ECONNREFUSED";
+}
+
+/**
+ * Runs the cluster change of a just-recorded operation. Refused: the operation is forgotten and the
+ * refusal answered. Outcome unknown: the operation is kept and the call answered 503.
+ */
+export async function mutate<T>(
+  call: CallContext<unknown, unknown>,
+  ref: OperationRef,
+  requestId: string | undefined,
+  change: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await change();
+  } catch (err) {
+    if (changedNothing(err)) {
+      await call.deps.store.delete(ref, requestId);
+      throw err;
+    }
+    call.log.warn({ err, operation: ref.name }, "the outcome of a change is unknown; its operation is kept");
+    throw unknownOutcome(ref);
+  }
+}
+
+function unknownOutcome(ref: OperationRef): BackendError {
+  return new BackendError(
+    `The change was sent to the Kubernetes API server and its answer lost: it may have been made. Retry the call with the same requestId (operation ${ref.name}).`,
+  );
+}
+
+export interface RetriedCall {
+  readonly project: string;
+  readonly location: Location;
+  readonly group: string;
+  /** The request as the call names it. */
+  readonly request: string;
+}
+
+/**
+ * A cancel or delete retried with the requestId of an Operation not DONE: its first try may have been
+ * cut off before or after its change reached the cluster. The change is made again on the Operation's
+ * own request (isIncarnationOf), which is idempotent; another incarnation or none means the request
+ * the Operation is about is gone. The answer is the Operation as that leaves it.
+ */
+export async function carryOut(
+  call: CallContext<unknown, unknown>,
+  op: Operation,
+  verb: "cancel" | "delete",
+  where: RetriedCall,
+): Promise<Reply> {
+  const { deps } = call;
+  const ref: OperationRef = { project: where.project, location: where.location, name: op.name };
+  const found = await findRequest(deps.kube, where.project, where.location, where.group, where.request).catch(
+    (err: unknown) => {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    },
+  );
+  let own: ResizeRequest | undefined = found && isIncarnationOf(op, found) ? found : undefined;
+  // Made again, the change must not forget the Operation (it is the first try's, which may still be in
+  // flight): gone meanwhile (404, or replaced under its name: the uid precondition's 409) is gone.
+  const again = async (change: (rr: ResizeRequest) => Promise<unknown>): Promise<unknown> => {
+    if (!own) return undefined;
+    try {
+      return await change(own);
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 404 || err.status === 409)) return (own = undefined);
+      if (changedNothing(err)) throw err;
+      throw unknownOutcome(ref);
+    }
+  };
+  if (verb === "delete" && !own?.metadata.deletionTimestamp) {
+    if ((await again((rr) => deleteRequest(deps.kube, rr))) === true) own = undefined;
+  }
+  if (verb === "cancel" && own && !own.spec.cancel && !isFinalState(own.status?.state))
+    await again((rr) => cancelRequest(deps.kube, rr));
+  const patch = advance(op, own, locationPath(where.location));
+  const updated = patch && (await deps.store.update(ref, patch));
+  return { body: updated ?? op };
+}
