@@ -120,7 +120,9 @@ function whyNot(d: ResizeRequest | undefined): string {
   ]
     .map((type) => s.conditions?.find((c) => c.type === type && c.status === "True"))
     .find((c) => c !== undefined);
-  return said ? ` (${said.reason}: ${said.message})` : "";
+  const error = s.lastAttempt?.error?.errors[0];
+  const last = error ? `; last attempt: ${error.code}${error.message ? `: ${error.message}` : ""}` : "";
+  return said || last ? ` (${said ? `${said.reason}: ${said.message}` : ""}${last})` : "";
 }
 
 /**

@@ -24,7 +24,10 @@ export function bookingReconciler(deps: BookingReconcilerDeps): Reconciler {
       log.info({ request: r.metadata.name }, "cancelling a delivery request no longer wanted");
     const outcome = await executeBookingPlan(deps, plan, snapshot.group?.metadata.uid);
     if (outcome === "conflict") return { requeue: true };
-    // The next delivery due, window starting or ending.
-    return plan.requeueAfterMs === undefined ? undefined : { requeueAfterMs: plan.requeueAfterMs };
+    // The next delivery due, window starting or ending; one due now (a booking approved this pass whose
+    // delivery is due) at once: the runtime takes a delay of 0 for none.
+    return plan.requeueAfterMs === undefined
+      ? undefined
+      : { requeueAfterMs: Math.max(1, plan.requeueAfterMs) };
   };
 }

@@ -21,6 +21,7 @@ import {
   createWorkers,
   custom,
   getRequest,
+  replicasOf,
   untilState,
 } from "../../support/resize.js";
 import { FUTURE_RESERVATION_LABEL } from "../../../src/api/future-reservation.js";
@@ -323,3 +324,37 @@ test("a booking is delivered by its start, holds the queue back for its window, 
     return JSON.stringify(got) === JSON.stringify(want) ? got : undefined;
   });
 }, 240_000);
+
+test("a stockout is retried until the window's start, then the booking FAILS and its request is cancelled, nothing left", async () => {
+  // Pods asking for more GPUs than any node has: every attempt rolls back as a stockout at once.
+  await createWorkers(ns.name, "scarce", 1000);
+  await createGroup(ns.name, "scarce", {
+    maxSize: 2,
+    clusterAutoscaler: "None",
+    unschedulableGracePeriod: "0s",
+  });
+  await untilSized(ns.name, "scarce", 0);
+  const start = Date.now() + 20_000;
+  await create("scarce-slot", {
+    instanceGroupManager: "scarce",
+    totalCount: 2,
+    timeWindow: { startTime: rfc3339(start), endTime: rfc3339(start + 20_000) },
+  });
+  const failed = await until("scarce-slot", "FAILED").catch(async (err: unknown) => {
+    // What the booking and its delivery said instead.
+    const fr = await get("scarce-slot");
+    const rr = await getRequest(ns.name, "fr-scarce-slot").catch(() => undefined);
+    throw new Error(`${String(err)}: ${JSON.stringify({ booking: fr.status, delivery: rr?.status })}`);
+  });
+  expect(Date.now()).toBeGreaterThanOrEqual(start);
+  expect(failed.status?.conditions?.find((c) => c.type === "Delivered")).toMatchObject({
+    status: "False",
+    reason: "NotDeliveredByStart",
+  });
+  expect(failed.status?.message).toContain("ZONE_RESOURCE_POOL_EXHAUSTED");
+  const delivery = await untilState(ns.name, "fr-scarce-slot", ["CANCELLED"], 30_000);
+  expect(delivery.status?.attempts).toBeGreaterThan(1);
+  await eventually("nothing left: the StatefulSet back at 0", async () =>
+    (await replicasOf(ns.name, "scarce")).replicas === 0 ? true : undefined,
+  );
+});
