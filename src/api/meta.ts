@@ -19,7 +19,13 @@ export interface CelRule {
  * Wire formats beyond what zod itself records. Strings carrying 64-bit integers follow the Google
  * JSON convention (`type: string, format: int64|uint64`), which the discovery document must state.
  */
-export type WireFormat = "int64" | "uint64" | "google-datetime" | "byte" | "google.protobuf.Any";
+export type WireFormat =
+  | "int64"
+  | "uint64"
+  | "google-datetime"
+  | "google-duration"
+  | "byte"
+  | "google.protobuf.Any";
 
 declare module "zod" {
   interface GlobalMeta {

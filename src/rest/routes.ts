@@ -18,10 +18,12 @@ import {
   InstanceGroupManagersListManagedInstancesResponse,
   RegionInstanceGroupManagersListInstancesResponse,
 } from "../api/managed-instances.js";
-import { INSTANCE_GROUP_MANAGER, REST_RESOURCES, RESIZE_REQUEST } from "../api/names.js";
+import { CalendarModeAdviceRequest, CalendarModeAdviceResponse } from "../api/calendar-advice.js";
+import { FUTURE_RESERVATION, INSTANCE_GROUP_MANAGER, REST_RESOURCES, RESIZE_REQUEST } from "../api/names.js";
 import { RFC1035_LABEL, RFC1035_MESSAGE } from "../api/primitives.js";
 import { defineRoute } from "./define-route.js";
 import { listManagedInstances } from "./managed-instances.js";
+import { calendarMode } from "./calendar-advice.js";
 import * as operations from "./operations.js";
 import * as requests from "./resize-requests.js";
 import type { ParameterType, Route, RouteParameter } from "./route.js";
@@ -362,6 +364,35 @@ function operationRoutes(scope: LocationScope): Route[] {
   ];
 }
 
+/** advice.calendarMode: when and where a FutureReservation's window fits, over a region's groups. */
+function adviceRoutes(): Route[] {
+  const region = path(
+    "region",
+    matching(LOCATION_PATTERN, RFC1035_MESSAGE, 63),
+    "The region.",
+    LOCATION_PATTERN,
+  );
+  const ofRegion = [project, region] as const;
+  return [
+    defineRoute({
+      resource: "advice",
+      method: "calendarMode",
+      id: "compute.advice.calendarMode",
+      httpMethod: "POST",
+      path: "projects/{project}/regions/{region}/advice/calendarMode",
+      parameters: ofRegion,
+      parameterOrder: names(ofRegion),
+      request: { schema: CalendarModeAdviceRequest, validate: CalendarModeAdviceRequest.strict() },
+      response: CalendarModeAdviceResponse,
+      scopes: WRITE_SCOPES,
+      description:
+        "Advises when and where a FutureReservation of the asked instances would be approved: for each group of the region (or the one named by machineType), the earliest window in the start range that fits for at least minDuration, up to maxDuration, counting its running requests' releases and approved bookings. Requires permission to list futurereservations.",
+      access: { verb: "list", resource: FUTURE_RESERVATION.plural },
+      handler: calendarMode,
+    }),
+  ];
+}
+
 export const ROUTES: readonly Route[] = [
   ...resizeRequestRoutes("zones"),
   ...operationRoutes("zones"),
@@ -369,4 +400,5 @@ export const ROUTES: readonly Route[] = [
   ...resizeRequestRoutes("regions"),
   ...operationRoutes("regions"),
   ...groupRoutes("regions"),
+  ...adviceRoutes(),
 ];

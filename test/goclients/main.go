@@ -86,6 +86,9 @@ func main() {
 				scenario(ctx, r, c, s)
 			}
 		}
+		if name == "discovery" {
+			adviceSteps(ctx, r, c, auth)
+		}
 	}
 	fmt.Printf("steps: %d PASS, %d FAIL\n", r.passed, r.failures)
 	if r.failures > 0 {

@@ -4,6 +4,7 @@
 // their REST route's; the dashboard's reads, the plugin's commands and the stream's messages state
 // theirs here (docs/kubectl-plugin.md for the commands; docs/reliability.md says what the rows hold to).
 import {
+  FUTURE_RESERVATION,
   GROUP,
   INSTANCE_GROUP_MANAGER,
   RESIZE_REQUEST,
@@ -65,6 +66,7 @@ export const scopeOf = (route: Route): LocationScope => (ZONAL.has(route.resourc
 const GROUP_RESOURCES = new Set(["instanceGroupManagers", "regionInstanceGroupManagers"]);
 const kindOf = (route: Route) => {
   if (GROUP_RESOURCES.has(route.resource)) return "groups";
+  if (route.resource === "advice") return "advice";
   return Object.values(REST_RESOURCES).some((r) => r.requests === route.resource) ? "requests" : "operations";
 };
 const zonal = (kind: "requests" | "operations", method: string): Route => {
@@ -75,6 +77,11 @@ const zonal = (kind: "requests" | "operations", method: string): Route => {
 };
 
 type Values = Record<string, string>;
+/** What advice.calendarMode is asked in the matrix: one instance for a minute. */
+const ADVICE_SPEC = {
+  targetResources: { specificSkuResources: { instanceCount: "1" } },
+  timeRangeSpec: { minDuration: "60s" },
+};
 /** What a subject's call of each kind of REST method acts on; `absent` names a missing object instead. */
 const REST_TARGETS: Readonly<
   Record<
@@ -105,6 +112,8 @@ const REST_TARGETS: Readonly<
     target: (f, _s, ns, sc) => ({ operation: f.operation(ns, sc, f.done(sc)) }),
     absent: { operation: MISSING },
   },
+  // A read of the project's groups, requests and bookings in the region.
+  "advice.calendarMode": { target: () => ({}) },
   // A read of the group: its requests' instances.
   "groups.listManagedInstances": { target: () => ({}), absent: { instanceGroupManager: MISSING } },
   "operations.delete": {
@@ -121,7 +130,11 @@ export function restRows(ctx: MatrixContext): Row[] {
     const sc = scopeOf(route);
     const send = async (s: RoleSubject, ns: string, values: Values): Promise<Outcome> => {
       const body =
-        route.method === "insert" ? { name: `insert-${sc[0] ?? ""}-${s.role}`, resizeBy: 1 } : undefined;
+        route.method === "insert"
+          ? { name: `insert-${sc[0] ?? ""}-${s.role}`, resizeBy: 1 }
+          : route.method === "calendarMode"
+            ? { futureResourcesSpecs: { a: ADVICE_SPEC } }
+            : undefined;
       const url = routeUrl(ctx.baseUrl, route, where(ns, sc, values));
       return restOutcome(await call(route.httpMethod, url, { token: s.token, ...(body && { body }) }));
     };
@@ -286,6 +299,11 @@ export function pluginRows(ctx: MatrixContext): Row[] {
     wait: {
       needs: [ours("get", rr, done), ours("watch", rr)],
       words: () => ["wait", done, "--for=cancelled", "--timeout=30s"],
+    },
+    // The named group, the namespace's requests and its bookings (docs/kubectl-plugin.md).
+    advise: {
+      needs: [ours("get", igm, group), ours("list", rr), ours("list", FUTURE_RESERVATION.plural)],
+      words: () => ["advise", group, "--count=1", "--duration=1m"],
     },
   };
   return Object.entries(commands).map(([command, { needs, words }]) => ({

@@ -108,6 +108,8 @@ export function fullAccess(groups: readonly string[] = ["*"]): k8s.V1PolicyRule[
       resources: ["resizerequests"],
       verbs: ["get", "list", "create", "update", "delete"],
     },
+    // advice.calendarMode reads the project's bookings, as `kubectl get futurereservations` does.
+    { apiGroups: [GROUP], resources: ["futurereservations"], verbs: ["list"] },
     // listManagedInstances reads the group, as `kubectl get instancegroupmanagers` does.
     { apiGroups: [GROUP], resources: ["instancegroupmanagers"], verbs: ["get"] },
     {

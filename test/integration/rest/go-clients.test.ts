@@ -40,6 +40,8 @@ const STEPS = [
   "get-missing-404",
 ];
 
+const ADVICE_STEPS = ["new-client", "calendar-mode", "unsupported-400"];
+
 let binary: string;
 let ns: { name: string; remove: () => Promise<void> } | undefined;
 let operator: RestOperator | undefined;
@@ -118,6 +120,8 @@ test("both official Go clients work unchanged, zonal and regional", async () => 
   const expected = CLIENTS.flatMap((c) => [
     `PASS ${c} new-client`,
     ...["zonal", "regional"].flatMap((s) => STEPS.map((step) => `PASS ${c} ${s}/${step}`)),
+    // advice.calendarMode: the discovery client's (test/goclients/advice.go).
+    ...(c === "discovery" ? ADVICE_STEPS.map((step) => `PASS ${c} advice/${step}`) : []),
   ]);
   const missing = expected.filter(
     (l) => !lines.includes(l) && !failures.some((f) => f.startsWith(`FAIL ${l.slice("PASS ".length)}:`)),

@@ -20,6 +20,7 @@ const ZONE = "local-a";
 const GROUP = "py-workers";
 const STEPS = [
   "build-from-document",
+  "advice-calendar-mode",
   "insert-requestId-replay",
   "operation-wait",
   "get",

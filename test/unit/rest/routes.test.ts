@@ -7,6 +7,7 @@ import { ROUTES, SCOPES } from "../../../src/rest/routes.js";
 
 test("the table has the compute API's methods, each once", () => {
   expect(ROUTES.map((r) => r.id).sort()).toEqual([
+    "compute.advice.calendarMode",
     "compute.instanceGroupManagerResizeRequests.cancel",
     "compute.instanceGroupManagerResizeRequests.delete",
     "compute.instanceGroupManagerResizeRequests.get",
