@@ -11,6 +11,9 @@ import { addRetentionController } from "./controller/retention-controller.js";
 import { addBookingController } from "./booking/setup.js";
 import { FUTURE_RESERVATIONS, PROVISIONING_REQUESTS } from "./api/kinds.js";
 import { addResizeController, resizeInformers } from "./controller/setup.js";
+import { bookingInformer } from "./controller/booking-informer.js";
+import type { FutureReservation } from "./api/future-reservation.js";
+import type { Informer } from "./runtime/informer.js";
 import { createEventRecorder } from "./events/recorder.js";
 import { kubeEventSink } from "./events/kube-sink.js";
 import {
@@ -126,6 +129,7 @@ async function addProvisioner(
   recorder: ReturnType<typeof createEventRecorder>,
   log: Logger,
   metrics: PromMetrics,
+  bookings: Informer<FutureReservation> | undefined,
 ): Promise<void> {
   const mode = config["provisioning-requests"];
   if (mode === "off") return;
@@ -147,6 +151,7 @@ async function addProvisioner(
     concurrency: config.concurrency,
     retentionMs: config["provisioning-resize-request-retention"],
     ...(config.namespace && { namespace: config.namespace }),
+    ...(bookings && { bookings }),
   });
   log.info({ provisioningClass: PROVISIONING_CLASS }, "serving ProvisioningRequests");
 }
@@ -246,6 +251,8 @@ export async function runOperator(config: Config): Promise<void> {
   const recorder = createEventRecorder({ sink: kubeEventSink(mgr.client), logger: log });
   // Asked before the resize controller is added: where bookings are served, its queue holds their capacity.
   const bookingsServed = await servedAtStartUp(mgr, log, FUTURE_RESERVATIONS);
+  // One cache of them, shared (the Manager's informers are one per name): every ETA counts bookings.
+  const bookings = bookingsServed ? bookingInformer(mgr, config.namespace) : undefined;
   addResizeController(mgr, {
     bookings: bookingsServed,
     recorder,
@@ -263,7 +270,7 @@ export async function runOperator(config: Config): Promise<void> {
       pollIntervalMs: config["poll-interval"],
     },
   });
-  await addProvisioner(mgr, config, recorder, log, metrics);
+  await addProvisioner(mgr, config, recorder, log, metrics, bookings);
   addBookings(mgr, config, recorder, log, metrics, bookingsServed);
   addRetentionController(mgr, {
     recorder,
@@ -275,6 +282,7 @@ export async function runOperator(config: Config): Promise<void> {
   registerDomainMetrics(metrics, {
     requests: requests.lister,
     groups: groups.lister,
+    ...(bookings && { bookings: bookings.lister }),
     recorderStats: () => recorder.stats(),
   });
   const auth = clusterAuth(mgr.client, config, undefined, mgr.http);
@@ -332,6 +340,7 @@ export async function runOperator(config: Config): Promise<void> {
         mgr,
         requests,
         groups,
+        ...(bookings && { bookings }),
         authorizer: auth.authorizer,
         ...(config.namespace && { namespace: config.namespace }),
         // Sessions use multi-key transactions across unrelated keys, which a Redis Cluster refuses.

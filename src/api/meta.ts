@@ -20,12 +20,7 @@ export interface CelRule {
  * JSON convention (`type: string, format: int64|uint64`), which the discovery document must state.
  */
 export type WireFormat =
-  | "int64"
-  | "uint64"
-  | "google-datetime"
-  | "google-duration"
-  | "byte"
-  | "google.protobuf.Any";
+  "int64" | "uint64" | "google-datetime" | "google-duration" | "byte" | "google.protobuf.Any";
 
 declare module "zod" {
   interface GlobalMeta {

@@ -95,7 +95,7 @@ export const READS: readonly ApiRoute[] = [
   {
     method: "get",
     path: "/groups/:namespace/:name/queue",
-    answer: async ({ req, user }, { authz, groups, requests }): Promise<QueueAnswer> => {
+    answer: async ({ req, user }, { authz, groups, requests, bookings }): Promise<QueueAnswer> => {
       const namespace = pathParam(req, "namespace");
       const name = pathParam(req, "name");
       const key = `${namespace}/${name}`;
@@ -104,7 +104,7 @@ export const READS: readonly ApiRoute[] = [
         await authz.require(user, listCheck("request", namespace));
       }
       const now = Date.now();
-      return queueAnswer(groupQueue(groups.lister, requests.lister, key, now), now);
+      return queueAnswer(groupQueue(groups.lister, requests.lister, key, now, bookings?.lister), now);
     },
   },
   {

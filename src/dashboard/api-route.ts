@@ -4,6 +4,7 @@
 import type { ServerResponse } from "node:http";
 import type { FastifyRequest } from "fastify";
 import type { Logger } from "pino";
+import type { FutureReservation } from "../api/future-reservation.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { groupLocation, type Location } from "../api/location.js";
 import type { ResizeRequest } from "../api/resize-request.js";
@@ -21,6 +22,8 @@ import type { DashboardSession } from "./session.js";
 export interface DashboardApiDeps {
   readonly requests: Informer<ResizeRequest>;
   readonly groups: Informer<InstanceGroupManager>;
+  /** Where FutureReservations are served: the queue's ETAs count approved bookings' windows. */
+  readonly bookings?: Informer<FutureReservation>;
   readonly events: Informer<KubeEvent>;
   readonly history: CapacityHistory;
   readonly authz: DashboardAuthz;

@@ -4,6 +4,7 @@
 // from validated settings, by composing its parts: the host guard (host-guard.ts), the Auth.js bridge
 // (auth-bridge.ts), the page (site.ts), the JSON API's table (api.ts), the live hub (sse.ts) and the
 // capacity history (capacity-history.ts).
+import type { FutureReservation } from "../api/future-reservation.js";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -44,6 +45,8 @@ export interface DashboardOptions {
   readonly mgr: Manager;
   readonly requests: Informer<ResizeRequest>;
   readonly groups: Informer<InstanceGroupManager>;
+  /** FutureReservations, where served: the queue's ETAs count them. */
+  readonly bookings?: Informer<FutureReservation>;
   /** The operator's Authorizer, REST's too (its cache honours --token-cache-ttl). */
   readonly authorizer: Authorizer;
   /** Watch one namespace only (the operator's --namespace). */
@@ -121,6 +124,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const apiDeps: DashboardApiDeps = {
     requests: options.requests,
     groups: options.groups,
+    ...(options.bookings && { bookings: options.bookings }),
     events,
     history,
     authz,

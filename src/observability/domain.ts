@@ -3,6 +3,7 @@
 // informer caches (and the counters they keep) and the recorder, so they are right on every replica —
 // leader or not — and cannot drift. Attempt outcomes, provisioning durations, queue waits and queue deadlines are moments,
 // recorded from the plan events the executor reports (only the leader executes plans).
+import type { FutureReservation } from "../api/future-reservation.js";
 import { Counter as PromCounter, Gauge as PromGauge } from "prom-client";
 import { ResizeRequestCondition } from "../api/conditions.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
@@ -22,6 +23,8 @@ const STATES = ResizeRequestState.options;
 export interface DomainSources {
   readonly requests: Lister<ResizeRequest>;
   readonly groups: Lister<InstanceGroupManager>;
+  /** FutureReservations, where served: the head's ETA counts approved bookings' windows. */
+  readonly bookings?: Lister<FutureReservation>;
   readonly recorderStats: () => RecorderStats;
   /** The clock of the head-ETA gauge (ms since the epoch). */
   readonly now?: () => number;
@@ -86,7 +89,8 @@ export function registerDomainMetrics(metrics: PromMetrics, sources: DomainSourc
         // No request in play, no head (every waiting request is in play): the model, which reads the
         // group's whole history, is run only for a group with a queue.
         if (sources.requests.byIndex(IN_PLAY_BY_GROUP, `${namespace}/${name}`).length === 0) continue;
-        const eta = groupQueue(sources.groups, sources.requests, `${namespace}/${name}`, now).insight.head
+        const key = `${namespace}/${name}`;
+        const eta = groupQueue(sources.groups, sources.requests, key, now, sources.bookings).insight.head
           ?.eta;
         // Unknown: no series, rather than a number that would read as a time.
         if (eta && eta.basis !== "unknown")

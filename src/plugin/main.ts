@@ -13,7 +13,7 @@ import { statusTarget } from "../controller/group-queue.js";
 import { ScaleClient } from "../controller/target.js";
 import { eventSummary, KubeEventView, type EventSummary } from "../events/view.js";
 import { queueInsight, type QueueInsight, type TargetCounts } from "../queue/insight.js";
-import { ApiError, isGone, isNotFound } from "../runtime/api-errors.js";
+import { ApiError, isForbidden, isGone, isNotFound } from "../runtime/api-errors.js";
 import { EVENTS } from "../runtime/builtin-kinds.js";
 import { realClock } from "../runtime/clock.js";
 import { httpKubeClient } from "../runtime/http-kube-client.js";
@@ -93,7 +93,19 @@ async function groupQueue(
     fieldSelector: `spec.instanceGroupManager=${groupName}`,
   });
   const target = group ? await targetOf(s, group) : undefined;
-  return queueInsight({ group, requests: requests.items, target, now: Date.now() });
+  // Approved bookings hold capacity ahead (docs/booking.md): the ETAs count them. None when the kind is
+  // not installed, or when the user may not list them (the ETAs are then the queue's alone).
+  const bookings = await s.client
+    .resource(FUTURE_RESERVATIONS)
+    .list({ namespace: s.namespace })
+    .then(
+      (l) => l.items.filter((b) => b.spec.instanceGroupManager === groupName),
+      (err: unknown) => {
+        if (isNotFound(err) || isForbidden(err)) return [];
+        throw err;
+      },
+    );
+  return queueInsight({ group, requests: requests.items, target, now: Date.now(), bookings });
 }
 
 async function queueCommand(s: Session, inv: Invocation, io: PluginIo): Promise<number> {

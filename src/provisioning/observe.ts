@@ -12,6 +12,7 @@
 // pod labels there, so this finds that workload's pods, never the whole namespace's), whose answer
 // "consumed" is remembered per request (it stays true), so later passes read nothing; "not consumed"
 // is answered by BookingExpired, after which nothing is read either.
+import type { FutureReservation } from "../api/future-reservation.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { POD_TEMPLATES, RESIZE_REQUESTS } from "../api/kinds.js";
 import {
@@ -44,6 +45,8 @@ export interface ProvisioningObserveDeps {
   readonly provisioningRequests: Lister<ProvisioningRequest>;
   readonly resizeRequests: Lister<ResizeRequest>;
   readonly groups: Lister<InstanceGroupManager>;
+  /** FutureReservations, where served: the queue's ETAs count them. */
+  readonly bookings?: Lister<FutureReservation>;
   readonly client: KubeClient;
   readonly now: () => number;
   /** Requests (by uid) a pod was found consuming; only that answer is kept (`consumptionCache`). */
@@ -99,7 +102,7 @@ export async function observeProvisioning(
   const groupKey = resizeRequest && groupKeyOf(resizeRequest);
   const queue =
     groupKey && deps.groups.get(groupKey)
-      ? groupQueue(deps.groups, deps.resizeRequests, groupKey, nowMs)
+      ? groupQueue(deps.groups, deps.resizeRequests, groupKey, nowMs, deps.bookings)
       : undefined;
   const parameters = parseParameters(pr.spec.parameters);
   const booking =

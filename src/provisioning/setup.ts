@@ -1,6 +1,7 @@
 // Wires the ProvisioningRequest provisioner into a manager: an informer of ProvisioningRequests (all
 // classes are listed — a field selector cannot filter on spec — but only ours are reconciled), the
 // resize controller's shared caches of ResizeRequests and groups, and a controller keyed by request.
+import type { FutureReservation } from "../api/future-reservation.js";
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { PROVISIONING_REQUESTS } from "../api/kinds.js";
@@ -11,6 +12,7 @@ import {
 } from "../api/provisioning-request.js";
 import { provisioningRequestOf } from "../controller/indexes.js";
 import { resizeInformers } from "../controller/setup.js";
+import type { Informer } from "../runtime/informer.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { Controller } from "../runtime/controller.js";
 import type { Manager } from "../runtime/manager.js";
@@ -32,6 +34,8 @@ export interface ProvisioningOptions {
   readonly now?: () => number;
   /** How long a ResizeRequest of a finished ProvisioningRequest is kept once nothing is held (cleanup.ts). */
   readonly retentionMs: number;
+  /** FutureReservations, where served: the ETAs it reports count approved bookings' windows. */
+  readonly bookings?: Informer<FutureReservation>;
 }
 
 const ours = (pr: ProvisioningRequest): boolean => pr.spec.provisioningClassName === PROVISIONING_CLASS;
@@ -54,6 +58,7 @@ export function addProvisioningController(mgr: Manager, options: ProvisioningOpt
       provisioningRequests: requests.lister,
       resizeRequests: resizeRequests.lister,
       groups: groups.lister,
+      ...(options.bookings && { bookings: options.bookings.lister }),
       client: mgr.client,
       recorder: options.recorder,
       now: options.now ?? Date.now,
