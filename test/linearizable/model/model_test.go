@@ -284,3 +284,19 @@ func TestRecordedAPIServerFaultViolations(t *testing.T) {
 		}
 	}
 }
+
+// Found by the soak on the code with V6–V8 fixed, under a Sentinel failover (docs/reliability.md,
+// V9): insert(h0-g0-2, rid a12d7383) created its request, lost its answer to the failover (503), and
+// its retry, finding the Operation still PENDING, created the request again after another client had
+// deleted the first one: one insert, two requests.
+func TestRecordedInsertMadeTwiceAcrossAFailover(t *testing.T) {
+	h, err := ReadHistory("testdata/insert-made-twice-across-a-failover.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, h, porcupine.Illegal)
+	c, ok := FirstViolation(h, 10*time.Second)
+	if !ok || c.Input.Kind != Insert || c.Output.Code != 409 {
+		t.Fatalf("first violation %v %s, want the insert of h0-g0-2 answered 409", ok, Describe(c.Input, c.Output))
+	}
+}
