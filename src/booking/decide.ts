@@ -11,19 +11,16 @@ import { fifo, isFinalState } from "../api/lifecycle.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { rfc3339Seconds } from "../api/time.js";
 import {
-  bookingHolds,
   bookingWindow,
   earliestFit,
   holdsCapacity,
   peakHeld,
-  requestHolds,
   type Hold,
   type Schedule,
   type Window,
 } from "../queue/bookings.js";
 import { formatDuration } from "../api/duration.js";
-import { groupDurations } from "../api/instance-group-manager.js";
-import { deliveredBookings } from "../queue/booking-wait.js";
+import { groupSchedule } from "./advice.js";
 import { deliveryOf, deliveryRequest as deliveryRequestFor, deliveryStep, leadTimeMs } from "./deliver.js";
 import { bookingEvents } from "./events.js";
 import {
@@ -164,13 +161,8 @@ function approvals(
     for (const b of pending) push(change(b, verdict, s.now));
     return;
   }
-  const holds: Hold[] = [
-    ...requestHolds(group, s.requests, s.now),
-    ...bookingHolds(
-      ordered.filter((b) => holdsCapacity(b) && !b.spec.cancel),
-      deliveredBookings(s.requests, s.now, groupDurations(group.spec).provisioningTimeoutMs),
-    ),
-  ];
+  // The capacity ahead as advice reads it too (advice.ts): one rule for approving and advising.
+  const holds: Hold[] = [...(groupSchedule(group, s.requests, ordered, s.now)?.holds ?? [])];
   for (const b of pending) {
     const w = bookingWindow(b);
     const verdict = w
