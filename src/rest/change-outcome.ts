@@ -8,7 +8,7 @@ import { isFinalState } from "../api/lifecycle.js";
 import { locationPath, type Location, type Operation } from "../api/index.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { advance, isIncarnationOf } from "../operations/advance.js";
-import type { OperationRef } from "../operations/model.js";
+import { INSERT_OPERATION_ANNOTATION, type OperationRef } from "../operations/model.js";
 import { ApiError } from "../runtime/api-errors.js";
 import { cancelRequest, deleteRequest, findRequest } from "./cluster.js";
 import { BackendError, NotFoundError } from "./errors.js";
@@ -89,6 +89,7 @@ export async function carryOut(
       throw unknownOutcome(ref);
     }
   };
+  if (verb === "delete" && own) await settleInsert(call, where, own);
   if (verb === "delete" && !own?.metadata.deletionTimestamp) {
     if ((await again((rr) => deleteRequest(deps.kube, rr))) === true) own = undefined;
   }
@@ -97,4 +98,24 @@ export async function carryOut(
   const patch = advance(op, own, locationPath(where.location));
   const updated = patch && (await deps.store.update(ref, patch));
   return { body: updated ?? op };
+}
+
+/**
+ * Before a request is deleted, the Operation of the insert that created it learns what became of it
+ * (docs/reliability.md, V9): an insert whose answer was lost after its create (a Redis failover) leaves
+ * its Operation PENDING, and its retry would create the request again once this delete frees the name.
+ * Moved on (DONE for a final request, its targetId recorded), the retry answers with it instead.
+ */
+export async function settleInsert(
+  call: CallContext<unknown, unknown>,
+  where: { readonly project: string; readonly location: Location },
+  rr: ResizeRequest,
+): Promise<void> {
+  const name = rr.metadata.annotations?.[INSERT_OPERATION_ANNOTATION];
+  if (name === undefined) return;
+  const ref: OperationRef = { project: where.project, location: where.location, name };
+  const op = await call.deps.store.get(ref);
+  if (op?.status !== "PENDING") return;
+  const patch = advance(op, rr, locationPath(where.location));
+  if (patch) await call.deps.store.update(ref, patch);
 }

@@ -41,7 +41,7 @@ import { InvalidError, InvalidResourceUsageError } from "./errors.js";
 import { locationOf, type LocationParams } from "./location.js";
 import { listAnswer, type ListParams } from "./list-answer.js";
 import type { CallContext, Reply } from "./route.js";
-import { carryOut, mutate } from "./change-outcome.js";
+import { carryOut, mutate, settleInsert } from "./change-outcome.js";
 
 type OfGroup = { readonly project: string; readonly instanceGroupManager: string } & LocationParams;
 type OneRequest = OfGroup & { readonly resizeRequest: string };
@@ -348,6 +348,7 @@ async function removeOnce(call: CallContext<OneRequest & Idempotent>): Promise<R
     throw new InvalidResourceUsageError(
       `The resize request '${target.name}' is ${state ?? "CREATING"} and cannot be deleted while active: cancel it first, then delete it once it is CANCELLED. (Deleting it with kubectl cancels it first.)`,
     );
+  await settleInsert(call, target, rr);
   const started = await startOperation(call, "delete", target, call.params.resizeRequest);
   if (!started.created) return { body: started.operation };
   const gone = await mutate(call, started.ref, started.requestId, () => deleteRequest(deps.kube, rr));

@@ -6,7 +6,7 @@ import type { Operation } from "../../../src/api/operation.js";
 import { INSTANCE_GROUP_MANAGERS } from "../../../src/api/kinds.js";
 import { numericId } from "../../../src/api/identity.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
-import { carryOut, changedNothing, mutate } from "../../../src/rest/change-outcome.js";
+import { carryOut, changedNothing, mutate, settleInsert } from "../../../src/rest/change-outcome.js";
 import type { RestDeps } from "../../../src/rest/deps.js";
 import type { CallContext } from "../../../src/rest/route.js";
 
@@ -131,4 +131,46 @@ test("a cancel retried after its first try's answer was lost: cancelled now, or 
     body: { status: "DONE" },
   });
   expect(cancelled.calls).toEqual(["update DONE"]);
+});
+
+describe("a delete settles the insert that created the request (linearizability V9)", () => {
+  const annotated = request("u1", "CANCELLED", {
+    annotations: { "compute.resize-operator.dev/insert-operation": "operation-9" },
+  });
+  const insertOp = (status: string) =>
+    ({
+      name: "operation-9",
+      status,
+      operationType: "compute.instanceGroupManagerResizeRequests.insert",
+    }) as unknown as Operation;
+
+  function storeWith(op: Operation | undefined) {
+    const updates: unknown[] = [];
+    const { context } = call(annotated);
+    Object.assign(context.deps.store, {
+      get: () => Promise.resolve(op),
+      update: (_ref: unknown, patch: unknown) => {
+        updates.push(patch);
+        return Promise.resolve(undefined);
+      },
+    });
+    return { context, updates };
+  }
+
+  test("its PENDING Operation is moved on: DONE for a final request, with the request's id", async () => {
+    const { context, updates } = storeWith(insertOp("PENDING"));
+    await settleInsert(context, where, annotated as never);
+    expect(updates).toEqual([expect.objectContaining({ status: "DONE", targetId: numericId("u1") })]);
+  });
+
+  test("an Operation already moved on, or gone, or a request without an insert is left alone", async () => {
+    for (const op of [insertOp("DONE"), insertOp("RUNNING"), undefined]) {
+      const { context, updates } = storeWith(op);
+      await settleInsert(context, where, annotated as never);
+      expect(updates).toEqual([]);
+    }
+    const { context, updates } = storeWith(insertOp("PENDING"));
+    await settleInsert(context, where, request("u1") as never);
+    expect(updates).toEqual([]);
+  });
 });
