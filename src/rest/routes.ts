@@ -366,12 +366,7 @@ function operationRoutes(scope: LocationScope): Route[] {
 
 /** advice.calendarMode: when and where a FutureReservation's window fits, over a region's groups. */
 function adviceRoutes(): Route[] {
-  const region = path(
-    "region",
-    matching(LOCATION_PATTERN, RFC1035_MESSAGE, 63),
-    "The region.",
-    LOCATION_PATTERN,
-  );
+  const region = locationOfOperation("regions") as RouteParameter<"region", "string", true>;
   const ofRegion = [project, region] as const;
   return [
     defineRoute({
