@@ -42,7 +42,10 @@ export default {
   coverageProvider: "v8",
   coverageReporters: ["text-summary"],
   coverageThreshold: { global: { statements: 72, branches: 87, functions: 72, lines: 72 } },
-  // Integration files share one control plane, and some restart its API server: one file at a time.
+  // Integration files share one control plane, and some restart its API server: one file at a time
+  // per control plane. `npm test` runs the integration files in lanes, each a jest process with its own
+  // control plane (`--shard=i/n`, split by test/support/lane-sequencer.js; scripts/integration-lanes.ts).
   // The unit project is pure logic: `npm test` and `npm run test:unit` run it on two workers.
   maxWorkers: 1,
+  testSequencer: "<rootDir>/test/support/lane-sequencer.js",
 };
