@@ -160,10 +160,12 @@ async function round(kind: string, topology: Topology, index: number): Promise<R
   await topology.whole();
   // Unready (Redis unavailable) during the failover, ready again after it.
   expect(readiness).toContain(503);
+  // A bound on "ready again", not a speed claim: on a loaded machine (two test lanes on two cores and
+  // more beside them) the reconnection to the new master has taken over 30 s.
   await waitFor(
     "/readyz 200 after the failover",
     async () => (await fetch(`${replicas[0]?.baseUrl ?? ""}/readyz`)).status === 200,
-    30_000,
+    90_000,
   );
 
   // REST: 5xx only as 503 backendError, and only after the kill, within the window.
