@@ -5,6 +5,7 @@ import type { Operation } from "../api/operation.js";
 import type { ResizeRequestSpec } from "../api/resize-request.js";
 import type { AttemptHistory, QueueRelease, RequestInsight } from "../queue/insight.js";
 import type { EventSummary } from "../events/view.js";
+import type { BookingSummary } from "./booking-timeline.js";
 import type { attempts, CapacityPoint, GroupSummary, RequestSummary, TimelineEntry } from "./views.js";
 
 /** What a session tells about its user (the `session` callback exposes nothing else). */
@@ -80,6 +81,7 @@ export interface StreamPayloads {
   readonly request: RequestSummary;
   readonly group: GroupSummary;
   readonly event: EventSummary;
+  readonly booking: BookingSummary;
 }
 
 /** One message of the stream: its `data:` line. */

@@ -12,6 +12,8 @@ import type { CapacityAnswer, ItemsAnswer, MeAnswer, QueueAnswer, RequestDetailA
 import { locationOfGroup, pathParam, type ApiRoute } from "./api-route.js";
 import { issueCsrfToken, setCsrfCookie } from "./csrf.js";
 import { eventNamespaces, eventsAbout, newest } from "./events-cache.js";
+import type { BookingSummary } from "./booking-timeline.js";
+import { bookingSummary } from "./bookings-view.js";
 import { queueAnswer } from "./queue-answer.js";
 import {
   attempts,
@@ -123,6 +125,22 @@ export const READS: readonly ApiRoute[] = [
           .filter((rr) => group === undefined || rr.spec.instanceGroupManager === group)
           .map(requestSummary)
           .sort(byNewest),
+      };
+    },
+  },
+  // Bookings where the user may list futurereservations, as requests where they may list those; none
+  // where the operator does not serve the kind. The group timelines pick theirs (booking-timeline.ts).
+  {
+    method: "get",
+    path: "/bookings",
+    answer: async ({ user }, { authz, bookings }): Promise<ItemsAnswer<BookingSummary>> => {
+      if (!bookings) return { items: [] };
+      const visible = await authz.visible(user, namespacesOf(bookings), "booking");
+      return {
+        items: bookings.lister
+          .list()
+          .filter((b) => visible.has(b.metadata.namespace ?? ""))
+          .map(bookingSummary),
       };
     },
   },

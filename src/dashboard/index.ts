@@ -45,7 +45,7 @@ export interface DashboardOptions {
   readonly mgr: Manager;
   readonly requests: Informer<ResizeRequest>;
   readonly groups: Informer<InstanceGroupManager>;
-  /** FutureReservations, where served: the queue's ETAs count them. */
+  /** FutureReservations, where served (the operator's one shared cache): the queue's ETAs count them, the group timelines show them. */
   readonly bookings?: Informer<FutureReservation>;
   /** The operator's Authorizer, REST's too (its cache honours --token-cache-ttl). */
   readonly authorizer: Authorizer;
@@ -114,7 +114,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   recordCapacity(options.groups, history);
   const authz = new DashboardAuthz(options.authorizer);
   const hub = new LiveHub(authz, log);
-  hub.watch(options.requests, options.groups, events);
+  hub.watch(options.requests, options.groups, events, options.bookings);
 
   const signIn = {
     basePath: settings.basePath,

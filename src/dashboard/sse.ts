@@ -6,6 +6,7 @@
 // takes on the session's identity as it is then, and ends once the session is gone.
 import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
+import type { FutureReservation } from "../api/future-reservation.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import type { UserInfo } from "../rest/auth.js";
@@ -14,6 +15,7 @@ import type { Informer } from "../runtime/informer.js";
 import type { StreamUpdate } from "./answers.js";
 import type { DashboardAuthz } from "./authz.js";
 import { eventSummary, type KubeEvent } from "../events/view.js";
+import { bookingSummary } from "./bookings-view.js";
 import { groupSummary, requestSummary } from "./views.js";
 import type { Shown } from "./visibility.js";
 
@@ -69,14 +71,19 @@ export class LiveHub {
     private readonly clock: Clock = realClock,
   ) {}
 
-  /** Relays the dashboard's three informers: requests, groups and Events. */
+  /**
+   * Relays the dashboard's informers: requests, groups, Events and, where served, FutureReservations
+   * (the operator's shared cache of them, the one the queue and the booking controller read).
+   */
   watch(
     requests: Informer<ResizeRequest>,
     groups: Informer<InstanceGroupManager>,
     events: Informer<KubeEvent>,
+    bookings?: Informer<FutureReservation>,
   ): void {
     this.relay(requests, { type: "request", summary: requestSummary });
     this.relay(groups, { type: "group", summary: groupSummary });
+    if (bookings) this.relay(bookings, { type: "booking", summary: bookingSummary });
     // An Event's deletion is its expiry (the API server's event TTL), not news: the page keeps the
     // Events it has.
     this.relay(events, { type: "event", summary: eventSummary, deletes: false });

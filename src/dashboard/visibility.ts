@@ -2,7 +2,7 @@
 // object's namespace) that shows it. The one copy of the rule: the JSON API's reads (api-reads.ts), its
 // writes (api-writes.ts) and the live stream (sse.ts) all ask it through DashboardAuthz (authz.ts), so
 // a change is never on the stream that the JSON API would not answer, nor the other way round.
-import { INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
+import { FUTURE_RESERVATION, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../api/names.js";
 import type { StreamPayloads } from "./answers.js";
 import type { AccessCheck } from "../rest/auth.js";
 import { NotFoundError } from "../rest/errors.js";
@@ -17,6 +17,7 @@ export type Named = Exclude<Shown, "event">;
 const LISTED_WITH: Readonly<Record<Shown, Omit<AccessCheck, "namespace">>> = {
   request: { verb: "list", resource: RESIZE_REQUEST.plural },
   group: { verb: "list", resource: INSTANCE_GROUP_MANAGER.plural },
+  booking: { verb: "list", resource: FUTURE_RESERVATION.plural },
   // The core group's, which `kubectl get events` and `kubectl auth can-i list events` ask about (the
   // built-in view, edit and admin roles grant it together with events.k8s.io's).
   event: { verb: "list", group: "", resource: "events" },
@@ -34,6 +35,6 @@ export function getCheck(shown: Named, namespace: string, name: string): AccessC
 
 /** What a missing object and one the caller may not see are both answered with. */
 export function notFound(shown: Named, namespace: string, name: string): NotFoundError {
-  const what = shown === "request" ? "Resize request" : "Group";
+  const what = { request: "Resize request", group: "Group", booking: "Future reservation" }[shown];
   return new NotFoundError(`${what} ${namespace}/${name} not found.`);
 }

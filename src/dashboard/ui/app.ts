@@ -2,6 +2,7 @@
 // live stream's changes to the open page (which updates the rows they touch, never the whole page).
 // No framework, no CDN; built by tsc from src/dashboard/ui (tsconfig.json there) into dist/browser.
 import type { ItemsAnswer, MeAnswer } from "../answers.js";
+import type { BookingSummary } from "../booking-timeline.js";
 import type { EventSummary } from "../../events/view.js";
 import type { GroupSummary, RequestSummary } from "../views.js";
 import { toast } from "./actions.js";
@@ -87,12 +88,13 @@ async function start(): Promise<void> {
     user.title = me.kubernetes.username;
   }
   document.getElementById("signout")?.addEventListener("click", () => void signOut());
-  const [groups, requests, events] = await Promise.all([
+  const [groups, requests, events, bookings] = await Promise.all([
     api<ItemsAnswer<GroupSummary>>("/groups"),
     api<ItemsAnswer<RequestSummary>>("/requests"),
     api<ItemsAnswer<EventSummary>>("/events"),
+    api<ItemsAnswer<BookingSummary>>("/bookings"),
   ]);
-  store.load(groups.items, requests.items, events.items);
+  store.load(groups.items, requests.items, events.items, bookings.items);
   // Capture phase: seen before any handler of the page can stop the event.
   window.addEventListener("keydown", () => (keyboardInput = true), true);
   window.addEventListener("pointerdown", () => (keyboardInput = false), true);

@@ -9,7 +9,7 @@ import { store, type Changes } from "./store.js";
 /** A relist arrives as a burst of messages: they reach the page together, this long after the first. */
 const BATCH_MS = 120;
 
-const TYPES: readonly (keyof StreamPayloads)[] = ["request", "group", "event"];
+const TYPES: readonly (keyof StreamPayloads)[] = ["request", "group", "event", "booking"];
 
 /** How long after the browser gave the stream up the page checks why. */
 const RECHECK_MS = 2_000;

@@ -6,6 +6,7 @@ import type { CapacityAnswer, ItemsAnswer, QueueAnswer, RequestDetailAnswer } fr
 import { isFinalState } from "../../api/lifecycle.js";
 import type { Operation } from "../../api/operation.js";
 import type { Attrs, Child } from "./dom.js";
+import { bookingsTimeline } from "./bookings.js";
 import { api } from "./client.js";
 import { chart } from "./chart.js";
 import { h, updateKeyed } from "./dom.js";
@@ -113,10 +114,18 @@ export async function groupPage(namespace: string, name: string): Promise<Page> 
     chartSection.lastElementChild?.replaceWith(chart(points, Date.now(), forecastOf(q)));
   };
   whileShown(chartSection, redraw);
+  const bookings = bookingsTimeline(namespace, name);
+  // A window ending drops its booking by the clock too (a declined or cancelled one has no Ended).
+  whileShown(bookings.element, () => {
+    bookings.update();
+    return Promise.resolve();
+  });
   return {
     content: [
       h("h1", null, `Group ${name}`),
       h("div", { class: "grid2" }, card, chartSection),
+      h("h2", null, "Bookings"),
+      bookings.element,
       h("h2", null, "Queue"),
       queueSection.element,
       h("h2", null, "Requests"),
@@ -132,6 +141,8 @@ export async function groupPage(namespace: string, name: string): Promise<Page> 
       // The chart and the queue are not essential: a failed refresh keeps the previous ones.
       if (touchesQueue(changes, namespace, name)) redraw().catch(() => undefined);
       if (changes.requests.size > 0) table.update(changes.requests);
+      // A request change may be a booking's delivery request appearing: its row then links it.
+      if (changes.bookings.size > 0 || changes.requests.size > 0) bookings.update();
       return undefined;
     },
   };

@@ -2,16 +2,25 @@
 // read it; the stream's changes are collected and handed to the open page in batches.
 import { fifo } from "../../api/lifecycle.js";
 import type { MeAnswer, StreamPayloads, StreamUpdate } from "../answers.js";
+import type { BookingSummary } from "../booking-timeline.js";
 import type { EventSummary } from "../../events/view.js";
 import type { GroupSummary, RequestSummary } from "../views.js";
 import { keyOf } from "./format.js";
 
-/** What changed since the open page last heard: keys of requests and groups, and whether events did. */
+/** What changed since the open page last heard: keys of requests, groups and bookings, and whether events did. */
 export interface Changes {
   readonly requests: ReadonlySet<string>;
   readonly groups: ReadonlySet<string>;
+  readonly bookings: ReadonlySet<string>;
   readonly events: boolean;
 }
+
+const noChanges = () => ({
+  requests: new Set<string>(),
+  groups: new Set<string>(),
+  bookings: new Set<string>(),
+  events: false,
+});
 
 /** Newest events kept; the Events page shows the first 200. */
 const EVENTS_KEPT = 500;
@@ -20,17 +29,20 @@ class Store {
   me: MeAnswer | null = null;
   readonly groups = new Map<string, GroupSummary>();
   readonly requests = new Map<string, RequestSummary>();
+  readonly bookings = new Map<string, BookingSummary>();
   events: readonly EventSummary[] = [];
   private positions: Map<string, number> | undefined;
-  private pending = { requests: new Set<string>(), groups: new Set<string>(), events: false };
+  private pending = noChanges();
 
   load(
     groups: readonly GroupSummary[],
     requests: readonly RequestSummary[],
     events: readonly EventSummary[],
+    bookings: readonly BookingSummary[],
   ) {
     for (const g of groups) this.groups.set(keyOf(g), g);
     for (const r of requests) this.requests.set(keyOf(r), r);
+    for (const b of bookings) this.bookings.set(keyOf(b), b);
     this.events = events;
     this.positions = undefined;
   }
@@ -40,6 +52,7 @@ class Store {
     // The event name tells the payload's type; narrowing the generic needs these checks.
     if (type === "request") this.applyRequest(update as StreamUpdate<RequestSummary>);
     else if (type === "group") this.applyGroup(update as StreamUpdate<GroupSummary>);
+    else if (type === "booking") this.applyBooking(update as StreamUpdate<BookingSummary>);
     else this.applyEvent(update as StreamUpdate<EventSummary>);
   }
 
@@ -58,6 +71,13 @@ class Store {
     this.pending.groups.add(key);
   }
 
+  private applyBooking({ op, data }: StreamUpdate<BookingSummary>): void {
+    const key = keyOf(data);
+    if (op === "delete") this.bookings.delete(key);
+    else this.bookings.set(key, data);
+    this.pending.bookings.add(key);
+  }
+
   private applyEvent({ data }: StreamUpdate<EventSummary>): void {
     const key = keyOf(data);
     this.events = [data, ...this.events.filter((e) => keyOf(e) !== key)].slice(0, EVENTS_KEPT);
@@ -67,7 +87,7 @@ class Store {
   /** The changes applied since the last call. */
   takeChanges(): Changes {
     const changes = this.pending;
-    this.pending = { requests: new Set(), groups: new Set(), events: false };
+    this.pending = noChanges();
     return changes;
   }
 

@@ -105,6 +105,7 @@ describe("who sees what (visibility.ts, asked through DashboardAuthz)", () => {
   test.each([
     { shown: "request", asks: { group: "compute.resize-operator.dev", resource: "resizerequests" } },
     { shown: "group", asks: { group: "compute.resize-operator.dev", resource: "instancegroupmanagers" } },
+    { shown: "booking", asks: { group: "compute.resize-operator.dev", resource: "futurereservations" } },
     // The core group's events: what `kubectl auth can-i list events` answers.
     { shown: "event", asks: { group: "", resource: "events" } },
   ] as const)(

@@ -4,8 +4,12 @@
 import { EventEmitter } from "node:events";
 import type { ServerResponse } from "node:http";
 import { pino } from "pino";
+import type { FutureReservation } from "../../../src/api/future-reservation.js";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
+import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { DashboardAuthz } from "../../../src/dashboard/authz.js";
+import { bookingSummary } from "../../../src/dashboard/bookings-view.js";
+import type { KubeEvent } from "../../../src/events/view.js";
 import { CapacityHistory, recordCapacity } from "../../../src/dashboard/capacity-history.js";
 import { LiveHub, type SessionCheck, type StreamMessage } from "../../../src/dashboard/sse.js";
 import { Authorizer, type UserInfo } from "../../../src/rest/auth.js";
@@ -78,6 +82,58 @@ test.each([
   await flushPromises();
   expect(sent).toHaveLength(expected.length);
   await stop();
+});
+
+test("watch relays the shared FutureReservation informer's changes as 'booking' summaries", async () => {
+  const requests = await informer((raw) => raw as unknown as ResizeRequest);
+  const groups = await informer((raw) => raw as unknown as InstanceGroupManager);
+  const events = await informer((raw) => raw as unknown as KubeEvent);
+  const bookings = await informer((raw) => raw as unknown as FutureReservation);
+  const hub = new RecordingHub();
+  hub.watch(requests.inf, groups.inf, events.inf, bookings.inf);
+  const booking = (rv: string, status: string) => ({
+    apiVersion: "compute.resize-operator.dev/v1",
+    kind: "FutureReservation",
+    metadata: { name: "week", namespace: "team-a", resourceVersion: rv },
+    spec: {
+      instanceGroupManager: "gpu",
+      totalCount: 2,
+      timeWindow: { startTime: "2030-01-01T09:00:00Z", duration: { seconds: "60" } },
+      cancel: status === "CANCELLED",
+    },
+    status: { procurementStatus: status },
+  });
+  bookings.watch().emit({ type: "ADDED", object: booking("1", "APPROVED") });
+  bookings.watch().emit({ type: "MODIFIED", object: booking("2", "CANCELLED") });
+  bookings.watch().emit({ type: "DELETED", object: booking("3", "CANCELLED") });
+  await flushPromises();
+  expect(hub.sent).toEqual([
+    {
+      type: "booking",
+      op: "upsert",
+      namespace: "team-a",
+      data: bookingSummary(booking("1", "APPROVED") as FutureReservation),
+    },
+    {
+      type: "booking",
+      op: "upsert",
+      namespace: "team-a",
+      data: bookingSummary(booking("2", "CANCELLED") as FutureReservation),
+    },
+    {
+      type: "booking",
+      op: "delete",
+      namespace: "team-a",
+      data: bookingSummary(booking("3", "CANCELLED") as FutureReservation),
+    },
+  ]);
+  expect(hub.sent.map((m) => (m.data as { status: string }).status)).toEqual([
+    "APPROVED",
+    "CANCELLED",
+    "CANCELLED",
+  ]);
+  hub.close();
+  await Promise.all([requests.stop(), groups.stop(), events.stop(), bookings.stop()]);
 });
 
 test("the capacity history records a point per change of a group, and forgets a deleted group", async () => {
