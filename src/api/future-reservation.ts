@@ -166,7 +166,7 @@ export const ProcurementStatus = z.enum(PROCUREMENT_STATUSES).meta({
     FULFILLED:
       "All booked instances are ready (its delivery request SUCCEEDED); they are released at the window's end, when the Ended condition turns True.",
     CANCELLED:
-      "Cancelled by its owner (spec.cancel): a delivery not yet succeeded is cancelled; instances already delivered stay until the window's end.",
+      "Cancelled by its owner (spec.cancel): a delivery not yet succeeded is cancelled; instances already delivered are released now (condition Ended, reason ReleasedOnCancel).",
     FAILED:
       "The booking could not be delivered: its delivery request failed, or was backing off from a failed attempt at the window's start (then it is cancelled).",
   },
@@ -180,7 +180,10 @@ export const FutureReservationCondition = {
   Cancelled: "Cancelled",
   /** Unknown while PROVISIONING (reason Provisioning), True once FULFILLED, False once FAILED (the reason says why). */
   Delivered: "Delivered",
-  /** True once the window has ended (reason WindowEnded): the compute API has no procurementStatus word for it. */
+  /**
+   * True once the window has ended (reason WindowEnded), or once a cancelled booking's delivered instances
+   * were released before it (ReleasedOnCancel): the compute API has no procurementStatus word for it.
+   */
   Ended: "Ended",
 } as const;
 
@@ -216,7 +219,7 @@ export const FutureReservationStatus = rule(
         .optional(),
       conditions: Conditions.meta({
         description:
-          "Approved (True: APPROVED; False: DECLINED; Unknown while pending, reason GroupNotFound or GroupNotReady), Cancelled, Delivered (Unknown: PROVISIONING; True: FULFILLED; False: FAILED) and Ended (True once the window has ended).",
+          "Approved (True: APPROVED; False: DECLINED; Unknown while pending, reason GroupNotFound or GroupNotReady), Cancelled, Delivered (Unknown: PROVISIONING; True: FULFILLED; False: FAILED) and Ended (True once the window has ended, or a cancelled booking's delivered instances were released early).",
       }).optional(),
       observedGeneration: Generation.meta({
         description: "The metadata.generation this status was computed from.",

@@ -63,7 +63,10 @@ export const REST_RESOURCES = {
   regions: { requests: "regionInstanceGroupManagerResizeRequests", operations: "regionOperations" },
 } as const;
 
-/** The ValidatingAdmissionPolicy that requires verb `use` on a group to create a ResizeRequest for it. */
+/**
+ * The ValidatingAdmissionPolicy that requires verb `use` on a group to create a ResizeRequest or a
+ * FutureReservation for it (its name predates bookings; kept so that installed copies are replaced).
+ */
 export const USE_POLICY_NAME = `${RESIZE_REQUEST.plural}-use-${INSTANCE_GROUP_MANAGER.singular}.${GROUP}`;
 /** The ValidatingAdmissionPolicy that requires the target's scale right to point a group at it, or widen it. */
 export const TARGET_POLICY_NAME = `${INSTANCE_GROUP_MANAGER.plural}-scale-target.${GROUP}`;

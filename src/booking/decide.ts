@@ -1,6 +1,6 @@
 // The booking decision (docs/booking.md): for one group, every FutureReservation pending approval is
 // APPROVED or DECLINED once, in FIFO order, each approval holding capacity for the next; a cancelled
-// one becomes CANCELLED; an approved one is delivered (deliver.ts). Pure: the capacity over time is
+// one becomes CANCELLED (its delivered instances released now); an approved one is delivered (deliver.ts). Pure: the capacity over time is
 // src/queue/bookings.ts's, the same the resize queue's holds and ETAs count bookings with.
 import {
   FutureReservationCondition as FC,
@@ -9,7 +9,7 @@ import {
 } from "../api/future-reservation.js";
 import { fifo, isFinalState } from "../api/lifecycle.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { rfc3339Seconds } from "../api/time.js";
+import { rfc3339, rfc3339Seconds } from "../api/time.js";
 import {
   bookingWindow,
   earliestFit,
@@ -21,7 +21,13 @@ import {
 } from "../queue/bookings.js";
 import { formatDuration } from "../api/duration.js";
 import { groupSchedule } from "./advice.js";
-import { deliveryOf, deliveryRequest as deliveryRequestFor, deliveryStep, leadTimeMs } from "./deliver.js";
+import {
+  deliveryOf,
+  deliveryRequest as deliveryRequestFor,
+  deliveryStep,
+  leadTimeMs,
+  releaseOnCancel,
+} from "./deliver.js";
 import { bookingEvents } from "./events.js";
 import {
   change,
@@ -31,10 +37,11 @@ import {
   type BookingChange,
   type BookingPlan,
   type BookingSnapshot,
+  type EarlyRelease,
   type Verdict,
 } from "./verdict.js";
 
-export type { BookingChange, BookingEvent, BookingPlan, BookingSnapshot } from "./verdict.js";
+export type { BookingChange, BookingEvent, BookingPlan, BookingSnapshot, EarlyRelease } from "./verdict.js";
 
 /** A pending booking that cannot be decided yet: why, as an Unknown Approved condition. */
 function waiting(reason: "GroupNotFound" | "GroupNotReady", message: string): Verdict {
@@ -132,7 +139,7 @@ export function decideBookings(s: BookingSnapshot): BookingPlan {
             status: "True",
             reason: "Cancelled",
             message: delivered
-              ? `Cancelled (was FULFILLED): the window holds no capacity of group ${s.groupName} any more; the instances already delivered stay until the window's end (a succeeded request refuses a cancel).`
+              ? `Cancelled (was FULFILLED): the window holds no capacity of group ${s.groupName} any more; the instances delivered are released now.`
               : `Cancelled (was ${statusOf(b)}): the window holds no capacity of group ${s.groupName} any more.`,
           },
           event: bookingEvents.BookingCancelled,
@@ -181,7 +188,8 @@ function approvals(
 
 /**
  * Each booking as this pass leaves it (its approval applied) delivered (deliver.ts): a delivery request
- * created or followed, and one no longer wanted (its booking cancelled, failed or ended) cancelled.
+ * created or followed, one no longer wanted (its booking cancelled, failed or ended) cancelled, and one
+ * that succeeded for a booking now cancelled released early.
  */
 function deliveries(
   s: BookingSnapshot,
@@ -191,6 +199,7 @@ function deliveries(
   const changes: BookingChange[] = [];
   const creates: ResizeRequest[] = [];
   const cancels: ResizeRequest[] = [];
+  const releases: EarlyRelease[] = [];
   let wakeAt = Infinity;
   const leadMs = leadTimeMs(s.requests);
   for (const original of ordered) {
@@ -200,7 +209,15 @@ function deliveries(
     const w = bookingWindow(b);
     if (!holdsCapacity(b) || b.spec.cancel || !w) {
       if (d && !isFinalState(d.status?.state)) cancels.push(d);
-      if (before) changes.push(before);
+      const release = d && releaseOnCancel(b, w, d, s.now);
+      const released = release && change(b, release, s.now);
+      // Also when the status says so already: a release whose write did not land is tried again.
+      if (d && release) releases.push({ request: d, runUntil: rfc3339(s.now) });
+      // The cancel and the release in one write, each with its Event.
+      const last = released
+        ? { ...released, booking: original, events: [...(before?.events ?? []), ...released.events] }
+        : before;
+      if (last) changes.push(last);
       continue;
     }
     const step = deliveryStep(b, w, d, s.now, leadMs);
@@ -222,6 +239,7 @@ function deliveries(
     changes: changes.sort((a, b) => cancelledFirst(a) - cancelledFirst(b)),
     creates,
     cancels,
+    releases,
     requeueAfterMs: wakeAt === Infinity ? undefined : Math.max(0, wakeAt - s.now),
   };
 }

@@ -85,6 +85,36 @@ export function deliveryRequest(b: FutureReservation, w: Window, now: number): R
   };
 }
 
+/**
+ * A CANCELLED booking whose delivery request SUCCEEDED (it was FULFILLED, or its delivery succeeded
+ * before the cancel reached it: a succeeded request refuses a cancel) gives its instances back now
+ * rather than at the window's end: the request's run is brought forward to end now, and the
+ * run-duration release removes exactly its own instances (docs/lifecycle.md "Whose instances").
+ * undefined when there is nothing left to release early: no such request, or its release already due
+ * or under way (so a pass after the release decides nothing again).
+ */
+export function releaseOnCancel(
+  b: FutureReservation,
+  w: Window | undefined,
+  d: ResizeRequest | undefined,
+  now: number,
+): Verdict | undefined {
+  const s = d?.status;
+  if (b.status?.procurementStatus !== "CANCELLED" || s?.state !== "SUCCEEDED" || s.release) return undefined;
+  if (s.runUntil !== undefined && Date.parse(s.runUntil) <= now) return undefined;
+  const end = w ? ` at ${rfc3339Seconds(w.end)}` : "";
+  return {
+    procurementStatus: "CANCELLED",
+    condition: {
+      type: FC.Ended,
+      status: "True",
+      reason: "ReleasedOnCancel",
+      message: `Cancelled before the window's end${end}: ResizeRequest ${deliveryName(b)}'s ${b.spec.totalCount} instances are released now.`,
+    },
+    event: E.BookingReleasedOnCancel,
+  };
+}
+
 /** What delivery asks of one booking now. */
 export interface DeliveryStep {
   readonly verdict?: Verdict;

@@ -45,6 +45,12 @@ export const bookingEvents = defineEventCatalog({
     action: "Deliver",
     when: "A FutureReservation could not be delivered (FAILED): its delivery request failed, or at the window's start it was backing off from a failed attempt (a stockout) and was cancelled.",
   },
+  BookingReleasedOnCancel: {
+    type: "Normal",
+    reason: "ReleasedOnCancel",
+    action: "Release",
+    when: "A FutureReservation was cancelled after its delivery request SUCCEEDED (it was FULFILLED): the request's run ends now rather than at the window's end, and exactly its own instances are released (condition Ended=True).",
+  },
   BookingEnded: {
     type: "Normal",
     reason: "WindowEnded",

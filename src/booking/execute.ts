@@ -1,6 +1,8 @@
 // Carries out a booking plan: first the delivery requests to create (one the cache has not seen yet
 // exists already: made by an earlier pass) and to cancel (a merge patch of spec.cancel, guarded by the
-// request's uid), then each booking's status written through its status subresource, guarded by the
+// request's uid), and the succeeded ones to release early (their status.runUntil brought forward,
+// guarded by the resourceVersion they were decided on: the resize controller's release takes it from
+// there, as at a run's end), then each booking's status written through its status subresource, guarded by the
 // resourceVersion it was decided on, in the plan's (FIFO) order, then its events. A request is created
 // before the status that says PROVISIONING, so a status never names a request that was not made. A
 // conflict stops the pass: what follows was decided on what came before, so the next pass decides it again.
@@ -37,6 +39,14 @@ export async function executeBookingPlan(
       );
     } catch (err) {
       if (!isNotFound(err) && !isConflict(err)) throw err;
+    }
+  for (const { request, runUntil } of plan.releases)
+    try {
+      await requests.updateStatus({ ...request, status: { ...request.status, runUntil } });
+    } catch (err) {
+      // The request moved on (the resize controller wrote it): decide again on what it is now.
+      if (isConflict(err) || isNotFound(err)) return "conflict";
+      throw err;
     }
   for (const { booking, status, events } of plan.changes) {
     try {

@@ -25,6 +25,12 @@ export const BOOKING_PERMISSIONS = [
   }),
   permission({
     apiGroups: [GROUP],
+    resources: [`${RESIZE_REQUEST.plural}/status`],
+    verbs: ["update"],
+    why: "booking controller: brings a succeeded delivery request's status.runUntil forward to now when its booking is cancelled, so that its instances are released then",
+  }),
+  permission({
+    apiGroups: [GROUP],
     resources: [INSTANCE_GROUP_MANAGER.plural],
     verbs: [USE_VERB],
     why: "booking controller: the admission policy asks whoever creates a ResizeRequest for verb use on its group; the booking was approved against that group",

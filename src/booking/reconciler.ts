@@ -22,6 +22,8 @@ export function bookingReconciler(deps: BookingReconcilerDeps): Reconciler {
       log.info({ request: r.metadata.name }, "creating a booking's delivery request");
     for (const r of plan.cancels)
       log.info({ request: r.metadata.name }, "cancelling a delivery request no longer wanted");
+    for (const { request } of plan.releases)
+      log.info({ request: request.metadata.name }, "releasing a cancelled booking's delivered instances now");
     const outcome = await executeBookingPlan(deps, plan, snapshot.group?.metadata.uid);
     if (outcome === "conflict") return { requeue: true };
     // The next delivery due, window starting or ending; one due now (a booking approved this pass whose

@@ -38,15 +38,24 @@ export interface BookingChange {
   readonly events: readonly BookingEvent[];
 }
 
+/** A succeeded delivery request whose run is brought forward to end at `runUntil` (its booking was cancelled). */
+export interface EarlyRelease {
+  readonly request: ResizeRequest;
+  /** RFC 3339: when its run now ends (the pass's time); the run-duration release takes it from there. */
+  readonly runUntil: string;
+}
+
 /**
  * The changes in FIFO order (an approval is written before any later booking's decision), the delivery
- * requests to create (each before its booking's PROVISIONING status) and to cancel, and when the group
- * next needs a pass (a delivery due, a window starting or ending).
+ * requests to create (each before its booking's PROVISIONING status), to cancel and to release early
+ * (each before the status that says so), and when the group next needs a pass (a delivery due, a
+ * window starting or ending).
  */
 export interface BookingPlan {
   readonly changes: readonly BookingChange[];
   readonly creates: readonly ResizeRequest[];
   readonly cancels: readonly ResizeRequest[];
+  readonly releases: readonly EarlyRelease[];
   readonly requeueAfterMs: number | undefined;
 }
 

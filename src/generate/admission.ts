@@ -1,7 +1,11 @@
 // The ValidatingAdmissionPolicy that gives kubectl users the REST API's access rule (docs/design.md §6): whoever
 // creates a ResizeRequest needs verb `use` on the InstanceGroupManager it names, as a cloud asks for
-// permission on the named instance group.
+// permission on the named instance group. A FutureReservation takes the group's capacity as a request
+// does (docs/booking.md "Who may book"), so the same rule, in the same policy, covers its create. Its
+// spec is immutable except spec.cancel (a CRD rule, checked before admission), so no update can move a
+// booking to another group or enlarge it: creates are all there is to check.
 import {
+  FUTURE_RESERVATION,
   GROUP,
   INSTANCE_GROUP_MANAGER,
   RESIZE_REQUEST,
@@ -15,16 +19,19 @@ export { USE_POLICY_NAME };
 
 const target = "object.spec.instanceGroupManager";
 
-/** What both admission policies (the `use` check and the finalizer) match: a ResizeRequest's create. */
-export const RESIZE_REQUEST_CREATES = {
-  resourceRules: [
-    {
-      apiGroups: [GROUP],
-      apiVersions: [VERSION],
-      operations: ["CREATE"],
-      resources: [RESIZE_REQUEST.plural],
-    },
-  ],
+const creates = (plural: string) => ({
+  apiGroups: [GROUP],
+  apiVersions: [VERSION],
+  operations: ["CREATE"],
+  resources: [plural],
+});
+
+/** What the finalizer policy matches, and the `use` check with bookings: a ResizeRequest's create. */
+export const RESIZE_REQUEST_CREATES = { resourceRules: [creates(RESIZE_REQUEST.plural)] };
+
+/** What the `use` check matches: the creates of the kinds that take a group's capacity. */
+export const CAPACITY_CLAIM_CREATES = {
+  resourceRules: [creates(RESIZE_REQUEST.plural), creates(FUTURE_RESERVATION.plural)],
 };
 
 /** A ValidatingAdmissionPolicy of the operator: fails closed (a policy that cannot decide denies). */
@@ -39,11 +46,12 @@ export function validatingPolicy<S extends object>(name: string, spec: S) {
 
 export function useInstanceGroupManagerPolicy() {
   return validatingPolicy(USE_POLICY_NAME, {
-    matchConstraints: RESIZE_REQUEST_CREATES,
+    matchConstraints: CAPACITY_CLAIM_CREATES,
     validations: [
       {
         expression: `authorizer.group('${GROUP}').resource('${INSTANCE_GROUP_MANAGER.plural}').namespace(object.metadata.namespace).name(${target}).check('${USE_VERB}').allowed()`,
-        messageExpression: `'creating a ${RESIZE_REQUEST.kind} requires permission to ${USE_VERB} ${INSTANCE_GROUP_MANAGER.plural}/' + ${target} + ' in namespace ' + object.metadata.namespace + ': ' + request.userInfo.username + ' lacks verb "${USE_VERB}" on it'`,
+        // Both kinds name their group in spec.instanceGroupManager; the message names the kind created.
+        messageExpression: `'creating a ' + object.kind + ' requires permission to ${USE_VERB} ${INSTANCE_GROUP_MANAGER.plural}/' + ${target} + ' in namespace ' + object.metadata.namespace + ': ' + request.userInfo.username + ' lacks verb "${USE_VERB}" on it'`,
         reason: "Forbidden",
       },
     ],

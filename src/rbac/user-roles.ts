@@ -3,8 +3,8 @@
 // src/generate/rbac.ts. They are aggregated into Kubernetes' user-facing roles, so a RoleBinding to
 // `view`, `edit` or `admin` in a namespace covers resize requests there too.
 //
-// `use` on a group (needed to create a ResizeRequest for it: the admission policy and the REST API
-// check it) is deliberately not part of `requester`: it is granted per group (useOneGroupRule), or on
+// `use` on a group (needed to create a ResizeRequest or a FutureReservation for it: the admission
+// policy and the REST API check it) is deliberately not part of `requester`: it is granted per group (useOneGroupRule), or on
 // every group of a namespace through `admin`, whose holders may then grant it to others (RBAC lets a
 // user grant only permissions they hold).
 import { FUTURE_RESERVATION, GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, USE_VERB } from "../api/names.js";
@@ -29,7 +29,7 @@ export const USER_ROLES: readonly UserRole[] = [
     suffix: "viewer",
     aggregateTo: ["view", "edit", "admin"],
     description:
-      "Read InstanceGroupManagers and ResizeRequests: kubectl get/describe/events, the dashboard, REST get and list",
+      "Read InstanceGroupManagers, ResizeRequests and FutureReservations: kubectl get/describe/events, the dashboard, REST get and list",
     permissions: [
       permission({
         apiGroups: [GROUP],
@@ -50,13 +50,21 @@ export const USER_ROLES: readonly UserRole[] = [
     suffix: "requester",
     aggregateTo: ["edit", "admin"],
     description:
-      "Create, cancel and delete ResizeRequests (also needs verb use on the group: bind a Role as in docs/install.md)",
+      "Create, cancel and delete ResizeRequests and FutureReservations (also needs verb use on the group: bind a Role as in docs/install.md)",
     permissions: [
       permission({
         apiGroups: [GROUP],
         resources: [RESIZE_REQUEST.plural],
         verbs: [...READ, "create", "update", "patch", "delete"],
         why: "requesters: REST insert (create), cancel (update; kubectl patch of spec.cancel), delete",
+      }),
+      // A booking spends the group's capacity as a request does: the same people may make one, with
+      // the same `use` on the group (the admission policy checks both kinds).
+      permission({
+        apiGroups: [GROUP],
+        resources: [FUTURE_RESERVATION.plural],
+        verbs: [...READ, "create", "update", "patch", "delete"],
+        why: "requesters: book a group's capacity ahead (create), cancel (kubectl patch of spec.cancel), delete",
       }),
       permission({
         apiGroups: [GROUP],
@@ -81,7 +89,7 @@ export const USER_ROLES: readonly UserRole[] = [
   },
 ];
 
-/** The rule that lets a subject create ResizeRequests for exactly one group (a Role in its namespace). */
+/** The rule that lets a subject create ResizeRequests and FutureReservations for exactly one group (a Role in its namespace). */
 export function useOneGroupRule(group: string): PolicyRule {
   return ruleOf(
     permission({
@@ -89,7 +97,7 @@ export function useOneGroupRule(group: string): PolicyRule {
       resources: [INSTANCE_GROUP_MANAGER.plural],
       resourceNames: [group],
       verbs: [USE_VERB],
-      why: `create ResizeRequests for group ${group}`,
+      why: `create ResizeRequests and FutureReservations for group ${group}`,
     }),
   );
 }

@@ -1,5 +1,6 @@
 // The authorization matrix: every REST route (src/rest/routes.ts), every dashboard JSON route (the table
-// of src/dashboard/api.ts), the live stream and every `kubectl resize` command, called by a user of
+// of src/dashboard/api.ts), the live stream, every `kubectl resize` command, a group's widening fields
+// and `kubectl create` of a FutureReservation (test/support/booking-rows.ts), called by a user of
 // each documented role (test/support/role-subjects.ts: none, viewer, requester, requester with `use`
 // on the groups, group admin, and the built-in view, edit and admin the user roles are aggregated into), all
 // bound in one namespace. Each answer must be "allowed" exactly when `kubectl auth can-i` says yes, for
@@ -38,6 +39,7 @@ import { labelGroup } from "../support/resize.js";
 import { call, routeUrl } from "../support/rest.js";
 import { ROLES, setUpRoleSubjects, type RoleSubject, type RoleSubjects } from "../support/role-subjects.js";
 import { createWidenedGroup, wideningRows } from "../support/widening-rows.js";
+import { BOOKING_ROW, bookingRows } from "../support/booking-rows.js";
 import { WIDENING_FIELD_NAMES } from "../../src/api/group-widening.js";
 import { kubectl } from "../integration/api/install.js";
 
@@ -233,6 +235,10 @@ test("every widening field of a group, as every role: changed exactly when can-i
       : undefined,
   );
   expect(await check("group widening", WIDENING_FIELD_NAMES, wideningRows(serviceAccount), 1)).toEqual([]);
+}, 300_000);
+
+test("booking a group with kubectl, as every role: created exactly when can-i allows create on futurereservations and use on the group", async () => {
+  expect(await check("booking", [BOOKING_ROW], bookingRows(serviceAccount), 4)).toEqual([]);
 }, 300_000);
 
 test("a requestId replay binds to its first caller: another caller never gets that caller's operation", async () => {

@@ -159,10 +159,16 @@ describe("field tree (what the discovery document is generated from)", () => {
 
 test("the admission policy checks verb use on the named instancegroupmanagers object", () => {
   const policy = useInstanceGroupManagerPolicy();
-  expect(policy.spec.matchConstraints.resourceRules[0]).toMatchObject({
-    operations: ["CREATE"],
-    resources: ["resizerequests"],
-  });
+  // Both kinds that take a group's capacity, on create only (a booking's spec is immutable).
+  expect(policy.spec.matchConstraints.resourceRules).toEqual([
+    expect.objectContaining({ operations: ["CREATE"], resources: ["resizerequests"] }),
+    expect.objectContaining({ operations: ["CREATE"], resources: ["futurereservations"] }),
+  ]);
+  // One rule for both: the message names the kind being created, not ResizeRequest alone.
+  expect(policy.spec.validations).toHaveLength(1);
+  expect(policy.spec.validations[0]?.messageExpression).toMatch(
+    /^'creating a ' \+ object\.kind \+ ' requires/,
+  );
   expect(policy.spec.validations[0]?.expression).toBe(
     "authorizer.group('compute.resize-operator.dev').resource('instancegroupmanagers').namespace(object.metadata.namespace).name(object.spec.instanceGroupManager).check('use').allowed()",
   );

@@ -205,18 +205,120 @@ test("an approved booking wakes its group at its delivery time", () => {
 test.each<[string, ProcurementStatusName, ResizeRequestStatus, string[]]>([
   ["provisioning: its queued delivery is cancelled", "PROVISIONING", QUEUED, ["fr-train"]],
   ["provisioning: its attempt is cancelled (rolled back)", "PROVISIONING", ATTEMPTING, ["fr-train"]],
-  [
-    "fulfilled: a succeeded request refuses a cancel, its instances stay to the end",
-    "FULFILLED",
-    SUCCEEDED,
-    [],
-  ],
+  // A succeeded request refuses a cancel: its run is brought to an end instead (below).
+  ["fulfilled: its succeeded request is not cancelled", "FULFILLED", SUCCEEDED, []],
 ])("a cancelled booking %s", (_, status, requestStatus, cancels) => {
   const plan = decideBookings(
     snapshot({ bookings: [b(status, true)], requests: [delivery(requestStatus)], now: T0 + 9 * MIN }),
   );
   expect(plan.changes[0]?.status.procurementStatus).toBe("CANCELLED");
   expect(plan.cancels.map((r) => r.metadata.name)).toEqual(cancels);
+});
+
+describe("early release of a cancelled booking's delivered instances", () => {
+  const NOW = T0 + 15 * MIN; // in the window (minute 10 to 40)
+  const released = (at: number) => [{ request: "fr-train", runUntil: iso(at) }];
+  const ended = (reason: string, message: string) => ({
+    type: "Ended",
+    status: "True",
+    reason,
+    message,
+    lastTransitionTime: iso(T0),
+    observedGeneration: 0,
+  });
+  const cancelledBefore = (status: ProcurementStatusName, conditions: unknown[] = []): FutureReservation => {
+    const fr = b(status, true);
+    return { ...fr, status: { procurementStatus: status, conditions } } as FutureReservation;
+  };
+  const RELEASED_MESSAGE =
+    "Cancelled before the window's end at 2030-01-01T00:40:00Z: ResizeRequest fr-train's 2 instances are released now.";
+  const APPLYING: ResizeRequestStatus = {
+    ...SUCCEEDED,
+    release: { phase: "Applying", baseReplicas: 2, targetReplicas: 0, startedTime: iso(NOW) },
+  };
+  test.each<[string, FutureReservation, ResizeRequestStatus, number, string[], ReturnType<typeof released>]>([
+    [
+      "FULFILLED, cancelled: CANCELLED and released in one write, with both Events",
+      b("FULFILLED", true),
+      SUCCEEDED,
+      NOW,
+      ["Cancelled", "ReleasedOnCancel"],
+      released(NOW),
+    ],
+    [
+      "PROVISIONING, cancelled while its request succeeded (a succeeded request refuses the cancel): released",
+      b("PROVISIONING", true),
+      SUCCEEDED,
+      NOW,
+      ["Cancelled", "ReleasedOnCancel"],
+      released(NOW),
+    ],
+    [
+      "CANCELLED by an earlier operator that kept the instances: released now",
+      cancelledBefore("CANCELLED"),
+      SUCCEEDED,
+      NOW,
+      ["ReleasedOnCancel"],
+      released(NOW),
+    ],
+    [
+      "already said released, the request's run not yet brought forward (the write did not land): tried again, no new Event",
+      cancelledBefore("CANCELLED", [ended("ReleasedOnCancel", RELEASED_MESSAGE)]),
+      SUCCEEDED,
+      NOW,
+      [],
+      released(NOW),
+    ],
+    [
+      "its request's run already ends now: nothing more",
+      cancelledBefore("CANCELLED", [ended("ReleasedOnCancel", RELEASED_MESSAGE)]),
+      { ...SUCCEEDED, runUntil: iso(NOW) },
+      NOW,
+      [],
+      [],
+    ],
+    ["its request's release under way: nothing more", cancelledBefore("CANCELLED"), APPLYING, NOW, [], []],
+    [
+      "cancelled after the window ended (the release is the window's end's): CANCELLED, nothing released early",
+      b("FULFILLED", true),
+      SUCCEEDED,
+      T0 + 41 * MIN,
+      ["Cancelled"],
+      [],
+    ],
+    [
+      "its request was cancelled (never delivered): nothing to release",
+      b("PROVISIONING", true),
+      { state: "CANCELLED" },
+      NOW,
+      ["Cancelled"],
+      [],
+    ],
+  ])("%s", (_, booking, requestStatus, now, events, releases) => {
+    const plan = decideBookings(snapshot({ bookings: [booking], requests: [delivery(requestStatus)], now }));
+    expect(plan.changes.flatMap((c) => c.events.map((e) => e.definition.reason))).toEqual(events);
+    expect(plan.releases.map((r) => ({ request: r.request.metadata.name, runUntil: r.runUntil }))).toEqual(
+      releases,
+    );
+    expect(plan.cancels).toEqual([]);
+    if (events.includes("ReleasedOnCancel")) {
+      const status = plan.changes[0]?.status;
+      expect(status?.procurementStatus).toBe("CANCELLED");
+      expect(status?.message).toBe(RELEASED_MESSAGE);
+      expect(status?.conditions?.find((c) => c.type === "Ended")).toMatchObject({
+        status: "True",
+        reason: "ReleasedOnCancel",
+      });
+    }
+  });
+
+  test("a FULFILLED booking not cancelled keeps its instances to the window's end", () => {
+    const plan = decideBookings(
+      snapshot({ bookings: [b("FULFILLED")], requests: [delivery(SUCCEEDED)], now: NOW }),
+    );
+    expect(plan.releases).toEqual([]);
+    expect(plan.requeueAfterMs).toBe(25 * MIN);
+  });
 });
 
 test("a failed booking's delivery still active is cancelled, once per pass until it is", () => {
