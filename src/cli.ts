@@ -5,4 +5,6 @@ import { exitOnUnsupportedNode } from "./node-version.js";
 
 exitOnUnsupportedNode();
 const { main } = await import("./cli-main.js");
+const { exitWhenDone } = await import("./runtime/exit-when-done.js");
 process.exitCode = await main(process.argv.slice(2));
+exitWhenDone(2_000);

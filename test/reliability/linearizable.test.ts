@@ -320,7 +320,7 @@ async function phase(name: Phase, index: number, problems: string[]): Promise<Hi
   }
   if (!replicas.alive()) problems.push(`${ns.name}: an operator replica exited on its own`);
   // The next phase's replicas lead in their own namespace; these would only load the machine.
-  await replicas.stop();
+  problems.push(...(await replicas.stop()).map((late) => `${ns.name}: ${late}`));
   return results;
 }
 

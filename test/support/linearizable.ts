@@ -5,6 +5,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { freePort } from "../../testbed/processes.js";
 import { eventually, kubeConfig } from "./kube.js";
 import { startOperator, type OperatorProcess } from "./operator.js";
@@ -14,6 +15,8 @@ const LEASE = "resize-operator-leader";
 // Short leases so that a kill or a freeze changes leader within the history that suffers it.
 const ELECTION = ["--lease-duration=4s", "--renew-deadline=3s", "--retry-period=1s"];
 
+/** The operator's shutdown deadline (`--shutdown-timeout`, 30 s), the exit after it and a margin. */
+const STOP_DEADLINE_MS = 45_000;
 const coordination = kubeConfig().makeApiClient(k8s.CoordinationV1Api);
 
 export interface Replica {
@@ -103,9 +106,25 @@ export class Replicas {
     }
   }
 
-  /** Stops every replica (SIGTERM), e.g. before the next phase's replicas take the Lease. */
-  async stop(): Promise<void> {
-    await Promise.all(this.all.map((r) => r.process.stop()));
+  /**
+   * Stops every replica (SIGTERM), e.g. before the next phase's replicas take the Lease. A replica
+   * must exit within its shutdown deadline (30 s) and a margin; one that does not is SIGKILLed and
+   * named in the result, so a process that outlives its "stopped" fails the run instead of hanging it.
+   */
+  async stop(): Promise<string[]> {
+    const late = await Promise.all(
+      this.all.map(async (r) => {
+        const patience = new AbortController();
+        const stopped = r.process.stop().then(() => true);
+        const timedOut = sleep(STOP_DEADLINE_MS, false, { signal: patience.signal }).catch(() => true);
+        const inTime = await Promise.race([stopped, timedOut]);
+        patience.abort();
+        if (inTime) return undefined;
+        await r.process.kill();
+        return `${r.process.name} still running ${STOP_DEADLINE_MS / 1000} s after SIGTERM`;
+      }),
+    );
+    return late.filter((l): l is string => l !== undefined);
   }
 
   /** Every replica alive (none exited on its own during the run). */
