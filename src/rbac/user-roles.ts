@@ -69,13 +69,22 @@ export const USER_ROLES: readonly UserRole[] = [
   {
     suffix: "admin",
     aggregateTo: ["admin"],
-    description: "Manage InstanceGroupManagers, and request for every group of the namespace (verb use)",
+    description:
+      "Manage InstanceGroupManagers, request for every group of the namespace (verb use), and book them (FutureReservations)",
     permissions: [
       permission({
         apiGroups: [GROUP],
         resources: [INSTANCE_GROUP_MANAGER.plural],
         verbs: [...READ, "create", "update", "patch", "delete", USE_VERB],
         why: `group admins: create and change groups; ${USE_VERB} on every group, which also lets them grant ${USE_VERB} on one group to others`,
+      }),
+      // Only admins book: a booking asks for no `use` on its group yet (docs/booking.md), and an admin
+      // has `use` on every group of the namespace anyway.
+      permission({
+        apiGroups: [GROUP],
+        resources: [FUTURE_RESERVATION.plural],
+        verbs: ["create", "update", "patch", "delete"],
+        why: "group admins: book any group of the namespace (REST futureReservations insert, cancel, delete; kubectl)",
       }),
     ],
   },
