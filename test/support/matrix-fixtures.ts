@@ -125,20 +125,23 @@ export class MatrixFixtures {
   private async bookings(namespace: string, roles: readonly string[]): Promise<void> {
     await createWorkers(namespace, BOOKING_GROUP, 0, 0);
     await createGroup(namespace, BOOKING_GROUP, { maxSize: 1000 });
-    const booking = (name: string, cancel: boolean) =>
-      kube.resource(FUTURE_RESERVATIONS).create({
-        apiVersion: API_VERSION,
-        kind: FUTURE_RESERVATION.kind,
-        metadata: { name, namespace },
-        spec: { instanceGroupManager: BOOKING_GROUP, totalCount: 1, timeWindow: bookingWindow(), cancel },
-      });
     await Promise.all([
-      booking(SHARED_BOOKING, false),
+      this.booking(namespace, SHARED_BOOKING, false),
       ...roles.flatMap((role) => [
-        booking(ownBooking("rest-cancel", role), false),
-        booking(ownBooking("rest-delete", role), true),
+        this.booking(namespace, ownBooking("rest-cancel", role), false),
+        this.booking(namespace, ownBooking("rest-delete", role), true),
       ]),
     ]);
+  }
+
+  /** A booking of the booking group: approved, or already cancelled (then it may be deleted). */
+  async booking(namespace: string, name: string, cancel: boolean): Promise<void> {
+    await kube.resource(FUTURE_RESERVATIONS).create({
+      apiVersion: API_VERSION,
+      kind: FUTURE_RESERVATION.kind,
+      metadata: { name, namespace },
+      spec: { instanceGroupManager: BOOKING_GROUP, totalCount: 1, timeWindow: bookingWindow(), cancel },
+    });
   }
 
   /** A request every subject reads: active, in the group of `scope`. */

@@ -155,7 +155,7 @@ const REST_TARGETS: Readonly<
 };
 
 /** What a subject's insert (named `name`) or advice call sends. */
-function bodyOf(route: Route, name: string): object | undefined {
+export function bodyOf(route: Route, name: string): object | undefined {
   if (route.resource === FUTURE_RESERVATIONS_RESOURCE && route.method === "insert")
     return {
       name: `fr-${name}`,
