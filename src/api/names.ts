@@ -55,7 +55,12 @@ export const REST_KIND = {
   regionResizeRequestList: "compute#regionInstanceGroupManagerResizeRequestList",
   operation: "compute#operation",
   operationList: "compute#operationList",
+  futureReservation: "compute#futureReservation",
+  futureReservationList: "compute#futureReservationsListResponse",
 } as const;
+
+/** The REST collection of bookings (FutureReservations), zonal as in the compute API. */
+export const FUTURE_RESERVATIONS_RESOURCE = "futureReservations";
 
 /** The REST collections (discovery resources) serving a zonal or a regional group. */
 export const REST_RESOURCES = {

@@ -7,33 +7,42 @@ import type { LocationScope } from "./location.js";
 import { REST_KIND, REST_RESOURCES } from "./names.js";
 import { Timestamp, Uint64String } from "./primitives.js";
 
-export const OperationType = z
-  .enum([
-    "compute.instanceGroupManagerResizeRequests.insert",
-    "compute.instanceGroupManagerResizeRequests.cancel",
-    "compute.instanceGroupManagerResizeRequests.delete",
-    "compute.regionInstanceGroupManagerResizeRequests.insert",
-    "compute.regionInstanceGroupManagerResizeRequests.cancel",
-    "compute.regionInstanceGroupManagerResizeRequests.delete",
-  ])
-  .meta({
-    description: "The mutation the operation performs.",
-    enumDescriptions: {
-      "compute.instanceGroupManagerResizeRequests.insert": "Creation of a resize request.",
-      "compute.instanceGroupManagerResizeRequests.cancel": "Cancellation of a resize request.",
-      "compute.instanceGroupManagerResizeRequests.delete": "Deletion of a resize request.",
-      "compute.regionInstanceGroupManagerResizeRequests.insert": "Creation of a regional resize request.",
-      "compute.regionInstanceGroupManagerResizeRequests.cancel": "Cancellation of a regional resize request.",
-      "compute.regionInstanceGroupManagerResizeRequests.delete": "Deletion of a regional resize request.",
-    },
-  });
+const RESIZE_REQUEST_OPERATIONS = {
+  "compute.instanceGroupManagerResizeRequests.insert": "Creation of a resize request.",
+  "compute.instanceGroupManagerResizeRequests.cancel": "Cancellation of a resize request.",
+  "compute.instanceGroupManagerResizeRequests.delete": "Deletion of a resize request.",
+  "compute.regionInstanceGroupManagerResizeRequests.insert": "Creation of a regional resize request.",
+  "compute.regionInstanceGroupManagerResizeRequests.cancel": "Cancellation of a regional resize request.",
+  "compute.regionInstanceGroupManagerResizeRequests.delete": "Deletion of a regional resize request.",
+} as const;
+
+const FUTURE_RESERVATION_OPERATIONS = {
+  "compute.futureReservations.insert": "Creation of a booking (FutureReservation).",
+  "compute.futureReservations.cancel": "Cancellation of a booking.",
+  "compute.futureReservations.delete": "Deletion of a booking.",
+} as const;
+
+const operationTypes = <T extends Readonly<Record<string, string>>>(descriptions: T) =>
+  z
+    .enum(Object.keys(descriptions) as [Extract<keyof T, string>, ...Extract<keyof T, string>[]])
+    .meta({ description: "The mutation the operation performs.", enumDescriptions: descriptions });
+
+/** The mutations of a resize request: what a ResizeRequest's status records of its operations. */
+export const ResizeRequestOperationType = operationTypes(RESIZE_REQUEST_OPERATIONS);
+
+/** Every mutation this API serves: of resize requests and of bookings. */
+export const OperationType = operationTypes({
+  ...RESIZE_REQUEST_OPERATIONS,
+  ...FUTURE_RESERVATION_OPERATIONS,
+});
 export type OperationType = z.infer<typeof OperationType>;
+export type ResizeRequestOperationType = z.infer<typeof ResizeRequestOperationType>;
 
 export type OperationVerb = "insert" | "cancel" | "delete";
 
 /** The operation type of a mutation of a zonal or regional resize request. */
-export function operationTypeOf(scope: LocationScope, verb: OperationVerb): OperationType {
-  return OperationType.parse(`compute.${REST_RESOURCES[scope].requests}.${verb}`);
+export function operationTypeOf(scope: LocationScope, verb: OperationVerb): ResizeRequestOperationType {
+  return ResizeRequestOperationType.parse(`compute.${REST_RESOURCES[scope].requests}.${verb}`);
 }
 
 /** The mutation an operation type stands for, wherever the request lives. */

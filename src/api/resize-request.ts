@@ -8,7 +8,7 @@ import { kubeDuration } from "./duration.js";
 import { FINAL_STATES } from "./lifecycle.js";
 import { rule, type RuleSpec } from "./meta.js";
 import { RESIZE_REQUEST } from "./names.js";
-import { OperationType } from "./operation.js";
+import { ResizeRequestOperationType } from "./operation.js";
 import { Count, Generation, Rfc1035Label, Timestamp } from "./primitives.js";
 import { EXACTLY_ONE_SIZE, instanceList, instanceName, sharedField } from "./resize-request-fields.js";
 
@@ -149,7 +149,7 @@ export type InstanceRef = z.infer<typeof InstanceRef>;
 export const OperationRef = z
   .object({
     name: z.string().min(1).max(128).meta({ description: "Name of the operation." }),
-    operationType: OperationType,
+    operationType: ResizeRequestOperationType,
   })
   .meta({ description: "A REST operation that changed this request." });
 export type OperationRef = z.infer<typeof OperationRef>;

@@ -1,7 +1,7 @@
 // What the compute REST API calls on the API server as the operator's own identity (auth.ts,
 // cluster.ts). Callers are authorized first, with their own identity (SubjectAccessReview); these
 // rules only let the operator carry out what a caller was allowed to do.
-import { GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, USE_VERB } from "../api/names.js";
+import { FUTURE_RESERVATION, GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, USE_VERB } from "../api/names.js";
 import { permission } from "../rbac/permissions.js";
 
 export const REST_PERMISSIONS = [
@@ -22,6 +22,12 @@ export const REST_PERMISSIONS = [
     resources: [RESIZE_REQUEST.plural],
     verbs: ["get", "list", "create", "patch", "delete"],
     why: "REST API: resizeRequests get/list (get, list), insert (create), cancel (merge patch of spec.cancel), delete (delete)",
+  }),
+  permission({
+    apiGroups: [GROUP],
+    resources: [FUTURE_RESERVATION.plural],
+    verbs: ["get", "list", "create", "patch", "delete"],
+    why: "REST API: futureReservations get/list (get, list), insert (create), cancel (merge patch of spec.cancel), delete (delete)",
   }),
   permission({
     apiGroups: [GROUP],

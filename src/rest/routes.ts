@@ -1,10 +1,10 @@
 // The REST API as one table: every method of `instanceGroupManagerResizeRequests` + `zoneOperations`
 // (zonal groups) and `regionInstanceGroupManagerResizeRequests` + `regionOperations` (regional groups),
+// advice and futureReservations (future-reservation-routes.ts),
 // with its HTTP method, path, parameters, schemas, scopes, RBAC check and handler. The compute routes are
 // registered from it (compute.ts) and so is the discovery document; each row types its handler's parameters
 // and body (define-route.ts). Paths, parameters and schemas are the
 // compute API's (test/conformance checks them against Google's own discovery document).
-import { z } from "zod";
 import {
   InstanceGroupManagerResizeRequest,
   InstanceGroupManagerResizeRequestsListResponse,
@@ -20,161 +20,29 @@ import {
 } from "../api/managed-instances.js";
 import { CalendarModeAdviceRequest, CalendarModeAdviceResponse } from "../api/calendar-advice.js";
 import { FUTURE_RESERVATION, INSTANCE_GROUP_MANAGER, REST_RESOURCES, RESIZE_REQUEST } from "../api/names.js";
-import { RFC1035_LABEL, RFC1035_MESSAGE } from "../api/primitives.js";
 import { defineRoute } from "./define-route.js";
 import { listManagedInstances } from "./managed-instances.js";
 import { calendarMode } from "./calendar-advice.js";
 import * as operations from "./operations.js";
 import * as requests from "./resize-requests.js";
-import type { ParameterType, Route, RouteParameter } from "./route.js";
+import type { Route, RouteParameter } from "./route.js";
+import { futureReservationRoutes } from "./future-reservation-routes.js";
+import {
+  READ_SCOPES,
+  SCOPE_PARAMETER,
+  WRITE_SCOPES,
+  group,
+  listParameters,
+  locationOfGroup,
+  locationOfOperation,
+  names,
+  operation,
+  project,
+  requestId,
+  resizeRequest,
+} from "./route-parameters.js";
 
-const SCOPE = "https://www.googleapis.com/auth/";
-export const SCOPES = {
-  compute: `${SCOPE}compute`,
-  cloudPlatform: `${SCOPE}cloud-platform`,
-  computeReadonly: `${SCOPE}compute.readonly`,
-} as const;
-/** What each scope grants, for the discovery document's `auth.oauth2.scopes`. */
-export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  [SCOPES.cloudPlatform]:
-    "See, edit, configure, and delete your Google Cloud data and see the email address for your Google Account.",
-  [SCOPES.compute]: "View and manage your Google Compute Engine resources",
-  [SCOPES.computeReadonly]: "View your Google Compute Engine resources",
-};
-const WRITE_SCOPES = [SCOPES.cloudPlatform, SCOPES.compute];
-const READ_SCOPES = [SCOPES.cloudPlatform, SCOPES.compute, SCOPES.computeReadonly];
-
-/** A string that must fully match `pattern`, which the discovery document states as written. */
-function matching(pattern: string, message: string, maxLength: number): z.ZodString {
-  const full = new RegExp(`^(?:${pattern})$`);
-  return z
-    .string()
-    .min(1)
-    .max(maxLength)
-    .refine((v) => full.test(v), { message });
-}
-
-// The compute API's own patterns where it states one; names of locations and operations.
-const LOCATION_PATTERN = "[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?";
-const OPERATION_PATTERN = "[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?|[1-9][0-9]{0,19}";
-/** The compute API's project ids: an optional `domain:` prefix, then a numeric id or a label. */
-const PROJECT_PATTERN =
-  "(?:(?:[-a-z0-9]{1,63}\\.)*(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?):)?(?:[0-9]{1,19}|(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?))";
-/** Projects are Kubernetes namespaces (DNS-1123 labels): of the compute API's forms, those without a domain. */
-const NAMESPACE = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
-const NAME_OR_ID = `${RFC1035_LABEL.slice(1, -1)}|[1-9][0-9]{0,19}`;
-const ZERO_UUID = "00000000-0000-0000-0000-000000000000";
-
-const path = <const N extends string>(
-  name: N,
-  schema: z.ZodType,
-  description: string,
-  pattern?: string,
-): RouteParameter<N, "string", true> => ({
-  name,
-  location: "path",
-  type: "string",
-  schema,
-  required: true,
-  description,
-  ...(pattern !== undefined && { pattern }),
-});
-
-const project = path(
-  "project",
-  matching(PROJECT_PATTERN, "must be a project id", 319).refine((v) => NAMESPACE.test(v), {
-    message: "must be a Kubernetes namespace name (domain-scoped project ids are not supported)",
-  }),
-  "Project ID: the Kubernetes namespace of the group. Domain-scoped project ids (example.com:project) are refused with 400.",
-  PROJECT_PATTERN,
-);
-const SCOPE_PARAMETER = { zones: "zone", regions: "region" } as const;
-/** zone or region, as the resize-request methods take it (the compute API states no pattern there). */
-const locationOfGroup = (scope: LocationScope) =>
-  path(
-    SCOPE_PARAMETER[scope],
-    matching(RFC1035_LABEL.slice(1, -1), RFC1035_MESSAGE, 63),
-    `The ${SCOPE_PARAMETER[scope]} of the group (its spec.${SCOPE_PARAMETER[scope]}).`,
-  );
-/** zone or region, as the operation methods take it. */
-const locationOfOperation = (scope: LocationScope) =>
-  path(
-    SCOPE_PARAMETER[scope],
-    matching(LOCATION_PATTERN, RFC1035_MESSAGE, 63),
-    `The ${SCOPE_PARAMETER[scope]} of the operation.`,
-    LOCATION_PATTERN,
-  );
-const group = path(
-  "instanceGroupManager",
-  matching(NAME_OR_ID, "must be an RFC 1035 name or a numeric id", 63),
-  "Name or numeric id of the managed instance group.",
-);
-const resizeRequest = path(
-  "resizeRequest",
-  matching(NAME_OR_ID, "must be an RFC 1035 name or a numeric id", 63),
-  "Name or numeric id of the resize request.",
-);
-const operation = path(
-  "operation",
-  matching(OPERATION_PATTERN, "must be an operation name or a numeric id", 63),
-  "Name or numeric id of the operation.",
-  OPERATION_PATTERN,
-);
-
-const requestId: RouteParameter<"requestId", "string", false> = {
-  name: "requestId",
-  location: "query",
-  type: "string",
-  schema: z
-    .string()
-    .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
-      message: "must be a UUID",
-    })
-    .refine((v) => v !== ZERO_UUID, { message: "the zero UUID is not supported" }),
-  required: false,
-  description:
-    "An optional request ID (a UUID other than the zero UUID) that makes the call idempotent: a repeated call with the same ID within the operation retention period returns the first call's Operation and changes nothing.",
-};
-
-const query = <const N extends string, const T extends ParameterType>(
-  name: N,
-  type: T,
-  schema: z.ZodType,
-  description: string,
-): RouteParameter<N, T, false> => ({ name, location: "query", type, schema, required: false, description });
-
-/** A query parameter that has a value when the call gives none: `call.params` always has it. */
-const withDefault = <const N extends string, const T extends ParameterType>(
-  parameter: RouteParameter<N, T, false>,
-  value: string,
-): RouteParameter<N, T, false> & { readonly default: string } => ({ ...parameter, default: value });
-
-const listParameters = [
-  query(
-    "filter",
-    "string",
-    z.string().max(4096),
-    "A filter expression: `field = value` or `field != value` comparisons joined by AND (or written as parenthesised terms side by side). Values may be quoted with \" or '. Other operators are rejected with 400.",
-  ),
-  withDefault(
-    query(
-      "maxResults",
-      "integer",
-      z.uint32().max(500),
-      "Maximum number of results per page (0 to 500; 0 means the default, 500).",
-    ),
-    "500",
-  ),
-  query(
-    "orderBy",
-    "string",
-    z.string().max(256),
-    "Sort order: one field, optionally followed by asc or desc (default: name asc).",
-  ),
-  query("pageToken", "string", z.string().max(1024), "The nextPageToken of the previous page."),
-] as const;
-
-const names = (params: readonly RouteParameter[]) => params.filter((p) => p.required).map((p) => p.name);
+export { SCOPES, SCOPE_DESCRIPTIONS } from "./route-parameters.js";
 
 const LIST_RESPONSE = {
   zones: InstanceGroupManagerResizeRequestsListResponse,
@@ -396,4 +264,5 @@ export const ROUTES: readonly Route[] = [
   ...operationRoutes("regions"),
   ...groupRoutes("regions"),
   ...adviceRoutes(),
+  ...futureReservationRoutes(),
 ];

@@ -88,6 +88,7 @@ func main() {
 		}
 		if name == "discovery" {
 			adviceSteps(ctx, r, c, auth)
+			bookingSteps(ctx, r, c, auth)
 		}
 	}
 	fmt.Printf("steps: %d PASS, %d FAIL\n", r.passed, r.failures)

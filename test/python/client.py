@@ -70,6 +70,73 @@ def main() -> int:
         expect(window["location"] == "zones/" + args.zone, "%r" % window)
         expect(window["recommendationType"] == "FUTURE_RESERVATION", "%r" % window)
 
+    booking = {"project": args.project, "zone": args.zone}
+
+    def bookings():
+        return state["svc"].futureReservations()
+
+    def booking_body(name, **more):
+        start = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 86400))
+        return dict({"name": name, "reservationMode": "CALENDAR",
+                     "specificSkuProperties": {"totalCount": "1", "instanceProperties": {"machineType": args.group}},
+                     "timeWindow": {"startTime": start, "duration": {"seconds": "3600"}}}, **more)
+
+    def wait_for(operation):
+        for _ in range(10):  # each wait returns within two minutes, DONE or not
+            done = operations().wait(project=args.project, zone=args.zone, operation=operation["name"]).execute()
+            if done["status"] == "DONE":
+                expect("error" not in done, "the operation failed: %r" % done.get("error"))
+                return done
+        raise AssertionError("operation %s not DONE" % operation["name"])
+
+    def booking_status(past):
+        for _ in range(120):
+            got = bookings().get(futureReservation="py-booking", **booking).execute()
+            if got["status"]["procurementStatus"] != past:
+                return got
+            time.sleep(0.25)
+        raise AssertionError("py-booking is still %s" % past)
+
+    def booking_insert():
+        # One instance for an hour, a day ahead: the empty group (maxSize 4) has room, so it is APPROVED.
+        done = wait_for(bookings().insert(body=booking_body("py-booking"), **booking).execute())
+        expect(done["operationType"] == "compute.futureReservations.insert", "%r" % done)
+
+    def booking_get():
+        got = booking_status("PENDING_APPROVAL")
+        expect(got["status"]["procurementStatus"] == "APPROVED", "%r" % got)
+        expect(got["specificSkuProperties"]["totalCount"] == "1", "%r" % got)
+        expect(got["kind"] == "compute#futureReservation", "kind %r" % got.get("kind"))
+
+    def booking_list():
+        names = [fr["name"] for fr in bookings().list(**booking).execute().get("items", [])]
+        expect("py-booking" in names, "listed %r" % names)
+
+    def booking_cancel():
+        wait_for(bookings().cancel(futureReservation="py-booking", **booking).execute())
+        got = booking_status("APPROVED")
+        expect(got["status"]["procurementStatus"] == "CANCELLED", "%r" % got)
+
+    def booking_delete():
+        wait_for(bookings().delete(futureReservation="py-booking", **booking).execute())
+        try:
+            bookings().get(futureReservation="py-booking", **booking).execute()
+        except HttpError as err:
+            expect(err.resp.status == 404, "status %s" % err.resp.status)
+            return
+        raise AssertionError("py-booking is still there")
+
+    def booking_refused():
+        try:
+            bookings().insert(body=booking_body("py-shared", shareSettings={"shareType": "LOCAL"}), **booking).execute()
+        except HttpError as err:
+            body = json.loads(err.content.decode("utf-8"))
+            expect(err.resp.status == 400, "status %s" % err.resp.status)
+            expect(body["error"]["errors"][0]["reason"] == "invalid", "body %r" % body)
+            expect(body["error"]["errors"][0]["location"] == "shareSettings", "body %r" % body)
+            return
+        raise AssertionError("an insert with shareSettings was accepted")
+
     def insert_replayed():
         request_id = str(uuid.uuid4())
         first = requests().insert(requestId=request_id, body={"name": "py-a", "resizeBy": 1}, **where).execute()
@@ -159,6 +226,13 @@ def main() -> int:
     for name, check in (
         ("build-from-document", build),
         ("advice-calendar-mode", calendar_mode),
+        # Booked, cancelled and deleted before any request: a cancelled booking holds nothing.
+        ("booking-insert", booking_insert),
+        ("booking-get", booking_get),
+        ("booking-list", booking_list),
+        ("booking-cancel", booking_cancel),
+        ("booking-delete", booking_delete),
+        ("booking-unsupported-400", booking_refused),
         ("insert-requestId-replay", insert_replayed),
         ("operation-wait", wait),
         ("get", get),

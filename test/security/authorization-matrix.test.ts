@@ -23,7 +23,9 @@ import { DashboardClient } from "../support/dashboard-client.js";
 import { createTestNamespace, eventually } from "../support/kube.js";
 import { pluginBinDir } from "../support/kubectl-plugin.js";
 import { GROUP_OF, MatrixFixtures, where } from "../support/matrix-fixtures.js";
+import { FUTURE_RESERVATIONS_RESOURCE } from "../../src/api/names.js";
 import {
+  bodyOf,
   dashboardRows,
   notOurKinds,
   pluginRows,
@@ -254,14 +256,19 @@ test("a requestId replay binds to its first caller: another caller never gets th
       continue;
     }
     const nameOf = (s: RoleSubject) => `replay-${route.method}-${sc[0] ?? ""}-${s.role}`;
+    const booking = route.resource === FUTURE_RESERVATIONS_RESOURCE;
     for (const s of [first, second]) {
+      if (booking && route.method !== "insert")
+        await ctx.fixtures.booking(bound.name, nameOf(s), route.method === "delete");
+      if (booking) continue;
       if (route.method === "cancel") await ctx.fixtures.active(bound.name, sc, nameOf(s));
       if (route.method === "delete") await ctx.fixtures.final(bound.name, sc, nameOf(s));
     }
     const requestId = randomUUID();
     const send = async (s: RoleSubject) => {
-      const values = where(bound.name, sc, route.method === "insert" ? {} : { resizeRequest: nameOf(s) });
-      const body = route.method === "insert" ? { name: nameOf(s), resizeBy: 1 } : undefined;
+      const named: Record<string, string> = { [booking ? "futureReservation" : "resizeRequest"]: nameOf(s) };
+      const values = where(bound.name, sc, route.method === "insert" ? {} : named);
+      const body = bodyOf(route, nameOf(s));
       const url = `${routeUrl(op.baseUrl, route, values)}?requestId=${requestId}`;
       const reply = await call(route.httpMethod, url, { token: s.token, ...(body && { body }) });
       return { status: reply.status, op: (reply.body ?? {}) as { name?: string; user?: string } };

@@ -5,7 +5,16 @@
 // about a request and about something that is not ours. Every object a call may change is a subject's
 // own, so calls run in parallel and in any order.
 import * as k8s from "@kubernetes/client-node";
-import { GROUP, REPORTING_CONTROLLER, RESIZE_REQUEST, REST_RESOURCES, VERSION } from "../../src/api/names.js";
+import { FUTURE_RESERVATIONS } from "../../src/api/kinds.js";
+import {
+  API_VERSION,
+  FUTURE_RESERVATION,
+  GROUP,
+  REPORTING_CONTROLLER,
+  RESIZE_REQUEST,
+  REST_RESOURCES,
+  VERSION,
+} from "../../src/api/names.js";
 import type { LocationScope } from "../../src/api/location.js";
 import { ROUTES } from "../../src/rest/routes.js";
 import { EVENTS } from "../../src/runtime/builtin-kinds.js";
@@ -25,6 +34,23 @@ const LOCATION: Readonly<Record<LocationScope, Record<string, string>>> = {
   zones: { zone: "local-a" },
   regions: { region: "local" },
 };
+
+/**
+ * The zonal group bookings are made on: with room to spare (maxSize 1000, nothing running), so every
+ * booking of the fixtures and of the inserts is APPROVED and stays cancellable.
+ */
+export const BOOKING_GROUP = "fg";
+/** A window a month ahead: approved, and nowhere near its delivery while the matrix runs. */
+export const bookingWindow = () => ({
+  startTime: new Date(Date.now() + 30 * 24 * 3600_000).toISOString(),
+  duration: { seconds: "3600" },
+});
+/** What a subject's own booking is for: the REST call that acts on it. */
+export type BookingPurpose = "rest-cancel" | "rest-delete";
+/** The name of `role`'s own booking for `purpose` (the same in every namespace). */
+export const ownBooking = (purpose: BookingPurpose, role: string): string => `fr-${purpose}-${role}`;
+/** The booking every subject reads. */
+export const SHARED_BOOKING = "fr-shared";
 
 /** What a subject's own request is for: the call that acts on it. */
 export type Purpose = "rest-cancel" | "rest-delete" | "dashboard-cancel" | "plugin-cancel";
@@ -76,6 +102,7 @@ export class MatrixFixtures {
         final ? this.final(namespace, scope, name) : this.active(namespace, scope, name),
       ),
     );
+    await this.bookings(namespace, roles);
     await this.event(namespace, "about-request", await this.regarding(namespace, this.shared("zones")));
     await this.event(namespace, "about-a-pod", {
       apiVersion: "v1",
@@ -89,6 +116,32 @@ export class MatrixFixtures {
         this.untilDone(namespace, scope, this.operation(namespace, scope, this.done(scope))),
       ),
     );
+  }
+
+  /**
+   * The booking group, a booking every subject reads, and each role's own bookings: one to cancel,
+   * one already cancelled (spec.cancel) to delete.
+   */
+  private async bookings(namespace: string, roles: readonly string[]): Promise<void> {
+    await createWorkers(namespace, BOOKING_GROUP, 0, 0);
+    await createGroup(namespace, BOOKING_GROUP, { maxSize: 1000 });
+    await Promise.all([
+      this.booking(namespace, SHARED_BOOKING, false),
+      ...roles.flatMap((role) => [
+        this.booking(namespace, ownBooking("rest-cancel", role), false),
+        this.booking(namespace, ownBooking("rest-delete", role), true),
+      ]),
+    ]);
+  }
+
+  /** A booking of the booking group: approved, or already cancelled (then it may be deleted). */
+  async booking(namespace: string, name: string, cancel: boolean): Promise<void> {
+    await kube.resource(FUTURE_RESERVATIONS).create({
+      apiVersion: API_VERSION,
+      kind: FUTURE_RESERVATION.kind,
+      metadata: { name, namespace },
+      spec: { instanceGroupManager: BOOKING_GROUP, totalCount: 1, timeWindow: bookingWindow(), cancel },
+    });
   }
 
   /** A request every subject reads: active, in the group of `scope`. */

@@ -108,8 +108,12 @@ export function fullAccess(groups: readonly string[] = ["*"]): k8s.V1PolicyRule[
       resources: ["resizerequests"],
       verbs: ["get", "list", "create", "update", "delete"],
     },
-    // advice.calendarMode reads the project's bookings, as `kubectl get futurereservations` does.
-    { apiGroups: [GROUP], resources: ["futurereservations"], verbs: ["list"] },
+    // advice.calendarMode reads the project's bookings; futureReservations books, cancels and deletes.
+    {
+      apiGroups: [GROUP],
+      resources: ["futurereservations"],
+      verbs: ["get", "list", "create", "update", "delete"],
+    },
     // listManagedInstances reads the group, as `kubectl get instancegroupmanagers` does.
     { apiGroups: [GROUP], resources: ["instancegroupmanagers"], verbs: ["get"] },
     {

@@ -41,6 +41,7 @@ const STEPS = [
 ];
 
 const ADVICE_STEPS = ["new-client", "calendar-mode", "unsupported-400"];
+const BOOKING_STEPS = ["new-client", "insert", "get", "list", "cancel", "delete", "unsupported-400"];
 
 let binary: string;
 let ns: { name: string; remove: () => Promise<void> } | undefined;
@@ -122,6 +123,8 @@ test("both official Go clients work unchanged, zonal and regional", async () => 
     ...["zonal", "regional"].flatMap((s) => STEPS.map((step) => `PASS ${c} ${s}/${step}`)),
     // advice.calendarMode: the discovery client's (test/goclients/advice.go).
     ...(c === "discovery" ? ADVICE_STEPS.map((step) => `PASS ${c} advice/${step}`) : []),
+    // futureReservations: the discovery client's (test/goclients/booking.go).
+    ...(c === "discovery" ? BOOKING_STEPS.map((step) => `PASS ${c} booking/${step}`) : []),
   ]);
   const missing = expected.filter(
     (l) => !lines.includes(l) && !failures.some((f) => f.startsWith(`FAIL ${l.slice("PASS ".length)}:`)),

@@ -4,6 +4,7 @@
 // program is test/python/client.py; it prints PASS/FAIL per step and this test fails listing every
 // FAIL and every step that did not run.
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { installApi, repoRoot } from "../api/install.js";
@@ -21,6 +22,12 @@ const GROUP = "py-workers";
 const STEPS = [
   "build-from-document",
   "advice-calendar-mode",
+  "booking-insert",
+  "booking-get",
+  "booking-list",
+  "booking-cancel",
+  "booking-delete",
+  "booking-unsupported-400",
   "insert-requestId-replay",
   "operation-wait",
   "get",
@@ -56,6 +63,26 @@ afterAll(async () => {
   if (operator) await stopAll([operator.process]);
   await ns?.remove();
 });
+
+/** The Python block of docs/booking.md "Over REST", as written. */
+function bookingExample(): string {
+  const doc = readFileSync(path.join(repoRoot, "docs/booking.md"), "utf8");
+  const section = doc.slice(doc.indexOf("\n## Over REST\n"));
+  const code = /\n```python\n([\s\S]*?)\n```\n/.exec(section)?.[1];
+  if (code === undefined) throw new Error('docs/booking.md has no python block under "Over REST"');
+  return code;
+}
+
+// First, on the empty group: the booking fits, and the example cancels and deletes it again.
+test("the booking example of docs/booking.md runs as written: APPROVED, then cancelled and deleted", async () => {
+  if (!operator || !ns) throw new Error("set-up did not finish");
+  const env = { URL: operator.baseUrl, TOKEN: token, PROJECT: ns.name, ZONE, GROUP };
+  const { stdout } = await run(PYTHON, ["-c", bookingExample()], {
+    env: { ...process.env, ...env },
+    timeout: 120_000,
+  });
+  expect(stdout.trim()).toBe("APPROVED");
+}, 150_000);
 
 test("the official Python client works unchanged: insert (replayed), wait, get, managed instances, ten pages, cancel, 404, batch", async () => {
   if (!operator || !ns) throw new Error("set-up did not finish");

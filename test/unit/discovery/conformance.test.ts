@@ -19,6 +19,13 @@ test("the oracle is the pinned official document", () => {
   expect(official.revision).toBe("20261026");
 });
 
+test("futureReservations is served with the official methods but update and aggregatedList", () => {
+  const methods = Object.keys(ours.resources.futureReservations?.methods ?? {}).sort();
+  expect(methods).toEqual(["cancel", "delete", "get", "insert", "list"]);
+  const official = officialComputeDocument().resources.futureReservations?.methods ?? {};
+  expect(Object.keys(official).filter((m) => !methods.includes(m))).toEqual(["aggregatedList", "update"]);
+});
+
 test("every difference from the official document is allowlisted, and no allowlist line is stale", () => {
   const entries = parseAllowlist(readFileSync(ALLOWLIST, "utf8"));
   expect(entries.length).toBeLessThanOrEqual(MAX_ENTRIES);

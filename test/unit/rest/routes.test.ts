@@ -8,6 +8,11 @@ import { ROUTES, SCOPES } from "../../../src/rest/routes.js";
 test("the table has the compute API's methods, each once", () => {
   expect(ROUTES.map((r) => r.id).sort()).toEqual([
     "compute.advice.calendarMode",
+    "compute.futureReservations.cancel",
+    "compute.futureReservations.delete",
+    "compute.futureReservations.get",
+    "compute.futureReservations.insert",
+    "compute.futureReservations.list",
     "compute.instanceGroupManagerResizeRequests.cancel",
     "compute.instanceGroupManagerResizeRequests.delete",
     "compute.instanceGroupManagerResizeRequests.get",
