@@ -22,7 +22,7 @@ import { CanI } from "../support/can-i.js";
 import { DashboardClient } from "../support/dashboard-client.js";
 import { createTestNamespace, eventually } from "../support/kube.js";
 import { pluginBinDir } from "../support/kubectl-plugin.js";
-import { GROUP_OF, MatrixFixtures, where } from "../support/matrix-fixtures.js";
+import { BOOKING_GROUP, GROUP_OF, MatrixFixtures, where } from "../support/matrix-fixtures.js";
 import { FUTURE_RESERVATIONS_RESOURCE } from "../../src/api/names.js";
 import {
   bodyOf,
@@ -65,7 +65,8 @@ beforeAll(async () => {
   cleanups.push(() => {
     rmSync(dir, { recursive: true, force: true });
   });
-  const useGroups = Object.values(GROUP_OF);
+  // requester-use may use the groups requests are made on and the one bookings are made on.
+  const useGroups = [...Object.values(GROUP_OF), BOOKING_GROUP];
   roles = await setUpRoleSubjects({ bound: bound.name, other: other.name, useGroups, dir });
   cleanups.push(() => roles.remove());
   // Across all namespaces, as the chart runs it: what it must not show of the other one, it has.

@@ -65,13 +65,14 @@ const OUR_KINDS = /^(ResizeRequest|InstanceGroupManager)\//;
 export const serviceAccount = (s: RoleSubject): Identity => s.serviceAccount;
 
 /**
- * REST: the route's `access` in the project, and for a resize request's insert `use` on the group it
- * names (a booking's insert asks for no `use` yet: docs/booking.md "Not done yet").
+ * REST: the route's `access` in the project, and for an insert (a resize request's or a booking's)
+ * `use` on the group it names, the handler's own check.
  */
 export function restNeeds(route: Route): readonly Permission[] {
   const access = ours(route.access.verb, route.access.resource);
-  if (route.method !== "insert" || route.resource === FUTURE_RESERVATIONS_RESOURCE) return [access];
-  return [access, ours(USE_VERB, INSTANCE_GROUP_MANAGER.plural, GROUP_OF[scopeOf(route)])];
+  if (route.method !== "insert") return [access];
+  const group = route.resource === FUTURE_RESERVATIONS_RESOURCE ? BOOKING_GROUP : GROUP_OF[scopeOf(route)];
+  return [access, ours(USE_VERB, INSTANCE_GROUP_MANAGER.plural, group)];
 }
 
 const ZONAL = new Set<string>([
@@ -248,6 +249,10 @@ export function dashboardRows(ctx: MatrixContext): Row[] {
     "GET /groups/:namespace/:name/queue": {
       needs: () => restNeeds(zonal("requests", "list")),
       probe: (s, ns) => get(s, `/groups/${ns}/${GROUP_OF.zones}/queue`),
+    },
+    "GET /bookings": {
+      needs: () => [ours("list", FUTURE_RESERVATION.plural)],
+      probe: async (s, ns) => (await listed(s, ns, "/bookings", items)).outcome,
     },
     "GET /requests": {
       needs: () => restNeeds(zonal("requests", "list")),
