@@ -18,6 +18,7 @@ import {
   type DashboardOperator,
 } from "../integration/dashboard/support.js";
 import { createTestNamespace } from "../support/kube.js";
+import { bodyOf } from "../support/matrix-rows.js";
 import { stopAll, type OperatorProcess } from "../support/operator.js";
 import { closeRawAgent, googleErrorProblem, rawRequest } from "../support/raw-http.js";
 import { secretsInLogs } from "../support/reliability.js";
@@ -75,10 +76,19 @@ afterAll(async () => {
 });
 
 /** Each REST route's URL in `project`, with every path parameter filled in. */
-function routeUrls(base: string, project: string): { method: string; url: string; id: string }[] {
+/**
+ * Every route's URL in `project`, with a body its handler would accept from an authorized caller, so a
+ * refusal is about authentication or authorization, not the body (a body is checked before the
+ * caller's permissions).
+ */
+function routeUrls(
+  base: string,
+  project: string,
+): { method: string; url: string; id: string; body: object | undefined }[] {
   return ROUTES.map((route) => ({
     id: route.id,
     method: route.httpMethod,
+    body: bodyOf(route, "auth-probe"),
     url:
       base +
       REST_BASE +
@@ -89,6 +99,7 @@ function routeUrls(base: string, project: string): { method: string; url: string
         .replace("{region}", "local")
         .replace("{instanceGroupManager}", "workers")
         .replace("{resizeRequest}", "some-request")
+        .replace("{futureReservation}", "some-booking")
         .replace("{operation}", "some-operation"),
   }));
 }
@@ -97,6 +108,7 @@ async function restCall(
   method: string,
   url: string,
   token?: string,
+  body: object = { name: "auth-probe", resizeBy: 1 },
 ): Promise<{ status: number; text: string }> {
   const res = await fetch(url, {
     method,
@@ -104,7 +116,7 @@ async function restCall(
       ...(token !== undefined && { authorization: `Bearer ${token}` }),
       ...(method === "POST" && { "content-type": "application/json" }),
     },
-    ...(method === "POST" && { body: JSON.stringify({ name: "auth-probe", resizeBy: 1 }) }),
+    ...(method === "POST" && { body: JSON.stringify(body) }),
   });
   return { status: res.status, text: await res.text() };
 }
@@ -119,14 +131,14 @@ function expectGoogle(reply: { status: number; text: string }, status: number, r
 
 test(`every REST route (${ROUTES.length}): no token → 401, bad token → 401, no RBAC → 403, other namespace → 403`, async () => {
   expect(ROUTES.length).toBeGreaterThanOrEqual(9);
-  for (const { method, url } of routeUrls(rest.baseUrl, ns.name)) {
-    expectGoogle(await restCall(method, url), 401, "required");
-    expectGoogle(await restCall(method, url, "not-a-token"), 401, "required");
-    expectGoogle(await restCall(method, url, `${secrets.full ?? ""}x`), 401, "required");
-    expectGoogle(await restCall(method, url, secrets.none), 403, "forbidden");
+  for (const { method, url, body } of routeUrls(rest.baseUrl, ns.name)) {
+    expectGoogle(await restCall(method, url, undefined, body), 401, "required");
+    expectGoogle(await restCall(method, url, "not-a-token", body), 401, "required");
+    expectGoogle(await restCall(method, url, `${secrets.full ?? ""}x`, body), 401, "required");
+    expectGoogle(await restCall(method, url, secrets.none, body), 403, "forbidden");
   }
-  for (const { method, url } of routeUrls(rest.baseUrl, other.name))
-    expectGoogle(await restCall(method, url, secrets.full), 403, "forbidden");
+  for (const { method, url, body } of routeUrls(rest.baseUrl, other.name))
+    expectGoogle(await restCall(method, url, secrets.full, body), 403, "forbidden");
   // The same token is let through in its own namespace (so the refusals above are about auth).
   const own = routeUrls(rest.baseUrl, ns.name).find((r) => r.id.endsWith("ResizeRequests.list"));
   expect((await restCall("GET", own?.url ?? "", secrets.full)).status).toBe(200);
