@@ -300,3 +300,20 @@ func TestRecordedInsertMadeTwiceAcrossAFailover(t *testing.T) {
 		t.Fatalf("first violation %v %s, want the insert of h0-g0-2 answered 409", ok, Describe(c.Input, c.Output))
 	}
 }
+
+// Found by the soak on the code with V6–V9 fixed, under a leader freeze (docs/reliability.md, V10):
+// insert(h2-g1-2, rid caef102b)'s first try went to the frozen replica and timed out; its retry on the
+// other replica was refused 409 (the name existed) and forgot the requestId; the first try, held in the
+// frozen replica's socket, ran when the freeze ended, after the name had been deleted, and created the
+// request again, so an insert of rid 64dc3b3b was refused 409 with no insert behind the request.
+func TestRecordedInsertMadeByAFirstTryAFreezeHeld(t *testing.T) {
+	h, err := ReadHistory("testdata/insert-made-by-a-first-try-a-freeze-held.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, h, porcupine.Illegal)
+	c, ok := FirstViolation(h, 10*time.Second)
+	if !ok || c.Input.Kind != Insert || c.Input.RequestID[:8] != "64dc3b3b" || c.Output.Code != 409 {
+		t.Fatalf("first violation %v %s, want the insert of h2-g1-2 (rid 64dc3b3b) answered 409", ok, Describe(c.Input, c.Output))
+	}
+}
