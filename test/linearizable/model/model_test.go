@@ -303,9 +303,9 @@ func TestRecordedInsertMadeTwiceAcrossAFailover(t *testing.T) {
 
 // Found by the soak on the code with V6–V9 fixed, under a leader freeze (docs/reliability.md, V10):
 // insert(h2-g1-2, rid caef102b)'s first try went to the frozen replica and timed out; its retry on the
-// other replica was refused 409 (the name existed) and forgot the requestId; the first try, held in the
-// frozen replica's socket, ran when the freeze ended, after the name had been deleted, and created the
-// request again, so an insert of rid 64dc3b3b was refused 409 with no insert behind the request.
+// other replica was refused 409 (the name existed) and forgot the requestId; the first try, held by the
+// freeze inside its handler, went on when the freeze ended, after the name had been deleted, and created
+// the request again, so an insert of rid 64dc3b3b was refused 409 with no insert behind the request.
 func TestRecordedInsertMadeByAFirstTryAFreezeHeld(t *testing.T) {
 	h, err := ReadHistory("testdata/insert-made-by-a-first-try-a-freeze-held.json")
 	if err != nil {
