@@ -9,6 +9,23 @@ import { Duration } from "./duration.js";
 import { REST_KIND } from "./names.js";
 import { OperationWarning } from "./operation.js";
 
+/** procurementStatus as the official document lists it (ours use a subset: future-reservation.ts). */
+const OFFICIAL_PROCUREMENT_STATUSES = [
+  "APPROVED",
+  "CANCELLED",
+  "COMMITTED",
+  "DECLINED",
+  "DRAFTING",
+  "FAILED",
+  "FAILED_PARTIALLY_FULFILLED",
+  "FULFILLED",
+  "PENDING_AMENDMENT_APPROVAL",
+  "PENDING_APPROVAL",
+  "PROCUREMENT_STATUS_UNSPECIFIED",
+  "PROCURING",
+  "PROVISIONING",
+] as const;
+
 /** A field's wire type: a scalar, a schema of the table (capitalised), an enum, a list or a map. */
 type FieldType = string | readonly string[] | { readonly array: FieldType } | { readonly map: FieldType };
 
@@ -113,21 +130,7 @@ const TABLE: Readonly<Record<string, Readonly<Record<string, FieldType>>>> = {
     fulfilledCount: "int64",
     lastKnownGoodState: "FutureReservationStatusLastKnownGoodState",
     lockTime: "string",
-    procurementStatus: [
-      "APPROVED",
-      "CANCELLED",
-      "COMMITTED",
-      "DECLINED",
-      "DRAFTING",
-      "FAILED",
-      "FAILED_PARTIALLY_FULFILLED",
-      "FULFILLED",
-      "PENDING_AMENDMENT_APPROVAL",
-      "PENDING_APPROVAL",
-      "PROCUREMENT_STATUS_UNSPECIFIED",
-      "PROCURING",
-      "PROVISIONING",
-    ],
+    procurementStatus: OFFICIAL_PROCUREMENT_STATUSES,
     specificSkuProperties: "FutureReservationStatusSpecificSKUProperties",
     storagePoolProvisionedCapacity: "FutureReservationStoragePoolProvisionedCapacity",
   },
@@ -141,21 +144,7 @@ const TABLE: Readonly<Record<string, Readonly<Record<string, FieldType>>>> = {
     futureReservationSpecs: "FutureReservationStatusLastKnownGoodStateFutureReservationSpecs",
     lockTime: "string",
     namePrefix: "string",
-    procurementStatus: [
-      "APPROVED",
-      "CANCELLED",
-      "COMMITTED",
-      "DECLINED",
-      "DRAFTING",
-      "FAILED",
-      "FAILED_PARTIALLY_FULFILLED",
-      "FULFILLED",
-      "PENDING_AMENDMENT_APPROVAL",
-      "PENDING_APPROVAL",
-      "PROCUREMENT_STATUS_UNSPECIFIED",
-      "PROCURING",
-      "PROVISIONING",
-    ],
+    procurementStatus: OFFICIAL_PROCUREMENT_STATUSES,
   },
   FutureReservationStatusLastKnownGoodStateFutureReservationSpecs: {
     shareSettings: "ShareSettings",
