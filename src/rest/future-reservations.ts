@@ -20,12 +20,13 @@ import {
   type Operation,
   type OperationType,
 } from "../api/index.js";
-import { FUTURE_RESERVATIONS_RESOURCE, INSTANCE_GROUP_MANAGER, REST_KIND, USE_VERB } from "../api/names.js";
+import { FUTURE_RESERVATIONS_RESOURCE, REST_KIND } from "../api/names.js";
 import { newOperation, newOperationId, newOperationName, type OperationRef } from "../operations/model.js";
 import type { RequestIdCall } from "../operations/request-id.js";
 import { isNotFound } from "../runtime/api-errors.js";
 import { mutate } from "./change-outcome.js";
 import { findGroup } from "./cluster.js";
+import { authorizeGroupUse } from "./group-use.js";
 import { InvalidResourceUsageError, NotFoundError } from "./errors.js";
 import { listAnswer, type ListParams } from "./list-answer.js";
 import type { CallContext, Reply } from "./route.js";
@@ -136,14 +137,12 @@ export async function insert(
     zoneOf(params),
     body.specificSkuProperties.instanceProperties.machineType,
   );
-  // A booking spends the group's capacity as a request does: the caller needs verb `use` on the group
-  // (the operator creates the object, so the admission policy sees the operator, not the caller).
-  await deps.authorizer.authorize(call.user, {
-    verb: USE_VERB,
-    resource: INSTANCE_GROUP_MANAGER.plural,
-    namespace: params.project,
-    name: group.metadata.name ?? body.specificSkuProperties.instanceProperties.machineType,
-  });
+  // A booking spends the group's capacity as a request does.
+  await authorizeGroupUse(
+    call,
+    params.project,
+    group.metadata.name ?? body.specificSkuProperties.instanceProperties.machineType,
+  );
   const started = await startOperation(call, "insert", body.name);
   if (!started.created) return { body: started.operation };
   return carryOut(

@@ -8,7 +8,7 @@ import { isFinalState } from "../api/lifecycle.js";
 import { readinessSource } from "../api/readiness.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import type { ResizeRequestInsert } from "../api/resize-request-rest.js";
-import { INSTANCE_GROUP_MANAGER, REST_KIND, USE_VERB } from "../api/names.js";
+import { REST_KIND } from "../api/names.js";
 import {
   locationPath,
   operationTypeOf,
@@ -42,6 +42,7 @@ import { locationOf, type LocationParams } from "./location.js";
 import { listAnswer, type ListParams } from "./list-answer.js";
 import type { CallContext, Reply } from "./route.js";
 import { carryOut, mutate, settleInsert } from "./change-outcome.js";
+import { authorizeGroupUse } from "./group-use.js";
 
 type OfGroup = { readonly project: string; readonly instanceGroupManager: string } & LocationParams;
 type OneRequest = OfGroup & { readonly resizeRequest: string };
@@ -165,13 +166,7 @@ async function resolveGroup(call: CallContext<OfGroup, unknown>) {
 export async function insert(call: CallContext<OfGroup & Idempotent, ResizeRequestInsert>): Promise<Reply> {
   const { deps, body } = call;
   const { project, location, group, groupName } = await resolveGroup(call);
-  // Compute Engine's "access permission on the named instance group" (docs/design.md §6), checked on the resolved name.
-  await deps.authorizer.authorize(call.user, {
-    verb: USE_VERB,
-    resource: INSTANCE_GROUP_MANAGER.plural,
-    namespace: project,
-    name: groupName,
-  });
+  await authorizeGroupUse(call, project, groupName);
   // Names the group's target would not give its instances are refused before anything is created.
   const names = body.instances?.map((i) => i.name);
   const countsNodes = readinessSource(group.spec).kind === "nodes";
