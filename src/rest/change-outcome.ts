@@ -48,6 +48,27 @@ function unknownOutcome(ref: OperationRef): BackendError {
   );
 }
 
+/**
+ * Whether a try whose call carries a requestId may still make its change (docs/reliability.md, V10). A
+ * try can be held between recording (or finding) its Operation and sending its change — its replica
+ * frozen — while a retry of its requestId is answered: refused, the retry forgot the Operation; carried
+ * out, it moved the Operation on. Either way the held try's change must not be made now. Gone, the call
+ * is answered 503 (its retry starts afresh); moved on, the answer is the Operation as it stands.
+ */
+export async function answeredMeanwhile(
+  call: CallContext<unknown, unknown>,
+  ref: OperationRef,
+  requestId: string | undefined,
+): Promise<Operation | undefined> {
+  if (requestId === undefined) return undefined;
+  const op = await call.deps.store.get(ref);
+  if (!op)
+    throw new BackendError(
+      `Another try of this call's requestId was answered while this one was held, and nothing was changed by this one. Retry the call with the same requestId (operation ${ref.name}).`,
+    );
+  return op.status === "PENDING" ? undefined : op;
+}
+
 export interface RetriedCall {
   readonly project: string;
   readonly location: Location;

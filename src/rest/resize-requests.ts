@@ -41,7 +41,7 @@ import { InvalidError, InvalidResourceUsageError } from "./errors.js";
 import { locationOf, type LocationParams } from "./location.js";
 import { listAnswer, type ListParams } from "./list-answer.js";
 import type { CallContext, Reply } from "./route.js";
-import { carryOut, mutate, settleInsert } from "./change-outcome.js";
+import { answeredMeanwhile, carryOut, mutate, settleInsert } from "./change-outcome.js";
 import { authorizeGroupUse } from "./group-use.js";
 
 type OfGroup = { readonly project: string; readonly instanceGroupManager: string } & LocationParams;
@@ -191,6 +191,8 @@ export async function insert(call: CallContext<OfGroup & Idempotent, ResizeReque
     )
   )
     return { body: started.operation };
+  const answered = await answeredMeanwhile(call, started.ref, started.requestId);
+  if (answered) return { body: answered };
   const created = await mutate(call, started.ref, started.requestId, () =>
     createOrAdopt(
       deps.kube,
@@ -323,6 +325,8 @@ async function cancelOnce(call: CallContext<OneRequest & Idempotent>): Promise<R
     );
   const started = await startOperation(call, "cancel", target, call.params.resizeRequest);
   if (!started.created) return { body: started.operation };
+  const answered = await answeredMeanwhile(call, started.ref, started.requestId);
+  if (answered) return { body: answered };
   await mutate(call, started.ref, started.requestId, () => cancelRequest(deps.kube, rr));
   return {
     body: (await deps.store.update(started.ref, { status: "RUNNING", progress: 10 })) ?? started.operation,
@@ -346,6 +350,8 @@ async function removeOnce(call: CallContext<OneRequest & Idempotent>): Promise<R
   await settleInsert(call, target, rr);
   const started = await startOperation(call, "delete", target, call.params.resizeRequest);
   if (!started.created) return { body: started.operation };
+  const answered = await answeredMeanwhile(call, started.ref, started.requestId);
+  if (answered) return { body: answered };
   const gone = await mutate(call, started.ref, started.requestId, () => deleteRequest(deps.kube, rr));
   const updated = await deps.store.update(
     started.ref,

@@ -80,6 +80,7 @@ test("a delete whose request was replaced under its name before the delete reach
   const store = {
     getByRequestId: () => Promise.resolve(undefined),
     create: (operation: Operation) => Promise.resolve({ operation, created: true }),
+    get: () => Promise.resolve({ name: "operation-1", status: "PENDING" }),
     delete: (ref: { name: string }) => {
       undone.push(ref.name);
       return Promise.resolve(true);
