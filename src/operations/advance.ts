@@ -86,6 +86,19 @@ export function isIncarnationOf(op: Operation, rr: ResizeRequest): boolean {
 }
 
 /**
+ * Whether the cache cannot tell what became of `op`'s request (docs/reliability.md, V11): a cancel or
+ * delete whose own incarnation the cache does not hold. Gone, or not seen yet: a cache whose watch was
+ * cut from the API server still holds the name's previous incarnation, or nothing, while the request the
+ * call read is active. Finishing the Operation on that sight would answer DONE for a cancel whose request
+ * is not CANCELLED, or a delete whose request is still there; the API server's own answer tells which.
+ */
+export function needsLiveRead(op: Operation, rr: ResizeRequest | undefined): boolean {
+  if (op.status === "DONE") return false;
+  const verb = operationVerb(op.operationType);
+  return (verb === "cancel" || verb === "delete") && !(rr && isIncarnationOf(op, rr));
+}
+
+/**
  * The change `rr` (undefined: no request of that name in the cache) brings to `op`, an operation on
  * it in the zone or region named `location`; undefined when there is none. A request of another
  * incarnation under the same name (isIncarnationOf) counts as gone, except for an insert whose own

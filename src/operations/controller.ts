@@ -1,6 +1,7 @@
 // The operations controller (leader only): follows ResizeRequests and advances their Operations —
 // insert RUNNING → DONE when admitted or final, cancel DONE when CANCELLED (CONDITION_NOT_MET when the
-// request ended otherwise), delete DONE when the object is gone — and gives requests created with
+// request ended otherwise), delete DONE when the object is gone (the API server asked where the cache
+// has not seen the request: needsLiveRead) — and gives requests created with
 // kubectl an insert Operation of their own. It writes only to Redis, never to the requests, so it
 // cannot conflict with the resize controller's status writes.
 import { createHash } from "node:crypto";
@@ -9,12 +10,15 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { groupLocation, operationTypeOf, type Location } from "../api/index.js";
 import { groupKeyOf, locationUrl, numericId, resizeRequestLinks } from "../api/identity.js";
+import { RESIZE_REQUESTS } from "../api/kinds.js";
 import { RESIZE_REQUEST } from "../api/names.js";
+import { isNotFound } from "../runtime/api-errors.js";
+import type { KubeClient } from "../runtime/resource-client.js";
 import { Controller, type ReconcileResult, type Request } from "../runtime/controller.js";
 import type { Informer } from "../runtime/informer.js";
 import type { Manager } from "../runtime/manager.js";
 import type { Lister } from "../runtime/store.js";
-import { advance } from "./advance.js";
+import { advance, needsLiveRead } from "./advance.js";
 import { INSERT_OPERATION_ANNOTATION, mergeOperation, newOperation, type OperationRef } from "./model.js";
 import { StoreUnavailableError, type OperationStore } from "./store.js";
 
@@ -28,6 +32,9 @@ export interface OperationsControllerOptions {
   /** Retry delay while Redis is unreachable. */
   readonly retryMs?: number;
 }
+
+/** A request as the API server has it now (undefined: no such name), asked where the cache cannot tell. */
+export type ReadRequest = (namespace: string, name: string) => Promise<ResizeRequest | undefined>;
 
 /** The location of a request: its group's, or the one the controller recorded on status. */
 function locationOf(rr: ResizeRequest, groups: Lister<InstanceGroupManager>): Location | undefined {
@@ -52,6 +59,7 @@ export function kubectlInsertName(rr: ResizeRequest): string {
 export function operationsReconciler(
   requests: Lister<ResizeRequest>,
   groups: Lister<InstanceGroupManager>,
+  readRequest: ReadRequest,
   options: OperationsControllerOptions,
 ) {
   const { store } = options;
@@ -102,7 +110,8 @@ export function operationsReconciler(
       }
       for (const ref of await store.pending(project, request.name)) {
         const op = await store.get(ref);
-        const patch = op && advance(op, rr, ref.location.name);
+        const seen = op && needsLiveRead(op, rr) ? await readRequest(project, request.name) : rr;
+        const patch = op && advance(op, seen, ref.location.name);
         const updated = patch ? await store.update(ref, patch) : op;
         if (updated?.status !== "DONE" && updated !== undefined) continue;
         await store.settle(project, request.name, ref);
@@ -117,6 +126,17 @@ export function operationsReconciler(
     }
     return undefined;
   };
+}
+
+function readRequest(kube: KubeClient): ReadRequest {
+  return (namespace, name) =>
+    kube
+      .resource(RESIZE_REQUESTS)
+      .get({ namespace, name })
+      .catch((err: unknown) => {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      });
 }
 
 /** The requests and groups to follow: the resize controller's informers (the manager shares one per collection). */
@@ -135,7 +155,7 @@ export function addOperationsController(
     name: `${RESIZE_REQUEST.singular}-operations`,
     concurrency: 2,
     logger: options.logger,
-    reconcile: operationsReconciler(requests.lister, groups.lister, options),
+    reconcile: operationsReconciler(requests.lister, groups.lister, readRequest(mgr.client), options),
   });
   controller.watchPrimary(requests);
   mgr.addController(controller);

@@ -10,4 +10,10 @@ export const OPERATIONS_PERMISSIONS = [
     verbs: ["list", "watch"],
     why: "operations controller: follows requests (and their groups' zones) to advance their Operations",
   }),
+  permission({
+    apiGroups: [GROUP],
+    resources: [RESIZE_REQUEST.plural],
+    verbs: ["get"],
+    why: "operations controller: asks the API server what became of a cancel's or delete's request its cache has not seen",
+  }),
 ];

@@ -317,3 +317,19 @@ func TestRecordedInsertMadeByAFirstTryAFreezeHeld(t *testing.T) {
 		t.Fatalf("first violation %v %s, want the insert of h2-g1-2 (rid 64dc3b3b) answered 409", ok, Describe(c.Input, c.Output))
 	}
 }
+
+// Found by soak 4 (the code with V10 fixed), under an API-server network cut (docs/reliability.md, V11):
+// h6-g0-0 was inserted again at 9.3 s and cancelled at 9.4 s; zoneOperations.wait answered that cancel's
+// Operation DONE by 10.27 s, from the leader's cache, which the cut had left holding the name's previous
+// incarnation; the request was still active, so cancel(rid b5faae4b) at 10.29 s was answered 200.
+func TestRecordedCancelDoneWhileItsRequestWasActive(t *testing.T) {
+	h, err := ReadHistory("testdata/cancel-done-while-its-request-was-active.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, h, porcupine.Illegal)
+	c, ok := FirstViolation(h, 10*time.Second)
+	if !ok || c.Input.Kind != Cancel || c.Input.RequestID[:8] != "b5faae4b" || c.Output.Code != 200 {
+		t.Fatalf("first violation %v %s, want the cancel of h6-g0-0 (rid b5faae4b) answered 200", ok, Describe(c.Input, c.Output))
+	}
+}
