@@ -28,6 +28,8 @@ type config struct {
 	retryFor              time.Duration
 	// concurrentReplays lets calls use a requestId while another call with it is still running.
 	concurrentReplays bool
+	// kubeconfig, when set, adds the CRD view: client-go reads among the calls, and one watch.
+	kubeconfig string
 }
 
 // shared is what the clients know together: the requestIds used per call (to replay them, or reuse
@@ -127,6 +129,25 @@ func run(c config) (model.History, error) {
 	}
 	start := time.Now()
 	now := func() int64 { return time.Since(start).Nanoseconds() }
+	var crd *crdClient
+	var watching *watcher
+	stopWatching := func() {}
+	if c.kubeconfig != "" {
+		var err error
+		if crd, err = newCRDClient(c.kubeconfig, c.project, c.prefix); err != nil {
+			return model.History{}, err
+		}
+		watching = &watcher{crd: crd, now: now}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { watching.run(ctx); close(done) }()
+		stopWatching = func() {
+			// The watch's view must agree with a list once the writes have stopped.
+			watching.settle(ctx, 20*time.Second)
+			cancel()
+			<-done
+		}
+	}
 	var mu sync.Mutex
 	var calls []model.Call
 	// checked counts the calls the checker will see (a read whose outcome is unknown is left out), so
@@ -157,7 +178,13 @@ func run(c config) (model.History, error) {
 				// from the first try's invocation to the last one's answer. A read is not retried.
 				for try, backoff := 0, 250*time.Millisecond; ; try++ {
 					ctx, cancel := context.WithTimeout(context.Background(), c.callTimeout)
-					o, note := do(ctx, services[endpoint], c, in)
+					var o model.Output
+					var note string
+					if in.Kind == model.CrdGet || in.Kind == model.CrdList {
+						o, note = crd.do(ctx, in)
+					} else {
+						o, note = do(ctx, services[endpoint], c, in)
+					}
 					cancel()
 					out = o
 					if !o.Unknown {
@@ -194,7 +221,12 @@ func run(c config) (model.History, error) {
 		}()
 	}
 	wg.Wait()
-	return model.History{Calls: calls}, nil
+	stopWatching()
+	h := model.History{Calls: calls}
+	if watching != nil {
+		h.Watch = watching.events
+	}
+	return h, nil
 }
 
 // next picks a random call: mostly reads and inserts, some cancels and deletes; a quarter of the
@@ -213,8 +245,14 @@ func next(r *rand.Rand, c config, sh *shared) model.Input {
 		in.ResizeBy = 1
 	case p < 45:
 		in.Kind = model.Get
+		if c.kubeconfig != "" && p >= 38 {
+			in.Kind = model.CrdGet
+		}
 		return in
 	case p < 55:
+		if c.kubeconfig != "" && p >= 51 {
+			return model.Input{Kind: model.CrdList, Group: group}
+		}
 		return model.Input{Kind: model.List, Group: group}
 	case p < 67:
 		in.Kind = model.Cancel

@@ -41,6 +41,9 @@ type summary struct {
 	HTML      string         `json:"html,omitempty"`
 	// First is the call whose answer made the history illegal (the shortest illegal prefix ends there).
 	First string `json:"first,omitempty"`
+	// WatchEvents is how many events the watch delivered; WatchProblems what broke its guarantees.
+	WatchEvents   int      `json:"watchEvents"`
+	WatchProblems []string `json:"watchProblems,omitempty"`
 }
 
 func main() {
@@ -91,6 +94,8 @@ func record(args []string) int {
 	fs.BoolVar(&c.concurrentReplays, "concurrent-replays", false,
 		"let calls use a requestId while another call with it still runs (a retry racing its first try); "+
 			"it meets the two violations reported in docs/reliability.md")
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "",
+		"a kubeconfig of the API server: adds client-go reads of the requests (the CRD view) and one watch")
 	fs.StringVar(&fault, "fault", "", "the fault injected meanwhile, recorded with the history")
 	fs.StringVar(&out, "out", "", "folder for history.json (and history.html on a violation)")
 	checkTimeout := fs.Duration("check-timeout", 2*time.Minute, "the checker's time limit (Unknown past it)")
@@ -151,6 +156,20 @@ func verify(path string, h model.History, timeout time.Duration) int {
 			s.Caught++
 		} else {
 			s.Missed = append(s.Missed, m.Name)
+		}
+	}
+	if len(h.Watch) > 0 {
+		s.WatchEvents = len(h.Watch)
+		if s.WatchProblems = model.CheckWatch(h.Watch); len(s.WatchProblems) > 0 {
+			code = max(code, 1)
+		}
+		for _, m := range model.WatchMutations(h.Watch) {
+			s.Mutations++
+			if len(model.CheckWatch(m.Events)) > 0 {
+				s.Caught++
+			} else {
+				s.Missed = append(s.Missed, m.Name)
+			}
 		}
 	}
 	if s.Mutations == 0 || len(s.Missed) > 0 {

@@ -276,6 +276,9 @@ async function phase(name: Phase, index: number, problems: string[]): Promise<Hi
       `-seed=${seed + index * 100 + k}`,
       `-fault=${fault}`,
       `-out=${out}`,
+      // The CRD view: client-go reads among the calls and a watch, straight to the API server (the
+      // fault proxy is the operator's).
+      `-kubeconfig=${process.env.KUBECONFIG ?? ""}`,
       // Off by default: a requestId used by two calls at once meets the two violations reported in
       // docs/reliability.md (LINEARIZABLE_CONCURRENT_REPLAYS=1 reproduces them).
       ...(process.env.LINEARIZABLE_CONCURRENT_REPLAYS === "1" ? ["-concurrent-replays"] : []),
@@ -306,13 +309,15 @@ async function phase(name: Phase, index: number, problems: string[]): Promise<Hi
     perFault.set(fault, (perFault.get(fault) ?? 0) + 1);
     process.stderr.write(
       `[linearizable] ${label}: ${r.verdict}, ${r.ops} ops (${r.open} open), ` +
-        `check ${r.checkMs} ms, mutations caught ${r.caught}/${r.mutations}\n`,
+        `check ${r.checkMs} ms, watch ${r.watchEvents} events, mutations caught ${r.caught}/${r.mutations}\n`,
     );
     if (r.verdict !== "Ok")
       problems.push(
         `${label}: ${r.verdict}: ${r.history}${r.html ? `, visualization ${r.html}` : ""}` +
           (r.first ? `; first illegal answer: ${r.first}` : ""),
       );
+    if (r.watchEvents === 0) problems.push(`${label}: the client-go watch delivered nothing`);
+    for (const p of r.watchProblems ?? []) problems.push(`${label}: ${p}`);
     if (r.mutations === 0 || r.caught !== r.mutations)
       problems.push(`${label}: the checker accepted a corrupted history: ${(r.missed ?? []).join(", ")}`);
     if (r.ops < OPS) problems.push(`${label}: only ${r.ops} calls checked (want ${OPS})`);

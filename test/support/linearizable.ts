@@ -169,6 +169,9 @@ export interface HistoryResult {
   readonly html?: string;
   /** The call whose answer made the history illegal. */
   readonly first?: string;
+  /** Events the history's client-go watch delivered, and what broke the watch's guarantees. */
+  readonly watchEvents: number;
+  readonly watchProblems?: string[];
 }
 
 function isHistoryResult(x: unknown): x is HistoryResult {
@@ -182,6 +185,7 @@ function isHistoryResult(x: unknown): x is HistoryResult {
     typeof r.checkMs === "number" &&
     typeof r.mutations === "number" &&
     typeof r.caught === "number" &&
+    typeof r.watchEvents === "number" &&
     typeof r.byKind === "object"
   );
 }

@@ -34,7 +34,7 @@ func Operations(h History) (ops []porcupine.Operation, open int) {
 	for _, c := range h.Calls {
 		ret := c.Return
 		if c.Output.Unknown {
-			if c.Input.Kind == Get || c.Input.Kind == List || c.Input.Kind == OpGet || c.Input.Kind == OpWait {
+			if IsRead(c.Input.Kind) {
 				continue
 			}
 			open++

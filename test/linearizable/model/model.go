@@ -174,7 +174,7 @@ func observe(s *state, name string, present bool, st string) (*state, bool) {
 
 func step(s *state, in Input, out Output) []*state {
 	switch in.Kind {
-	case Get:
+	case Get, CrdGet:
 		if out.Unknown {
 			return one(s)
 		}
@@ -185,7 +185,7 @@ func step(s *state, in Input, out Output) []*state {
 			return one(next)
 		}
 		return nil
-	case List:
+	case List, CrdList:
 		if out.Unknown {
 			return one(s)
 		}

@@ -83,9 +83,9 @@ func staleRead(h History, appended func(string, Input, Output) Mutation) ([]Muta
 			continue
 		}
 		switch c.Input.Kind {
-		case Get:
+		case Get, CrdGet:
 			seen = append(seen, observation{c.Input.Group, c.Input.Name, c.Output.State, c.Call, c.Return})
-		case List:
+		case List, CrdList:
 			for n, s := range c.Output.Listed {
 				seen = append(seen, observation{c.Input.Group, n, s, c.Call, c.Return})
 			}

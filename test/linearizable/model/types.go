@@ -25,7 +25,20 @@ const (
 	Delete = "delete"
 	OpGet  = "operation.get"
 	OpWait = "operation.wait"
+	// CrdGet and CrdList read the same requests as Kubernetes objects with client-go (the CRD view):
+	// the same guarantee as get and list.
+	CrdGet  = "crd.get"
+	CrdList = "crd.list"
 )
+
+// IsRead says whether a call only reads (its unknown outcome is left out of the history).
+func IsRead(kind string) bool {
+	switch kind {
+	case Get, List, OpGet, OpWait, CrdGet, CrdList:
+		return true
+	}
+	return false
+}
 
 // Resize request states, as the API names them.
 const (
@@ -80,6 +93,8 @@ type Call struct {
 type History struct {
 	Calls  []Call   `json:"calls"`
 	Faults []string `json:"faults,omitempty"`
+	// Watch is what one client-go watch of the project's requests delivered meanwhile (CheckWatch).
+	Watch []WatchEvent `json:"watch,omitempty"`
 }
 
 // ReadHistory reads a history file written by WriteHistory.
@@ -108,12 +123,12 @@ func WriteHistory(path string, h History) error {
 func Describe(in Input, out Output) string {
 	var b strings.Builder
 	switch in.Kind {
-	case List:
-		fmt.Fprintf(&b, "list(%s)", in.Group)
+	case List, CrdList:
+		fmt.Fprintf(&b, "%s(%s)", in.Kind, in.Group)
 	case OpGet, OpWait:
 		fmt.Fprintf(&b, "%s(%s)", in.Kind, in.Operation)
-	case Get:
-		fmt.Fprintf(&b, "get(%s)", in.Name)
+	case Get, CrdGet:
+		fmt.Fprintf(&b, "%s(%s)", in.Kind, in.Name)
 	default:
 		fmt.Fprintf(&b, "%s(%s, rid=%s)", in.Kind, in.Name, short(in.RequestID))
 	}
@@ -123,9 +138,9 @@ func Describe(in Input, out Output) string {
 		b.WriteString("unknown")
 	case out.Code != 200:
 		fmt.Fprintf(&b, "%d %s", out.Code, out.Reason)
-	case in.Kind == Get:
+	case in.Kind == Get || in.Kind == CrdGet:
 		b.WriteString(out.State)
-	case in.Kind == List:
+	case in.Kind == List || in.Kind == CrdList:
 		names := make([]string, 0, len(out.Listed))
 		for n, s := range out.Listed {
 			names = append(names, n+":"+s)
