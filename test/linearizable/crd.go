@@ -199,7 +199,7 @@ func (w *watcher) settle(ctx context.Context, within time.Duration) {
 			w.mu.Lock()
 			view := model.WatchView(w.events)
 			w.mu.Unlock()
-			if equal(view, final) || time.Now().After(deadline) {
+			if model.SameView(view, final) || time.Now().After(deadline) {
 				w.add(model.WatchEvent{At: w.now(), Type: model.WatchFinal, Final: final})
 				return
 			}
@@ -208,18 +208,6 @@ func (w *watcher) settle(ctx context.Context, within time.Duration) {
 		}
 		sleep(ctx, 200*time.Millisecond)
 	}
-}
-
-func equal(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 func sleep(ctx context.Context, d time.Duration) {

@@ -90,7 +90,7 @@ func CheckWatch(events []WatchEvent) []string {
 			}
 			continue
 		case WatchFinal:
-			if view := WatchView(events[:i]); !sameView(view, e.Final) {
+			if view := WatchView(events[:i]); !SameView(view, e.Final) {
 				report(e, "the watch did not catch up: its view %v, the API server's list %v", view, e.Final)
 			}
 			continue
@@ -131,7 +131,8 @@ func CheckWatch(events []WatchEvent) []string {
 	return problems
 }
 
-func sameView(a, b map[string]string) bool {
+// SameView says whether two views (name → "uid state") are the same.
+func SameView(a, b map[string]string) bool {
 	if len(a) != len(b) {
 		return false
 	}
