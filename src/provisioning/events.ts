@@ -8,7 +8,7 @@ export const provisioningEvents = defineEventCatalog({
     type: "Normal",
     reason: "Accepted",
     action: "CreateResizeRequest",
-    when: `A ProvisioningRequest of class ${PROVISIONING_CLASS} was sized and placed: its ResizeRequest was created (Accepted=True, Provisioned=False with the queue position and ETA).`,
+    when: `A ProvisioningRequest of class ${PROVISIONING_CLASS} was sized and placed: its ResizeRequest was created (Accepted=True, Provisioned=False with the queue position and ETA), or, naming a FutureReservation, it is served from that booking's delivery (Provisioned=False until the booking is FULFILLED).`,
   },
   UnknownParameters: {
     type: "Warning",
