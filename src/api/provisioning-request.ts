@@ -47,6 +47,8 @@ export const ClassDetail = {
   EstimatedProvisioningTime: "EstimatedProvisioningTime",
   /** `exact` or `estimated`: how EstimatedProvisioningTime was found (the queue model's ETA basis). */
   EstimateKind: "EstimateKind",
+  /** The FutureReservation serving the request (parameter futureReservation), by name in its namespace. */
+  FutureReservation: "FutureReservation",
 } as const;
 
 /** The pod annotation Kueue sets on a workload's pods: they consume this ProvisioningRequest's capacity. */

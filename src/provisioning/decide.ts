@@ -3,6 +3,7 @@
 // ResizeRequest to create or cancel, and the events of each condition change. The I/O lives in
 // observe.ts and execute.ts; the rules of the queue itself stay in the resize controller and the queue
 // model, which this only reads.
+import type { FutureReservation } from "../api/future-reservation.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { isFinalState } from "../api/lifecycle.js";
 import {
@@ -13,13 +14,15 @@ import {
 } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { rfc3339 } from "../api/time.js";
-import { setCondition, type ConditionInput } from "../controller/conditions.js";
 import type { EventDefinition } from "../events/catalog.js";
 import type { RequestInsight } from "../queue/insight.js";
 import { provisioningEvents as E } from "./events.js";
-import { classDetails, detailsFor, sameDetails, withoutQueue } from "./details.js";
+import { decideBooked } from "./booked.js";
+import { classDetails, detailsFor } from "./details.js";
+import { Draft, fail, find, isTrue } from "./draft.js";
 import { failureOf, waitingMessage } from "./messages.js";
-import { acceptedMessage, foreignTemplate, groupOf, notMadeFor } from "./ownership.js";
+import { acceptedMessage, groupOf, notMadeFor } from "./ownership.js";
+import { podSetDemands } from "./pod-sets.js";
 import type { CachedQueue } from "../controller/group-queue.js";
 import { insightIfQueued, queuedEta } from "./obtainability.js";
 import { unknownParametersMessage, type ParsedParameters } from "./parameters.js";
@@ -65,6 +68,10 @@ export interface ProvisioningSnapshot {
    * compares them, and the acceptance says the position and ETA the chosen one gives.
    */
   readonly queues?: ReadonlyMap<string, CachedQueue>;
+  /** The booking the futureReservation parameter names, from the cache (undefined: none of that name). */
+  readonly futureReservation?: FutureReservation;
+  /** Whether this operator serves FutureReservations at all (their CRD was installed at start-up). */
+  readonly futureReservationsServed?: boolean;
 }
 
 export interface ProvisioningPlan {
@@ -78,49 +85,6 @@ export interface ProvisioningPlan {
   };
   readonly events: readonly { readonly definition: EventDefinition; readonly note: string }[];
   readonly requeueAfterMs?: number;
-}
-
-const isTrue = (conditions: readonly PrCondition[] | undefined, type: string): boolean =>
-  conditions?.some((c) => c.type === type && c.status === "True") ?? false;
-const find = (conditions: readonly PrCondition[] | undefined, type: string): PrCondition | undefined =>
-  conditions?.find((c) => c.type === type);
-
-/** Accumulates the next conditions; an event for each condition whose status or reason changes. */
-class Draft {
-  conditions: PrCondition[];
-  details: Readonly<Record<string, string>> | undefined;
-  readonly events: { definition: EventDefinition; note: string }[] = [];
-  private readonly before: readonly PrCondition[];
-
-  constructor(
-    private readonly request: ProvisioningRequest,
-    private readonly now: string,
-  ) {
-    this.before = request.status?.conditions ?? [];
-    this.conditions = [...this.before];
-    this.details = request.status?.provisioningClassDetails;
-  }
-
-  set(input: ConditionInput, event?: EventDefinition): void {
-    const previous = find(this.before, input.type);
-    this.conditions = setCondition(this.conditions, input, this.now, this.request.metadata.generation ?? 0);
-    if (event && (previous?.status !== input.status || previous.reason !== input.reason))
-      this.events.push({ definition: event, note: input.message });
-  }
-
-  changed(): boolean {
-    return (
-      !sameDetails(this.details, this.request.status?.provisioningClassDetails) ||
-      JSON.stringify(this.conditions) !== JSON.stringify(this.before)
-    );
-  }
-}
-
-function fail(d: Draft, reason: Reason, message: string): void {
-  d.details = withoutQueue(d.details);
-  d.set({ type: C.Accepted, status: "False", reason, message });
-  d.set({ type: C.Provisioned, status: "False", reason, message });
-  d.set({ type: C.Failed, status: "True", reason, message }, E.ProvisioningFailed);
 }
 
 export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
@@ -148,6 +112,9 @@ export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
       `Not provisioned by ${rfc3339(deadline)}: the ValidUntilSeconds parameter (${pr.spec.parameters?.ValidUntilSeconds ?? ""}) counts from the request's creation.`,
     );
     cancel = rr ? cancellable(s, rr) : s.namesakes.find((x) => cancellable(s, x));
+  } else if (s.parameters.ok && s.parameters.value.futureReservation !== undefined) {
+    // Served from the booking's delivery request: nothing of ours to create, cancel or follow.
+    decideBooked(s, d, s.parameters.value.futureReservation);
   } else if (!provisioned && !isTrue(conditions, C.Accepted)) {
     ({ create, requeueAfterMs } = admit(s, d));
     // One made before a crash, for a request that fails now: nothing will consume it.
@@ -217,29 +184,12 @@ function admit(
     fail(d, Reason.InvalidParameters, parameters.message);
     return none;
   }
-  if (pr.spec.podSets.length === 0) {
-    fail(d, Reason.InvalidPodSets, "The request has no pod sets: there is nothing to provision.");
+  const read = podSetDemands(pr, s.templates);
+  if (!read.ok) {
+    fail(d, read.reason, read.message);
     return none;
   }
-  const podSets = [];
-  for (const set of pr.spec.podSets) {
-    const name = set.podTemplateRef.name ?? "";
-    const template = s.templates.get(name);
-    if (!template) {
-      fail(
-        d,
-        Reason.MissingPodTemplates,
-        `PodTemplate ${pr.metadata.namespace ?? ""}/${name} of a pod set does not exist.`,
-      );
-      return none;
-    }
-    const foreign = foreignTemplate(template, pr);
-    if (foreign) {
-      fail(d, Reason.PodTemplateNotOwned, foreign);
-      return none;
-    }
-    podSets.push({ name, count: set.count, spec: template.template.spec });
-  }
+  const podSets = read.podSets;
   const placement = place({
     namespace: pr.metadata.namespace ?? "",
     namespaceLabels: s.namespaceLabels,

@@ -8,7 +8,7 @@ export const provisioningEvents = defineEventCatalog({
     type: "Normal",
     reason: "Accepted",
     action: "CreateResizeRequest",
-    when: `A ProvisioningRequest of class ${PROVISIONING_CLASS} was sized and placed: its ResizeRequest was created (Accepted=True, Provisioned=False with the queue position and ETA).`,
+    when: `A ProvisioningRequest of class ${PROVISIONING_CLASS} was sized and placed: its ResizeRequest was created (Accepted=True, Provisioned=False with the queue position and ETA), or, naming a FutureReservation, it is served from that booking's delivery (Provisioned=False until the booking is FULFILLED).`,
   },
   UnknownParameters: {
     type: "Warning",
@@ -26,13 +26,13 @@ export const provisioningEvents = defineEventCatalog({
     type: "Normal",
     reason: "Provisioned",
     action: "Provision",
-    when: "All instances of the ProvisioningRequest's ResizeRequest are ready (Provisioned=True, provisioningClassDetails set in the same write).",
+    when: "All instances of the ProvisioningRequest's ResizeRequest, or of the FutureReservation serving it, are ready (Provisioned=True, provisioningClassDetails set in the same write).",
   },
   ProvisioningFailed: {
     type: "Warning",
     reason: "Failed",
     action: "Provision",
-    when: "The ProvisioningRequest can never be served (invalid parameters, ValidUntilSeconds elapsed before provisioning, a pod template missing or owned by something else, no group whose owner allows its namespace, pods that fit no instance, QUOTA_EXCEEDED, a queue deadline, its group or ResizeRequest gone, a ResizeRequest in its place that the provisioner did not make); Failed=True says why. Never after Provisioned.",
+    when: "The ProvisioningRequest can never be served (invalid parameters, ValidUntilSeconds elapsed before provisioning, a pod template missing or owned by something else, no group whose owner allows its namespace, pods that fit no instance, QUOTA_EXCEEDED, a queue deadline, its group or ResizeRequest gone, a ResizeRequest in its place that the provisioner did not make, a FutureReservation named by the futureReservation parameter missing, unusable or too small); Failed=True says why. Never after Provisioned.",
   },
   BookingExpired: {
     type: "Warning",
@@ -44,7 +44,7 @@ export const provisioningEvents = defineEventCatalog({
     type: "Normal",
     reason: "CapacityRevoked",
     action: "Release",
-    when: "The run duration (maxRunDurationSeconds, else the group's defaultMaxRunDuration) elapsed and the instances were released (CapacityRevoked=True); Kueue deactivates a workload still running.",
+    when: "The run duration (maxRunDurationSeconds, else the group's defaultMaxRunDuration) elapsed, or the window of the FutureReservation serving the request ended, and the instances were released (CapacityRevoked=True); Kueue deactivates a workload still running.",
   },
   ResizeRequestCancelled: {
     type: "Normal",

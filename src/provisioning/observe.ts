@@ -82,15 +82,19 @@ export async function observeProvisioning(
   const provisioned = isTrue(pr, C.Provisioned);
   const admitting = !accepted && !failed && !provisioned;
   const groups = deps.groups.list();
+  const parameters = parseParameters(pr.spec.parameters);
+  // Served from a booking: its delivery request is the booking's, so no ResizeRequest of ours is read.
+  const booked = parameters.ok ? parameters.value.futureReservation : undefined;
   const rrName = resizeRequestName(pr);
-  const recorded = recordedNamespace(pr);
+  const recorded = booked === undefined ? recordedNamespace(pr) : undefined;
   // Before acceptance: the namesakes in the groups' namespaces (one made before a crash is adopted).
-  const namesakes = admitting
-    ? [...new Set(groups.map((g) => g.metadata.namespace ?? ""))].flatMap((ns) => {
-        const rr = deps.resizeRequests.get(`${ns}/${rrName}`);
-        return rr ? [rr] : [];
-      })
-    : [];
+  const namesakes =
+    admitting && booked === undefined
+      ? [...new Set(groups.map((g) => g.metadata.namespace ?? ""))].flatMap((ns) => {
+          const rr = deps.resizeRequests.get(`${ns}/${rrName}`);
+          return rr ? [rr] : [];
+        })
+      : [];
   let resizeRequest: ResizeRequest | undefined;
   if (recorded !== undefined) {
     resizeRequest = deps.resizeRequests.get(`${recorded}/${rrName}`);
@@ -104,7 +108,6 @@ export async function observeProvisioning(
     groupKey && deps.groups.get(groupKey)
       ? groupQueue(deps.groups, deps.resizeRequests, groupKey, nowMs, deps.bookings)
       : undefined;
-  const parameters = parseParameters(pr.spec.parameters);
   const booking =
     resizeRequest &&
     bookingEndsAt(pr.status?.conditions, parameters, groupOf(groups, resizeRequest), resizeRequest, nowMs);
@@ -128,10 +131,17 @@ export async function observeProvisioning(
       queueLength: queue?.insight.queueLength ?? 0,
       consumed: bookingDue ? await deps.consumption.get(uid, () => consumed(deps.client, pr)) : false,
       // Placement reads them (OBTAINABILITY), and the acceptance tells the position and ETA they give.
-      ...(admitting && parameters.ok && { queues: groupQueues(groups, deps.resizeRequests) }),
+      ...(admitting && parameters.ok && !booked && { queues: groupQueues(groups, deps.resizeRequests) }),
+      ...(booked !== undefined && {
+        futureReservationsServed: deps.bookings !== undefined,
+        ...withBooking(deps.bookings?.get(`${namespace}/${booked}`)),
+      }),
     },
   };
 }
+
+const withBooking = (b: FutureReservation | undefined): { futureReservation?: FutureReservation } =>
+  b ? { futureReservation: b } : {};
 
 /** The object at `key`, or undefined when there is none. */
 async function getIfExists<T extends Addressable>(

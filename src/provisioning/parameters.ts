@@ -21,7 +21,15 @@ export interface Parameters {
   readonly validUntilSeconds?: number;
   /** OBTAINABILITY: among the groups the request may use, the one whose queue gives the earliest ETA. */
   readonly capacitySearchStrategy?: "OBTAINABILITY";
+  /**
+   * The FutureReservation, by name in the request's own namespace, whose delivered instances serve the
+   * request instead of a ResizeRequest of its own (booked.ts).
+   */
+  readonly futureReservation?: string;
 }
+
+/** The parameter naming a booking (Kueue: provreq.kueue.x-k8s.io/futureReservation on a Job). */
+export const FUTURE_RESERVATION_PARAMETER = "futureReservation";
 
 export const PARAMETER_NAMES = [
   "instanceGroupManager",
@@ -32,6 +40,7 @@ export const PARAMETER_NAMES = [
   "noRetry",
   "processorInstance",
   "capacitySearchStrategy",
+  FUTURE_RESERVATION_PARAMETER,
 ] as const;
 
 export type ParsedParameters =
@@ -123,6 +132,17 @@ export function parseParameters(raw: Readonly<Record<string, string>> | undefine
       case "bookingWindow": {
         const ms = duration(key, text, MAX_BOOKING, "10m", problems);
         if (ms !== undefined) value = { ...value, bookingWindowMs: ms };
+        break;
+      }
+      case FUTURE_RESERVATION_PARAMETER: {
+        // A booking is its namespace's: another namespace's is never usable, whoever names it.
+        if (text.includes("/"))
+          problems.push(
+            `futureReservation ${JSON.stringify(text)} must be the NAME of a FutureReservation in the request's own namespace: a booking of another namespace is never usable, its capacity is its owner's`,
+          );
+        else if (!NAME.test(text) || text.length > 63)
+          problems.push(`futureReservation ${JSON.stringify(text)} must be the NAME of a FutureReservation`);
+        else value = { ...value, futureReservation: text };
         break;
       }
       default:

@@ -1,6 +1,6 @@
 // What the ProvisioningRequest provisioner calls on the API server (informer in setup.ts, reads in
 // observe.ts, writes in execute.ts). The chart's RBAC is generated from this list.
-import { GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, USE_VERB } from "../api/names.js";
+import { FUTURE_RESERVATION, GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, USE_VERB } from "../api/names.js";
 import {
   PROVISIONING_API_GROUP,
   PROVISIONING_CLASS,
@@ -38,6 +38,12 @@ export const PROVISIONING_PERMISSIONS = [
     resources: [RESIZE_REQUEST.plural],
     verbs: ["create", "get"],
     why: "provisioner: creates the ResizeRequest serving a ProvisioningRequest (get: reads it at its recorded place when the cache has not seen it yet); cancels it with a patch (granted to the resize controller)",
+  }),
+  permission({
+    apiGroups: [GROUP],
+    resources: [FUTURE_RESERVATION.plural],
+    verbs: ["list", "watch"],
+    why: "provisioner: reads (shared cache) the FutureReservation a ProvisioningRequest's futureReservation parameter names, in the request's namespace, to serve it from that booking's delivery; never writes one",
   }),
   permission({
     apiGroups: [GROUP],

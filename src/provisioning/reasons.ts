@@ -49,6 +49,16 @@ export const Reason = {
   ResizeRequestNotOwned: "ResizeRequestNotOwned",
   /** Failed: the group was deleted under its ResizeRequest (RESOURCE_NOT_FOUND). */
   InstanceGroupManagerNotFound: "InstanceGroupManagerNotFound",
+  /** Provisioned=False: served from a booking (parameter futureReservation) not FULFILLED yet. */
+  WaitingForFutureReservationWindow: "WaitingForFutureReservationWindow",
+  /** Failed: the booking the futureReservation parameter names does not exist (or was deleted). */
+  FutureReservationNotFound: "FutureReservationNotFound",
+  /** Failed: the booking is DECLINED, CANCELLED or FAILED, or its window ended, before it served the request. */
+  FutureReservationNotUsable: "FutureReservationNotUsable",
+  /** Failed: the booking is of another group than the instanceGroupManager parameter names. */
+  FutureReservationGroupMismatch: "FutureReservationGroupMismatch",
+  /** Failed: the request's pods need more instances than the booking's totalCount. */
+  FutureReservationTooSmall: "FutureReservationTooSmall",
   /** Failed: the ResizeRequest failed with an error no reason above names. */
   ResizeRequestFailed: "ResizeRequestFailed",
 } as const;

@@ -22,6 +22,7 @@ import { resourcePath } from "../runtime/resource-kind.js";
 import { objectKey } from "../runtime/store.js";
 import { stripUnreadMetadata } from "../runtime/transform.js";
 import { consumptionCache } from "./observe.js";
+import { FUTURE_RESERVATION_PARAMETER } from "./parameters.js";
 import { provisioningReconciler } from "./reconciler.js";
 
 export interface ProvisioningOptions {
@@ -73,6 +74,14 @@ export function addProvisioningController(mgr: Manager, options: ProvisioningOpt
   // A group appearing or its spec changing can place a request that found none (status writes, every
   // second while a group is busy, would only repeat what the periodic refresh of a waiting request sees).
   controller.watchMapped(groups, () => requests.lister.list().filter(ours).map(objectKey), generationChanged);
+  // A booking's status (approved, provisioning, fulfilled, ended) moves the requests it serves.
+  if (options.bookings)
+    controller.watchMapped(options.bookings, (b) =>
+      requests.lister
+        .list(b.metadata.namespace ?? "")
+        .filter((pr) => ours(pr) && pr.spec.parameters?.[FUTURE_RESERVATION_PARAMETER] === b.metadata.name)
+        .map(objectKey),
+    );
   mgr.addController(controller);
   return controller;
 }

@@ -2,6 +2,7 @@
 // controller's indexes) and the in-memory API server: only the one at the place recorded at acceptance
 // (a live read when the cache has not seen it yet), or before acceptance the namesakes in the groups'
 // namespaces; a ResizeRequest elsewhere that carries the request's uid label and annotation is never it.
+import type { FutureReservation } from "../../../src/api/future-reservation.js";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import { POD_TEMPLATES, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
 import { CONSUME_ANNOTATION, type ProvisioningRequest } from "../../../src/api/provisioning-request.js";
@@ -225,5 +226,87 @@ describe("whether a pod consumes the capacity", () => {
   test("podSelector: every label of the template, none without it", () => {
     expect(podSelector(labelled)).toBe("job-name=job-a,app=train");
     expect(podSelector(undefined)).toBeUndefined();
+  });
+});
+
+describe("a request naming a booking", () => {
+  const booking: FutureReservation = {
+    apiVersion: "compute.resize-operator.dev/v1",
+    kind: "FutureReservation",
+    metadata: { name: "night", namespace: "team-a", uid: "uid-night" },
+    spec: {
+      instanceGroupManager: "gpu",
+      totalCount: 4,
+      timeWindow: { startTime: at(60), duration: { seconds: "600" } },
+      cancel: false,
+    },
+    status: { procurementStatus: "APPROVED" },
+  };
+  const delivery = { ...rr({ state: "ACCEPTED" }, { name: "fr-night" }) };
+
+  function bookedWorld(request: ProvisioningRequest, bookings?: readonly FutureReservation[]) {
+    const requests = new Store<ProvisioningRequest>();
+    requests.set(request);
+    const resizeRequests = new Store<ResizeRequest>(REQUEST_INDEXERS);
+    resizeRequests.set(delivery);
+    const groups = new Store<InstanceGroupManager>();
+    groups.set(group());
+    const store = new Store<FutureReservation>();
+    for (const b of bookings ?? []) store.set(b);
+    const client = new FakeKube();
+    client.seed(POD_TEMPLATES, template("ppt-job-a-prov-1-main", gpuPod()));
+    const deps = {
+      provisioningRequests: requests,
+      resizeRequests,
+      groups,
+      ...(bookings && { bookings: store }),
+      client,
+      now: () => T0,
+      consumption: consumptionCache(),
+    };
+    return {
+      client,
+      observe: () =>
+        snapshotOf({ client, observe: () => observeProvisioning(deps, "team-a", "job-a-prov-1") }),
+    };
+  }
+
+  test("new: the booking from its cache and the templates are read, no ResizeRequest of its own nor a queue", async () => {
+    const w = bookedWorld(pr({ parameters: { futureReservation: "night" } }), [booking]);
+    const s = await w.observe();
+    expect(s.futureReservation?.metadata.name).toBe("night");
+    expect(s.futureReservationsServed).toBe(true);
+    expect(s.resizeRequest).toBeUndefined();
+    expect(s.namesakes).toEqual([]);
+    expect(s.queues).toBeUndefined();
+    expect(w.client.calls).toEqual([
+      { verb: "get", resource: "podtemplates", namespace: "team-a", name: "ppt-job-a-prov-1-main" },
+    ]);
+  });
+
+  test("accepted: the delivery request recorded in its details is never taken for its own, and nothing is read live", async () => {
+    const request = pr({
+      parameters: { futureReservation: "night" },
+      conditions: [cond("Accepted", "True", "SuccessfullyQueued")],
+      details: {
+        ResizeRequestName: "fr-night",
+        InstanceGroupManager: "team-a/gpu",
+        FutureReservation: "night",
+      },
+    });
+    const w = bookedWorld(request, [booking]);
+    const s = await w.observe();
+    expect(s.resizeRequest).toBeUndefined();
+    expect(s.bookingEndsAt).toBeUndefined();
+    expect(w.client.calls).toEqual([]);
+  });
+
+  test("bookings not served: none found, and the decision says why", async () => {
+    const s = await bookedWorld(pr({ parameters: { futureReservation: "night" } })).observe();
+    expect(s.futureReservation).toBeUndefined();
+    expect(s.futureReservationsServed).toBe(false);
+    expect(decideProvisioning(s).status?.conditions.find((c) => c.type === "Failed")?.message).toContain(
+      "does not serve FutureReservations",
+    );
   });
 });

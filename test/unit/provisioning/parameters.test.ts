@@ -23,6 +23,11 @@ test.each<[Record<string, string> | undefined, object]>([
   [{ processorInstance: "ca-1" }, {}],
   [{ capacitySearchStrategy: "" }, {}],
   [{ capacitySearchStrategy: "OBTAINABILITY" }, { capacitySearchStrategy: "OBTAINABILITY" }],
+  [{ futureReservation: "training-week" }, { futureReservation: "training-week" }],
+  [
+    { futureReservation: "night", instanceGroupManager: "gpu" },
+    { futureReservation: "night", group: { namespace: undefined, name: "gpu" } },
+  ],
 ])("%j parses", (raw, value) => {
   expect(parseParameters(raw)).toEqual({ ok: true, value, unknown: [] });
 });
@@ -38,6 +43,13 @@ test.each<[Record<string, string>, string]>([
   [{ ValidUntilSeconds: "-5" }, 'ValidUntilSeconds "-5" must be a whole number of seconds'],
   [{ noRetry: "yes" }, 'noRetry "yes" must be true or false'],
   [{ capacitySearchStrategy: "CHEAPEST" }, 'capacitySearchStrategy "CHEAPEST" must be "" or "OBTAINABILITY"'],
+  [
+    { futureReservation: "team-b/night" },
+    "futureReservation \"team-b/night\" must be the NAME of a FutureReservation in the request's own namespace: a booking of another namespace is never usable, its capacity is its owner's",
+  ],
+  [{ futureReservation: "Night_1" }, 'futureReservation "Night_1" must be the NAME of a FutureReservation'],
+  [{ futureReservation: "" }, 'futureReservation "" must be the NAME of a FutureReservation'],
+  [{ futureReservation: "a".repeat(64) }, "must be the NAME of a FutureReservation"],
 ])("%j is refused: %s", (raw, message) => {
   const parsed = parseParameters(raw);
   expect(parsed.ok).toBe(false);
