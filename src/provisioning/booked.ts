@@ -27,7 +27,7 @@ import { rfc3339 } from "../api/time.js";
 import { deliveryName } from "../queue/booking-wait.js";
 import { sizeDemand } from "./demand.js";
 import { classDetails } from "./details.js";
-import { fail, isTrue, type Draft } from "./draft.js";
+import { accept, fail, isTrue, type Draft } from "./draft.js";
 import { provisioningEvents as E } from "./events.js";
 import { unknownParametersMessage, type ParsedParameters } from "./parameters.js";
 import { podSetDemands } from "./pod-sets.js";
@@ -142,18 +142,8 @@ function admitBooked(
   }
   const { start, end } = windowOf(b);
   const accepted = `Served by FutureReservation ${key}: ResizeRequest ${ns}/${deliveryName(b.metadata.name ?? "")} delivers its ${b.spec.totalCount} instances of InstanceGroupManager ${groupKey} for the window ${start} to ${end}; this request's ${sizing.pods} pods need ${sizing.instances}. No ResizeRequest of its own.`;
-  const ignored = unknown.length > 0 ? `Ignored ${unknownParametersMessage(unknown)}.` : undefined;
   d.details = details(s, b, group);
-  d.set(
-    {
-      type: C.Accepted,
-      status: "True",
-      reason: Reason.Accepted,
-      message: ignored ? `${accepted} ${ignored}` : accepted,
-    },
-    E.ProvisioningAccepted,
-  );
-  if (ignored) d.events.push({ definition: E.UnknownParameters, note: ignored });
+  accept(d, accepted, unknown);
   return true;
 }
 

@@ -19,7 +19,7 @@ import type { RequestInsight } from "../queue/insight.js";
 import { provisioningEvents as E } from "./events.js";
 import { decideBooked } from "./booked.js";
 import { classDetails, detailsFor } from "./details.js";
-import { Draft, fail, find, isTrue } from "./draft.js";
+import { accept, Draft, fail, find, isTrue } from "./draft.js";
 import { failureOf, waitingMessage } from "./messages.js";
 import { acceptedMessage, groupOf, notMadeFor } from "./ownership.js";
 import { podSetDemands } from "./pod-sets.js";
@@ -224,7 +224,6 @@ function admit(
       ? ""
       : ` Chosen by capacitySearchStrategy OBTAINABILITY: the earliest ETA of ${placement.competing} groups.`
   }`;
-  const ignored = unknown.length > 0 ? `Ignored ${unknownParametersMessage(unknown)}.` : undefined;
   // Its place at the back of the group's queue: the acceptance's write says the position and ETA.
   const joining = s.queues && insightIfQueued(placement.group, s.queues.get(groupKey), rr, s.nowMs);
   // Where its ResizeRequest lives is recorded with the acceptance: later passes look there only.
@@ -235,17 +234,7 @@ function admit(
     group: placement.group,
     insight: joining?.insight,
   });
-  d.set(
-    {
-      type: C.Accepted,
-      status: "True",
-      reason: Reason.Accepted,
-      message: ignored ? `${accepted} ${ignored}` : accepted,
-    },
-    E.ProvisioningAccepted,
-  );
-  // Once: admission runs only until Accepted=True is written.
-  if (ignored) d.events.push({ definition: E.UnknownParameters, note: ignored });
+  accept(d, accepted, unknown);
   d.set({
     type: C.Provisioned,
     status: "False",

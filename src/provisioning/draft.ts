@@ -11,7 +11,8 @@ import { setCondition, type ConditionInput } from "../controller/conditions.js";
 import type { EventDefinition } from "../events/catalog.js";
 import { sameDetails, withoutQueue } from "./details.js";
 import { provisioningEvents as E } from "./events.js";
-import type { Reason } from "./reasons.js";
+import { unknownParametersMessage } from "./parameters.js";
+import { Reason } from "./reasons.js";
 
 export const isTrue = (conditions: readonly PrCondition[] | undefined, type: string): boolean =>
   conditions?.some((c) => c.type === type && c.status === "True") ?? false;
@@ -55,4 +56,22 @@ export function fail(d: Draft, reason: Reason, message: string): void {
   d.set({ type: C.Accepted, status: "False", reason, message });
   d.set({ type: C.Provisioned, status: "False", reason, message });
   d.set({ type: C.Failed, status: "True", reason, message }, E.ProvisioningFailed);
+}
+
+/**
+ * Accepted=True with `message`, and the parameter keys the request carries that the provisioner does not
+ * know: named in the message and, once (admission runs only until Accepted=True is written), in an Event.
+ */
+export function accept(d: Draft, message: string, unknown: readonly string[]): void {
+  const ignored = unknown.length > 0 ? `Ignored ${unknownParametersMessage(unknown)}.` : undefined;
+  d.set(
+    {
+      type: C.Accepted,
+      status: "True",
+      reason: Reason.Accepted,
+      message: ignored ? `${message} ${ignored}` : message,
+    },
+    E.ProvisioningAccepted,
+  );
+  if (ignored) d.events.push({ definition: E.UnknownParameters, note: ignored });
 }
