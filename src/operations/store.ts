@@ -33,6 +33,7 @@ import {
   decode,
   encode,
   InFlightError,
+  IN_FLIGHT_WAIT_MS,
   type CreateOptions,
   type CreateResult,
   type OperationStoreOptions,
@@ -149,7 +150,7 @@ export class OperationStore {
   }
 
   async create(operation: Operation, ref: OperationRef, options: CreateOptions = {}): Promise<CreateResult> {
-    const deadline = this.now() + (this.options.inFlightWaitMs ?? 2000);
+    const deadline = this.now() + (this.options.inFlightWaitMs ?? IN_FLIGHT_WAIT_MS);
     for (;;) {
       options.signal?.throwIfAborted();
       try {
@@ -319,7 +320,7 @@ export class OperationStore {
     requestId: string,
     call: RequestIdCall,
   ): Promise<Operation | undefined> {
-    const deadline = this.now() + (this.options.inFlightWaitMs ?? 2000);
+    const deadline = this.now() + (this.options.inFlightWaitMs ?? IN_FLIGHT_WAIT_MS);
     for (;;) {
       const value = await this.call(() => this.redis.get(this.requestIdKey(project, requestId)));
       if (value === null) return undefined;

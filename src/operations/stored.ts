@@ -47,6 +47,18 @@ export interface OperationStoreOptions {
   readonly inFlightWaitMs?: number;
 }
 
+/** The default of `inFlightWaitMs`: a retry takes a PENDING Operation over only this long after it came. */
+export const IN_FLIGHT_WAIT_MS = 5_000;
+
+/**
+ * How long after sending its Operation's record a first try may still send its change (docs/reliability.md,
+ * V12). A retry of its requestId takes a PENDING Operation over (and, refused, forgets it) only
+ * IN_FLIGHT_WAIT_MS after it came, which is after the record was made; a change sent within this budget
+ * therefore reaches the cluster before any such refusal, with 2 s to spare. A first try held longer (its
+ * replica frozen) changes nothing, whatever it read of its Operation before the freeze.
+ */
+export const FIRST_TRY_CHANGE_BUDGET_MS = IN_FLIGHT_WAIT_MS - 2_000;
+
 /** A requestId whose Operation is still PENDING, its call in flight (internal: the store waits). */
 export class InFlightError extends Error {
   constructor(

@@ -9,6 +9,7 @@ import { locationPath, type Location, type Operation } from "../api/index.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { advance, isIncarnationOf } from "../operations/advance.js";
 import { INSERT_OPERATION_ANNOTATION, type OperationRef } from "../operations/model.js";
+import { FIRST_TRY_CHANGE_BUDGET_MS } from "../operations/stored.js";
 import { ApiError } from "../runtime/api-errors.js";
 import { cancelRequest, deleteRequest, findRequest } from "./cluster.js";
 import { BackendError, NotFoundError } from "./errors.js";
@@ -48,25 +49,41 @@ function unknownOutcome(ref: OperationRef): BackendError {
   );
 }
 
+/** A try's Operation as it recorded (created) or found it, and when it sent the record (`deps.now`). */
+export interface StartedTry {
+  readonly ref: OperationRef;
+  readonly requestId?: string;
+  readonly created: boolean;
+  readonly recordSentAt: number;
+}
+
 /**
- * Whether a try whose call carries a requestId may still make its change (docs/reliability.md, V10). A
- * try can be held between recording (or finding) its Operation and sending its change — its replica
- * frozen — while a retry of its requestId is answered: refused, the retry forgot the Operation; carried
- * out, it moved the Operation on. Either way the held try's change must not be made now. Gone, the call
- * is answered 503 (its retry starts afresh); moved on, the answer is the Operation as it stands.
+ * Whether a try whose call carries a requestId may still make its change (docs/reliability.md, V10 and
+ * V12). A try can be held between recording (or finding) its Operation and sending its change — its
+ * replica frozen — while a retry of its requestId is answered: refused, the retry forgot the Operation;
+ * carried out, it moved the Operation on. Either way the held try's change must not be made now. Gone,
+ * the call is answered 503 (its retry starts afresh); moved on, the answer is the Operation as it stands.
+ * A read can itself be held (its answer waits in the socket while the replica is frozen), so a first try
+ * past FIRST_TRY_CHANGE_BUDGET_MS since its record changes nothing either: 503, its Operation kept
+ * PENDING for its retry to carry out.
  */
 export async function answeredMeanwhile(
   call: CallContext<unknown, unknown>,
-  ref: OperationRef,
-  requestId: string | undefined,
+  started: StartedTry,
 ): Promise<Operation | undefined> {
+  const { ref, requestId } = started;
   if (requestId === undefined) return undefined;
   const op = await call.deps.store.get(ref);
   if (!op)
     throw new BackendError(
       `Another try of this call's requestId was answered while this one was held, and nothing was changed by this one. Retry the call with the same requestId (operation ${ref.name}).`,
     );
-  return op.status === "PENDING" ? undefined : op;
+  if (op.status !== "PENDING") return op;
+  if (started.created && call.deps.now() - started.recordSentAt > FIRST_TRY_CHANGE_BUDGET_MS)
+    throw new BackendError(
+      `This try was held for more than ${FIRST_TRY_CHANGE_BUDGET_MS / 1000} s before its change, and made none. Retry the call with the same requestId (operation ${ref.name}).`,
+    );
+  return undefined;
 }
 
 export interface RetriedCall {

@@ -41,7 +41,7 @@ import { InvalidError, InvalidResourceUsageError } from "./errors.js";
 import { locationOf, type LocationParams } from "./location.js";
 import { listAnswer, type ListParams } from "./list-answer.js";
 import type { CallContext, Reply } from "./route.js";
-import { answeredMeanwhile, carryOut, mutate, settleInsert } from "./change-outcome.js";
+import { answeredMeanwhile, carryOut, mutate, settleInsert, type StartedTry } from "./change-outcome.js";
 import { authorizeGroupUse } from "./group-use.js";
 
 type OfGroup = { readonly project: string; readonly instanceGroupManager: string } & LocationParams;
@@ -83,7 +83,7 @@ async function startOperation(
   verb: OperationVerb,
   target: Target,
   request: string,
-): Promise<{ operation: Operation; ref: OperationRef; created: boolean; requestId?: string }> {
+): Promise<StartedTry & { operation: Operation }> {
   const { deps, params, user } = call;
   const now = deps.now();
   const { project, location } = target;
@@ -109,6 +109,7 @@ async function startOperation(
     insertTime: new Date(now).toISOString(),
     ...(requestId !== undefined && { requestId }),
   });
+  const recordSentAt = deps.now();
   const result = await deps.store.create(operation, ref, {
     ...(requestId !== undefined && {
       requestId: { id: requestId, call: requestIdCall(call, verb, request) },
@@ -124,7 +125,13 @@ async function startOperation(
     { operation: stored.name, operationType, created: result.created, requestId },
     result.created ? "operation started" : "operation of requestId reused",
   );
-  return { operation: stored, ref: storedRef, created: result.created, ...(requestId && { requestId }) };
+  return {
+    operation: stored,
+    ref: storedRef,
+    created: result.created,
+    recordSentAt,
+    ...(requestId && { requestId }),
+  };
 }
 
 /**
@@ -191,7 +198,7 @@ export async function insert(call: CallContext<OfGroup & Idempotent, ResizeReque
     )
   )
     return { body: started.operation };
-  const answered = await answeredMeanwhile(call, started.ref, started.requestId);
+  const answered = await answeredMeanwhile(call, started);
   if (answered) return { body: answered };
   const created = await mutate(call, started.ref, started.requestId, () =>
     createOrAdopt(
@@ -325,7 +332,7 @@ async function cancelOnce(call: CallContext<OneRequest & Idempotent>): Promise<R
     );
   const started = await startOperation(call, "cancel", target, call.params.resizeRequest);
   if (!started.created) return { body: started.operation };
-  const answered = await answeredMeanwhile(call, started.ref, started.requestId);
+  const answered = await answeredMeanwhile(call, started);
   if (answered) return { body: answered };
   await mutate(call, started.ref, started.requestId, () => cancelRequest(deps.kube, rr));
   return {
@@ -350,7 +357,7 @@ async function removeOnce(call: CallContext<OneRequest & Idempotent>): Promise<R
   await settleInsert(call, target, rr);
   const started = await startOperation(call, "delete", target, call.params.resizeRequest);
   if (!started.created) return { body: started.operation };
-  const answered = await answeredMeanwhile(call, started.ref, started.requestId);
+  const answered = await answeredMeanwhile(call, started);
   if (answered) return { body: answered };
   const gone = await mutate(call, started.ref, started.requestId, () => deleteRequest(deps.kube, rr));
   const updated = await deps.store.update(

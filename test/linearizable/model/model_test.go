@@ -333,3 +333,20 @@ func TestRecordedCancelDoneWhileItsRequestWasActive(t *testing.T) {
 		t.Fatalf("first violation %v %s, want the cancel of h6-g0-0 (rid b5faae4b) answered 200", ok, Describe(c.Input, c.Output))
 	}
 }
+
+// Found by soak 6 (the code with V10 and V11 fixed), under a leader freeze (docs/reliability.md, V12):
+// insert(h2-g1-2, rid 6e8195bd)'s first try went to the replica about to be frozen; its retry was refused
+// 409 at 9.6 s and forgot the Operation; the first try had read its Operation back (PENDING) before the
+// freeze and went on after it, once the name had been deleted (10.9 s), creating a request no insert
+// stood behind: a list at 11.2 s shows h2-g1-2 ACCEPTED after every insert of it since was refused.
+func TestRecordedInsertMadeByAFirstTryHeldPastItsCheck(t *testing.T) {
+	h, err := ReadHistory("testdata/insert-made-by-a-first-try-held-past-its-check.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, h, porcupine.Illegal)
+	c, ok := FirstViolation(h, 10*time.Second)
+	if !ok || c.Input.Kind != List || c.Input.Group != "g1" || c.Output.Listed["h2-g1-2"] != Accepted {
+		t.Fatalf("first violation %v %s, want the list of g1 showing h2-g1-2 ACCEPTED", ok, Describe(c.Input, c.Output))
+	}
+}

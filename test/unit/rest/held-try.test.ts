@@ -3,10 +3,12 @@
 // its retry on the other replica found the Operation PENDING, was refused 409 (the name was taken) and
 // forgot it. When the freeze ended the first try created the request, an insert no answer stood behind.
 // The held try now looks at its Operation before its change: gone, it changes nothing and answers 503;
-// moved on by the retry, it answers with it.
+// moved on by the retry, it answers with it. That read can be held too (V12: its answer waited in the
+// socket of the frozen replica), so a first try held past its budget since its record changes nothing.
 import pino from "pino";
 import type { Operation } from "../../../src/api/operation.js";
 import { INSTANCE_GROUP_MANAGERS } from "../../../src/api/kinds.js";
+import { FIRST_TRY_CHANGE_BUDGET_MS } from "../../../src/operations/stored.js";
 import type { RestDeps } from "../../../src/rest/deps.js";
 import { cancel, insert, remove } from "../../../src/rest/resize-requests.js";
 
@@ -21,12 +23,17 @@ const request = (state: string) => ({
 });
 
 /** A try whose Operation, read back before the change, is `meanwhile` (undefined: forgotten). */
-function heldTry(meanwhile: Operation | undefined, state: string, withRequestId = true) {
+function heldTry(meanwhile: Operation | undefined, state: string, withRequestId = true, heldMs = 0) {
   const changes: string[] = [];
+  // The clock reads heldMs once the try has read its Operation back: how long the try was held.
+  let clock = 0;
   const store = {
     getByRequestId: () => Promise.resolve(undefined),
     create: (operation: Operation) => Promise.resolve({ operation, created: true }),
-    get: () => Promise.resolve(meanwhile),
+    get: () => {
+      clock = heldMs;
+      return Promise.resolve(meanwhile);
+    },
     update: (_ref: unknown, patch: Partial<Operation>) => Promise.resolve({ name: "mine", ...patch }),
     delete: () => Promise.resolve(true),
   };
@@ -63,7 +70,7 @@ function heldTry(meanwhile: Operation | undefined, state: string, withRequestId 
       kube,
       store,
       authorizer: { authorize: () => Promise.resolve() },
-      now: () => 0,
+      now: () => clock,
       publicUrl: "http://x",
     } as unknown as RestDeps,
   };
@@ -94,6 +101,18 @@ describe.each([
 
   test("whose Operation is still PENDING makes its change", async () => {
     const { context, changes } = heldTry(pending, state);
+    await expect(call(context)).resolves.toMatchObject({ body: { status: after } });
+    expect(changes).toEqual([change]);
+  });
+
+  test("held longer than the budget after its record changes nothing and answers 503, its Operation kept", async () => {
+    const { context, changes } = heldTry(pending, state, true, FIRST_TRY_CHANGE_BUDGET_MS + 1);
+    await expect(call(context)).rejects.toMatchObject({ status: 503, reason: "backendError" });
+    expect(changes).toEqual([]);
+  });
+
+  test("held within the budget makes its change", async () => {
+    const { context, changes } = heldTry(pending, state, true, FIRST_TRY_CHANGE_BUDGET_MS);
     await expect(call(context)).resolves.toMatchObject({ body: { status: after } });
     expect(changes).toEqual([change]);
   });
