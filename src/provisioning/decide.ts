@@ -13,14 +13,14 @@ import {
 } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { rfc3339 } from "../api/time.js";
-import { setCondition, type ConditionInput } from "../controller/conditions.js";
+import { setCondition, type ConditionInput } from "../controllers/conditions.js";
 import type { EventDefinition } from "../events/catalog.js";
 import type { RequestInsight } from "../queue/insight.js";
 import { provisioningEvents as E } from "./events.js";
 import { classDetails, detailsFor, sameDetails, withoutQueue } from "./details.js";
 import { failureOf, waitingMessage } from "./messages.js";
 import { acceptedMessage, foreignTemplate, groupOf, notMadeFor } from "./ownership.js";
-import type { CachedQueue } from "../controller/group-queue.js";
+import type { CachedQueue } from "../cache/group-queue.js";
 import { insightIfQueued, queuedEta } from "./obtainability.js";
 import { unknownParametersMessage, type ParsedParameters } from "./parameters.js";
 import { place } from "./placement.js";

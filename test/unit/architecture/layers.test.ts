@@ -15,7 +15,15 @@ const LAYERS: readonly { readonly name: string; readonly files: RegExp }[] = [
   { name: "runtime", files: /^runtime\// },
   { name: "redis", files: /^redis\// },
   { name: "events", files: /^events\// },
-  { name: "controller", files: /^controller\// },
+  // What the operator knows of each target kind, behind one interface (targets/index.ts), and the read
+  // path every kind shares (informers, /scale, readiness from Nodes, instances).
+  { name: "targets", files: /^targets\// },
+  // The caches and indexes of the controllers' own kinds, shared by every controller and reader.
+  { name: "cache", files: /^cache\// },
+  // One folder per controller (its reconcile and its watches in controller.ts, which is also its public
+  // face with permissions.ts); at the root, what the controllers share (conditions, errors, the
+  // request's Events, the rule of a finished request's retention).
+  { name: "controllers", files: /^controllers\// },
   { name: "provisioning", files: /^provisioning\// },
   { name: "booking", files: /^booking\// },
   { name: "operations", files: /^operations\// },
@@ -53,17 +61,17 @@ const FORBIDDEN: readonly { readonly from: RegExp; readonly to: RegExp; readonly
   {
     from: /^observability\//,
     to: /^(dashboard|commands)\//,
-    why: "the metrics read the queue on the caches (controller/group-queue.ts), not the dashboard's answers",
+    why: "the metrics read the queue on the caches (cache/group-queue.ts), not the dashboard's answers",
   },
   {
     from: /^operations\//,
-    to: /^controller\//,
+    to: /^(controllers|cache|targets)\//,
     why: "the operations controller is handed its informers, and a request's group key is the model's (api/identity.ts)",
   },
   {
     from: /^dashboard\//,
-    to: /^controller\/(?!group-queue\.ts$)/,
-    why: "the dashboard reads the queue through controller/group-queue.ts only, never the controller's internals",
+    to: /^(controllers\/|targets\/|cache\/(?!group-queue\.ts$))/,
+    why: "the dashboard reads the queue through cache/group-queue.ts only, never the controllers' internals",
   },
 ];
 
@@ -157,19 +165,49 @@ test("no file makes a forbidden import", () => {
   expect(made).toEqual([]);
 });
 
+/** The controller folder a file is in (controllers/<name>/...), or undefined. */
+function controllerOf(file: string): string | undefined {
+  return /^controllers\/([^/]+)\//.exec(file)?.[1];
+}
+
+/**
+ * Whether `to` is a controller's insides as seen from `from`. A controller's public face is what wires it
+ * (controller.ts, as Karpenter's and controller-runtime's controllers are constructed from one place)
+ * and the RBAC it declares (permissions.ts, collected by rbac/index.ts); what several controllers
+ * share lives at the root of controllers/ or in cache/ and targets/.
+ */
+function intoInsides(from: string, to: string): boolean {
+  const owner = controllerOf(to);
+  const face = new RegExp(`^controllers/${owner ?? ""}/(controller|permissions)\\.ts$`);
+  return owner !== undefined && owner !== controllerOf(from) && !face.test(to);
+}
+
+test("no area imports another controller's insides, only its controller.ts and permissions.ts", () => {
+  const made = [...graph].flatMap(([file, targets]) =>
+    targets.filter((t) => intoInsides(file, t)).map((t) => `${file} imports ${t}`),
+  );
+  expect(made).toEqual([]);
+  expect(intoInsides("provisioning/cleanup.ts", "controllers/resize/execute.ts")).toBe(true);
+  expect(intoInsides("observability/domain.ts", "controllers/resize/decide/plan.ts")).toBe(true);
+  expect(intoInsides("provisioning/cleanup.ts", "controllers/retention/controller.ts")).toBe(false);
+  expect(intoInsides("rbac/index.ts", "controllers/resize/permissions.ts")).toBe(false);
+  expect(intoInsides("controllers/resize/observe.ts", "controllers/resize/snapshot.ts")).toBe(false);
+  expect(intoInsides("controllers/retention/controller.ts", "controllers/events.ts")).toBe(false);
+});
+
 test("the forbidden imports are the ones once made, and the group queue stays open to the dashboard", () => {
   const once = [
     ["plugin/main.ts", "dashboard/views.ts"],
     ["plugin/main.ts", "dashboard/event-view.ts"],
     ["observability/domain.ts", "dashboard/queue-answer.ts"],
-    ["operations/controller.ts", "controller/observe.ts"],
-    ["operations/controller.ts", "controller/setup.ts"],
-    ["dashboard/queue-answer.ts", "controller/observe.ts"],
+    ["operations/controller.ts", "controllers/resize/observe.ts"],
+    ["operations/controller.ts", "cache/informers.ts"],
+    ["dashboard/queue-answer.ts", "controllers/resize/observe.ts"],
   ];
   for (const [from = "", to = ""] of once)
     expect([from, to, forbidden(from, to)]).toEqual([from, to, expect.any(String)]);
-  expect(forbidden("dashboard/api.ts", "controller/group-queue.ts")).toBeUndefined();
-  expect(forbidden("provisioning/observe.ts", "controller/group-queue.ts")).toBeUndefined();
+  expect(forbidden("dashboard/api.ts", "cache/group-queue.ts")).toBeUndefined();
+  expect(forbidden("provisioning/observe.ts", "cache/group-queue.ts")).toBeUndefined();
 });
 
 test("the checks bite: a cycle and an upward import are found", () => {
@@ -178,7 +216,7 @@ test("the checks bite: a cycle and an upward import are found", () => {
     ["b.ts", ["a.ts"]],
   ]);
   expect(cycles(bad)).toEqual([["a.ts", "b.ts"]]);
-  expect(layerOf("api/names.ts")).toBeLessThan(layerOf("controller/decide.ts"));
+  expect(layerOf("api/names.ts")).toBeLessThan(layerOf("controllers/resize/decide/index.ts"));
   for (const a of ALLOWED) expect(graph.get(a.from)).toContain(a.to);
 });
 

@@ -7,7 +7,7 @@ import type { Duration } from "../../../src/api/duration.js";
 import type { InstanceGroupManagerStatus } from "../../../src/api/instance-group-manager.js";
 import { REST_KIND } from "../../../src/api/names.js";
 import type { Provisioning, Release, ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { decide, type Plan, type RequestChange } from "../../../src/controller/decide/index.js";
+import { decide, type Plan, type RequestChange } from "../../../src/controllers/resize/decide/index.js";
 import { execute } from "./cluster.js";
 import { numericId, resizeRequestLinks } from "../../../src/api/identity.js";
 import {
@@ -15,9 +15,9 @@ import {
   type DecideConfig,
   type GroupSnapshot,
   type GroupView,
-  type RequestView,
-  type TargetView,
-} from "../../../src/controller/snapshot.js";
+} from "../../../src/controllers/resize/snapshot.js";
+import { type RequestView } from "../../../src/cache/request-view.js";
+import { type TargetView } from "../../../src/targets/view.js";
 import { rfc3339 } from "../../../src/api/time.js";
 
 /** A fixed "now" for every single-step test: 2025-01-01T00:10:00Z. */

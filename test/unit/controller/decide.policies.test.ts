@@ -3,16 +3,16 @@
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import { ErrorCode } from "../../../src/api/errors.js";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { fastRollback, latestVerdict } from "../../../src/controller/capacity.js";
-import { queueDeadline } from "../../../src/controller/deadline.js";
-import { decide } from "../../../src/controller/decide/index.js";
+import { fastRollback, latestVerdict } from "../../../src/controllers/resize/capacity.js";
+import { queueDeadline } from "../../../src/controllers/resize/deadline.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
 import type {
   AutoscalerEvent,
   GroupSnapshot,
   GroupView,
-  RequestView,
   UnschedulablePod,
-} from "../../../src/controller/snapshot.js";
+} from "../../../src/controllers/resize/snapshot.js";
+import type { RequestView } from "../../../src/cache/request-view.js";
 import {
   APPLIED,
   CFG,

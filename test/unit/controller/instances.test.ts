@@ -1,6 +1,6 @@
 // Whose instances: which Nodes a succeeding attempt takes and labels, and which NodeClaims a release or
 // a rollback deletes (src/controller/instances/view.ts, decide/instances.ts).
-import { decide } from "../../../src/controller/decide/index.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
 import {
   attemptInstances,
   claimFor,
@@ -12,14 +12,14 @@ import {
   POD_DELETION_COST,
   type InstancesView,
   type ObservedInstance,
-} from "../../../src/controller/instances/view.js";
+} from "../../../src/targets/instances/view.js";
 import {
   GKE_PROVISIONING_REQUEST_LABEL,
   REQUEST_LABEL,
   REQUEST_NAMESPACE_LABEL,
 } from "../../../src/api/instance-labels.js";
 import { MAX_LISTED_INSTANCES } from "../../../src/api/resize-request.js";
-import { HOLD_ANNOTATION, nodeLimitOfPool } from "../../../src/controller/instances/node-limit.js";
+import { HOLD_ANNOTATION, nodeLimitOfPool } from "../../../src/targets/karpenter/node-limit.js";
 import {
   appliedRequest,
   CFG,

@@ -2,15 +2,15 @@
 // attempt steps of decide): the pool is lowered only once Karpenter has finished launching, because it
 // deletes the Node of a NodeClaim only once that NodeClaim is registered. Also what a request says when
 // its group's target is deleted under it (a Warning Event TargetNotFound, once).
-import { decide } from "../../../src/controller/decide/index.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
 import {
   karpenterView,
   removalWait,
   rollbackWait,
   type KarpenterView,
   type NodeClaim,
-} from "../../../src/controller/karpenter.js";
-import type { GroupSnapshot } from "../../../src/controller/snapshot.js";
+} from "../../../src/targets/karpenter/launches.js";
+import type { GroupSnapshot } from "../../../src/controllers/resize/snapshot.js";
 import {
   APPLIED,
   CFG,

@@ -2,15 +2,15 @@
 // Karpenter's NodeClaims, its insufficient-capacity Events and the pool's limits.nodes say, and when an
 // Applied attempt rolls back because of it.
 import { ErrorCode } from "../../../src/api/errors.js";
-import { fastRollback } from "../../../src/controller/capacity.js";
-import { decide } from "../../../src/controller/decide/index.js";
+import { fastRollback } from "../../../src/controllers/resize/capacity.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
 import {
   karpenterBlock,
   karpenterView,
   nodeLimitOf,
   type KarpenterView,
   type NodeClaim,
-} from "../../../src/controller/karpenter.js";
+} from "../../../src/targets/karpenter/launches.js";
 import type { CoreEvent } from "../../../src/runtime/builtin-kinds.js";
 import {
   APPLIED,

@@ -13,7 +13,7 @@ import {
   selectorString,
   type HeldBackNode,
   type NodeReadinessRule,
-} from "../../../src/controller/node-readiness.js";
+} from "../../../src/targets/node-readiness.js";
 
 const POOL = { "karpenter.sh/nodepool": "gpu" };
 const GPU_TAINT: Taint = { key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" };

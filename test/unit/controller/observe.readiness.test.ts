@@ -5,12 +5,12 @@ import { InstanceGroupManager } from "../../../src/api/instance-group-manager.js
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
 import { API_VERSION } from "../../../src/api/names.js";
 import { ResizeRequest } from "../../../src/api/resize-request.js";
-import { NODE_CLAIMS } from "../../../src/controller/karpenter.js";
-import type { NodeCount, NodeCounter } from "../../../src/controller/node-informers.js";
-import type { HeldBack, NodeReadinessRule } from "../../../src/controller/node-readiness.js";
-import { observeGroup } from "../../../src/controller/observe.js";
-import { BY_NODE_SELECTOR, GROUP_INDEXERS, REQUEST_INDEXERS } from "../../../src/controller/indexes.js";
-import { ScaleClient } from "../../../src/controller/target.js";
+import { NODE_CLAIMS } from "../../../src/targets/karpenter/launches.js";
+import type { NodeCount, NodeCounter } from "../../../src/targets/node-informers.js";
+import type { HeldBack, NodeReadinessRule } from "../../../src/targets/node-readiness.js";
+import { observeGroup } from "../../../src/controllers/resize/observe.js";
+import { BY_NODE_SELECTOR, GROUP_INDEXERS, REQUEST_INDEXERS } from "../../../src/cache/indexes.js";
+import { ScaleClient } from "../../../src/targets/scale-client.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
 import { CORE_EVENTS, type Node } from "../../../src/runtime/builtin-kinds.js";
 import type { ResourceLocation } from "../../../src/runtime/resource-kind.js";

@@ -7,7 +7,7 @@ import {
   knownScalePaths,
   labelSelectorString,
   scaleOfObject,
-} from "../../../src/controller/scale-mapping.js";
+} from "../../../src/targets/scale-mapping.js";
 
 test.each([
   ["apps/v1", "Deployment", "status.replicas", "spec.selector"],

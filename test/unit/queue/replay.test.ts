@@ -14,8 +14,8 @@
 // start is exact.
 import fc from "fast-check";
 import type { InstanceGroupManagerStatus } from "../../../src/api/instance-group-manager.js";
-import { decide } from "../../../src/controller/decide/index.js";
-import type { GroupSnapshot } from "../../../src/controller/snapshot.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
+import type { GroupSnapshot } from "../../../src/controllers/resize/snapshot.js";
 import { queueInsight } from "../../../src/queue/insight.js";
 import { CFG, MIN, SEC, T0, changeOf, group, req, snap, startedIn } from "../controller/builders.js";
 import { execute } from "../controller/cluster.js";
