@@ -37,7 +37,8 @@ const texts = new Map(files.map((f) => [f, read(f)]));
 const perFolder = new Map<string, number>();
 for (const f of files) {
   const dir = path.dirname(f);
-  if (/^(controller|controllers|targets|cache)(\/|$)/.test(dir)) perFolder.set(dir, (perFolder.get(dir) ?? 0) + 1);
+  if (/^(controller|controllers|targets|cache)(\/|$)/.test(dir))
+    perFolder.set(dir, (perFolder.get(dir) ?? 0) + 1);
 }
 
 // 2. Import statements from outside a controller's folder into its insides. Before the seam all of
@@ -53,15 +54,21 @@ for (const [file, text] of texts)
     const spec = m[1] ?? m[2] ?? "";
     const target = path.normalize(path.join(path.dirname(file), spec)).replace(/\.js$/, ".ts");
     const owner = folderOf(target);
-    if (owner !== undefined && owner !== folderOf(file) && !isFace(target)) intoInsides.push(`${file} -> ${target}`);
+    if (owner !== undefined && owner !== folderOf(file) && !isFace(target))
+      intoInsides.push(`${file} -> ${target}`);
   }
 
 // 3. Files naming a kind outside its module (comments included: a comment naming a kind is knowledge of it).
 const KINDS: readonly { name: string; words: RegExp; module: RegExp }[] = [
   {
-    name: "karpenter",
-    words: /karpenter|nodepool|nodeclaim/i,
-    module: /^(controller\/karpenter[^/]*\.ts|targets\/karpenter(\.ts|\/))$/,
+    name: "Karpenter",
+    words: /karpenter/i,
+    module: /^(controller\/karpenter[^/]*\.ts|targets\/karpenter(\.ts|\/.*))$/,
+  },
+  {
+    name: "Karpenter's kinds (NodePool, NodeClaim)",
+    words: /nodepool|nodeclaim/i,
+    module: /^(controller\/karpenter[^/]*\.ts|targets\/karpenter(\.ts|\/.*))$/,
   },
   {
     name: "apps (Deployment, ReplicaSet, StatefulSet)",
@@ -89,6 +96,8 @@ for (const kind of KINDS) {
   const inDecide = naming.filter((f) => f.startsWith(decideDir));
   const mentions = (f: string): number =>
     (texts.get(f) ?? "").match(new RegExp(kind.words.source, "gi"))?.length ?? 0;
-  console.log(`${String(naming.length).padStart(4)} files (${inDecide.length} in ${decideDir})  ${kind.name}`);
+  console.log(
+    `${String(naming.length).padStart(4)} files (${inDecide.length} in ${decideDir})  ${kind.name}`,
+  );
   for (const f of inDecide) console.log(`      ${f}: ${mentions(f)}`);
 }

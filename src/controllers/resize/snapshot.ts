@@ -4,9 +4,8 @@ import type { FutureReservation } from "../../api/future-reservation.js";
 import type { Location } from "../../api/location.js";
 import type { RequestView } from "../../cache/request-view.js";
 import type { Identity } from "../../targets/instances/kinds.js";
-import type { NodeLimit } from "../../targets/karpenter/node-limit.js";
 import type { InstancesView } from "../../targets/instances/view.js";
-import type { KarpenterView } from "../../targets/karpenter/launches.js";
+import type { CapacityLimit, LoweringWaits, Shortfall } from "../../targets/kind.js";
 import type { TargetView } from "../../targets/view.js";
 
 export interface GroupView {
@@ -30,23 +29,6 @@ export interface GroupView {
   readonly identity?: Identity;
 }
 
-/** A cluster autoscaler's verdict on a pod, from the core/v1 Event it posts on the pod. */
-export interface AutoscalerEvent {
-  readonly reason: "NotTriggerScaleUp" | "TriggeredScaleUp";
-  /** When it was last posted (the Event's last timestamp), in milliseconds. */
-  readonly atMs: number;
-  readonly message: string;
-}
-
-/** One of the target's pods that the scheduler could not place (PodScheduled=False, Unschedulable). */
-export interface UnschedulablePod {
-  readonly name: string;
-  /** When it became Unschedulable: its PodScheduled condition's lastTransitionTime, in milliseconds. */
-  readonly sinceMs: number;
-  /** The cluster autoscaler's scale-up events on it; read only for groups with clusterAutoscaler Detect. */
-  readonly autoscalerEvents: readonly AutoscalerEvent[];
-}
-
 export interface GroupSnapshot {
   readonly nowMs: number;
   readonly namespace: string;
@@ -55,25 +37,20 @@ export interface GroupSnapshot {
   readonly group: GroupView | undefined;
   /** Undefined when the group is missing (nothing to read). */
   readonly target: TargetView | undefined;
-  /** The scheduler's message for the target's unschedulable pods, if any are Pending as Unschedulable. */
-  readonly unschedulable: string | undefined;
   /**
-   * The target's Unschedulable pods, read only while an attempt is Applied and not all ready (for the
-   * fast rollback, capacity.ts); undefined when not read.
+   * Why the instances an Applied attempt added are missing, as the target's kind says it
+   * (targets/kind.ts): read only while the attempt is not all ready; undefined when not read.
    */
-  readonly unschedulablePods?: readonly UnschedulablePod[];
-  /**
-   * What Karpenter says of a NodePool target, read only while an attempt is Applied and not all ready
-   * (for the fast rollback, karpenter.ts); undefined when not read.
-   */
-  readonly karpenter?: KarpenterView;
+  readonly shortfall?: Shortfall;
+  /** What lowering the target to roll an attempt back must wait for (targets/kind.ts); undefined when nothing. */
+  readonly lowering?: LoweringWaits;
   /**
    * The group's instances (instances/view.ts), read only when its readiness is counted from Nodes and
    * a pass may claim or remove some (an attempt in flight, a release due); undefined when not read.
    */
   readonly instances?: InstancesView;
-  /** A Karpenter NodePool target's node limit and whether the operator holds it (instances/node-limit.ts). */
-  readonly nodeLimit?: NodeLimit;
+  /** A limit on the target's capacity, held while a request's own instances go (targets/kind.ts). */
+  readonly limit?: CapacityLimit;
   /** The ResizeRequests naming this group that are in play (in-play.ts), in any order. */
   readonly requests: readonly RequestView[];
   /**

@@ -1,43 +1,12 @@
-// Which target kinds' instances the operator tells apart, and how a release takes exactly a request's
-// own (docs/lifecycle.md "Whose instances", the table): one table, read by the observer (what to list)
-// and by the group's status (its InstanceIdentity condition).
-import { isKarpenterNodePool } from "../../api/readiness.js";
-import { apiGroupOf } from "../../api/target-kinds.js";
+// What a group's instances are and how a release takes exactly a request's own (docs/lifecycle.md
+// "Whose instances", the table): each target kind says it (targets/index.ts, identityOf); read by the
+// observer (what to list) and by the group's status (its InstanceIdentity condition, below).
 import type { ReleaseMechanism } from "./view.js";
 
 /** What a group's instances are, and how a release removes a request's own; Untracked: not told apart. */
 export type Identity =
   | { readonly instances: "Node" | "Pod" | "Machine"; readonly mechanism: ReleaseMechanism }
   | { readonly instances: "Untracked" };
-
-/** apps/v1 workloads whose instances are pods. */
-const POD_KINDS: ReadonlyMap<string, ReleaseMechanism> = new Map([
-  ["Deployment", "PodDeletionCost"],
-  ["ReplicaSet", "PodDeletionCost"],
-  // Its controller removes the highest ordinals whatever a pod's cost (ordinals.ts).
-  ["StatefulSet", "HighestOrdinals"],
-]);
-
-/**
- * Cluster API's replica sets of Machines. A MachinePool is left out: its instances are the
- * infrastructure provider's (a cloud's scale set), not Machines it can be told to delete.
- */
-const MACHINE_KINDS: ReadonlySet<string> = new Set(["MachineDeployment", "MachineSet"]);
-
-/** Cluster API's group: its Machines live beside their MachineDeployment, at the same version. */
-export const CLUSTER_API_GROUP = "cluster.x-k8s.io";
-
-export function identityOf(
-  ref: { readonly apiVersion: string; readonly kind: string },
-  countsNodes: boolean,
-): Identity {
-  if (countsNodes)
-    return { instances: "Node", mechanism: isKarpenterNodePool(ref) ? "DeleteNodeClaims" : "CountOnly" };
-  if (apiGroupOf(ref.apiVersion) === CLUSTER_API_GROUP && MACHINE_KINDS.has(ref.kind))
-    return { instances: "Machine", mechanism: "DeleteMachineAnnotation" };
-  const mechanism = ref.apiVersion === "apps/v1" ? POD_KINDS.get(ref.kind) : undefined;
-  return mechanism === undefined ? { instances: "Untracked" } : { instances: "Pod", mechanism };
-}
 
 /** The group's InstanceIdentity condition for `identity` (the target's kind and name in messages). */
 export function identityCondition(

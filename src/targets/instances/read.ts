@@ -11,7 +11,7 @@ import { isForbidden } from "../../runtime/api-errors.js";
 import { PODS, type Node, type ObjectCondition, type Pod } from "../../runtime/builtin-kinds.js";
 import type { KubeClient } from "../../runtime/resource-client.js";
 import { NODE_CLAIMS, type NodeClaim } from "../karpenter/launches.js";
-import { identityOf } from "./kinds.js";
+import { identityOf } from "../index.js";
 import { machinesAt, type Machine } from "./machines.js";
 import type { NodeCounter } from "../node-informers.js";
 import type { TargetRead } from "../scale-client.js";

@@ -195,6 +195,51 @@ test("no area imports another controller's insides, only its controller.ts and p
   expect(intoInsides("controllers/retention/controller.ts", "controllers/events.ts")).toBe(false);
 });
 
+/**
+ * The resize decision's pure core: the files that decide (controllers/resize/decide/) see the target
+ * only through the neutral views of targets/kind.ts and targets/view.ts. They import no kind module,
+ * not even through another file, and name no kind: a kind's words come from its module (targets/<kind>.ts)
+ * through the snapshot. The words checked, case-insensitively, in code and comments alike: Karpenter,
+ * NodePool (Karpenter's), Deployment, ReplicaSet, StatefulSet (apps/v1), MachineDeployment, MachineSet,
+ * MachinePool, "Cluster API" and cluster.x-k8s.io (Cluster API's). Not yet checked: NodeClaim, which
+ * the release's Removal still names (targets/instances/view.ts).
+ */
+const PURE_CORE = /^controllers\/resize\/decide\//;
+const KIND_MODULE = /^targets\/(index|apps|karpenter|cluster-api|scale|pods)\.ts$|^targets\/karpenter\//;
+const KIND_WORDS =
+  /karpenter|nodepool|deployment|replicaset|statefulset|machinedeployment|machineset|machinepool|cluster api|cluster\.x-k8s\.io/i;
+
+/** Every src file `file` imports, directly or through others. */
+function reachable(file: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...(graph.get(file) ?? [])];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (seen.has(next)) continue;
+    seen.add(next);
+    stack.push(...(graph.get(next) ?? []));
+  }
+  return seen;
+}
+
+test("the decision's pure core imports no target-kind module and names no kind", () => {
+  const core = [...graph.keys()].filter((f) => PURE_CORE.test(f));
+  expect(core.length).toBeGreaterThan(10);
+  const imports = core.flatMap((f) =>
+    [...reachable(f)].filter((t) => KIND_MODULE.test(t)).map((t) => `${f} reaches ${t}`),
+  );
+  expect(imports).toEqual([]);
+  const naming = core.flatMap((f) => {
+    const lines = readFileSync(path.join(SRC, f), "utf8").split("\n");
+    return lines.flatMap((line, i) => (KIND_WORDS.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : []));
+  });
+  expect(naming).toEqual([]);
+  // The checks bite: the kind modules name their kinds, and the core's files are in the graph.
+  for (const module of ["targets/karpenter.ts", "targets/apps.ts", "targets/cluster-api.ts"])
+    expect(KIND_WORDS.test(readFileSync(path.join(SRC, module), "utf8"))).toBe(true);
+  expect(core).toContain("controllers/resize/decide/attempt.ts");
+  expect(reachable("controllers/resize/observe.ts")).toContain("targets/karpenter.ts");
+});
+
 test("the forbidden imports are the ones once made, and the group queue stays open to the dashboard", () => {
   const once = [
     ["plugin/main.ts", "dashboard/views.ts"],

@@ -163,7 +163,8 @@ export function snap(o: SnapshotOptions = {}): GroupSnapshot {
     groupName: GROUP_NAME,
     group: g,
     target: g === undefined ? undefined : (o.target ?? found(replicas, o.ready ?? replicas)),
-    unschedulable: o.unschedulable,
+    // The scheduler's message on the target's pods: what a pod-placed kind's shortfall says (targets/pods.ts).
+    ...(o.unschedulable !== undefined && { shortfall: { message: o.unschedulable } }),
     requests: o.requests ?? [],
     ...(o.bookings && { bookings: o.bookings }),
   };
@@ -483,9 +484,9 @@ export async function drive(start: GroupSnapshot, o: DriveOptions = {}): Promise
           ...target,
           readyReplicas: Math.min(target.replicas, o.readyAtOnce ? target.replicas : replicasBefore, cap),
         },
-        unschedulable:
+        shortfall:
           target.replicas > cap
-            ? `0/3 nodes are available: ${target.replicas - cap} Insufficient nvidia.com/gpu.`
+            ? { message: `0/3 nodes are available: ${target.replicas - cap} Insufficient nvidia.com/gpu.` }
             : undefined,
       };
     }

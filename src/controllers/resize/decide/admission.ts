@@ -33,8 +33,8 @@ export const targetOf = (group: GroupView): NamingTarget => ({
 });
 
 /**
- * Why the head's attempt cannot start under the instance names it gives (a StatefulSet adds only its
- * next ordinals), or undefined when it names none or exactly those.
+ * Why the head's attempt cannot start under the instance names it gives (a target named by ordinals
+ * adds only its next ones, api/instance-names.ts), or undefined when it names none or exactly those.
  */
 export function namesNotNext(
   d: RequestDraft,

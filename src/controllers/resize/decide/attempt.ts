@@ -9,8 +9,7 @@ import type { Provisioning } from "../../../api/resize-request.js";
 import { sizeOf } from "../../../queue/rules.js";
 import { deliveryOfView } from "./bookings.js";
 import { exponentialDelay } from "../../../runtime/backoff.js";
-import { fastRollback } from "../capacity.js";
-import { removalWait, rollbackWait } from "../../../targets/karpenter/launches.js";
+import { fastRollback } from "./capacity.js";
 import { attemptTimedOut, messageOf, targetModified } from "../../errors.js";
 import { heldBackSentence } from "../held-back.js";
 import { resizeEvents as E } from "../../events.js";
@@ -122,8 +121,8 @@ export function stepAttempt(d: RequestDraft, pass: Pass, turn: Turn): Turn {
   if (wantsCancel(d.view)) return rollBack(a, inFlight);
   if (!ready(target)) return awaitInstances(a, inFlight);
   // The target's count can describe instances that are going (a scale-down's, whose status its
-  // controller has not caught up with): for Cluster API's Machines the attempt's own must be there and
-  // ready too (instances.ts, ownReady).
+  // controller has not caught up with): where a release deletes by annotation, the attempt's own must
+  // be there and ready too (instances.ts, ownReady).
   const own = ownReady(d, pass, a.k);
   return own === undefined || own >= a.k ? succeed(a, inFlight) : awaitInstances(a, inFlight, own);
 }
@@ -145,16 +144,16 @@ function rollBack(a: Held, turn: Turn): Turn {
 }
 
 /**
- * Applies a recorded rollback. A Karpenter NodePool is lowered only once Karpenter has finished
- * launching (karpenter.ts, rollbackWait), for at most the group's provisioningTimeout from the record.
+ * Applies a recorded rollback. The target is lowered only once what its kind says must finish first
+ * has (targets/kind.ts, LoweringWaits), for at most the group's provisioningTimeout from the record.
  */
 function lowerOnceLaunched({ d, p, pass, target, k }: Held, turn: Turn): Turn {
   const t = target.replicas;
-  const wait = rollbackWait(pass.s.karpenter, t, ms(p.appliedTime ?? p.startedTime));
+  const wait = pass.s.lowering?.beforeLowering;
   const waitedMs = pass.s.nowMs - ms(p.startedTime);
   if (wait !== undefined && waitedMs < (pass.s.group?.provisioningTimeoutMs ?? 0)) {
-    const removing = `Removing the ${k} instances of attempt ${p.attempt} once Karpenter has finished launching`;
-    d.phase("provisioning", "RollingBack", `${removing}: ${wait}.`);
+    const removing = `Removing the ${k} instances of attempt ${p.attempt} once ${wait.until}`;
+    d.phase("provisioning", "RollingBack", `${removing}: ${wait.now}.`);
     return wake(turn, pass.cfg.pollIntervalMs);
   }
   const removal = rollbackRemoval(pass, ms(p.startedTime), t - p.targetReplicas);
@@ -183,8 +182,8 @@ function stepRollBack(a: Held, turn: Turn): Turn {
   const { d, p, pass, target } = a;
   const t = target.replicas;
   if (t === p.baseReplicas && t !== p.targetReplicas) return lowerOnceLaunched(a, turn);
-  // A Karpenter NodePool: the attempt ends once Karpenter has removed what it lowered (karpenter.ts).
-  const removing = removalWait(pass.s.karpenter, t);
+  // The attempt ends once what lowering the target removes is gone, where its kind says so (targets/kind.ts).
+  const removing = pass.s.lowering?.removing;
   if (
     removing !== undefined &&
     pass.s.nowMs - ms(p.startedTime) < (pass.s.group?.provisioningTimeoutMs ?? 0)
@@ -259,7 +258,7 @@ function awaitInstances(a: Held, turn: Turn, own?: number): Turn {
   const { s, cfg } = pass;
   const t = target.replicas;
   const timeoutMs = s.group?.provisioningTimeoutMs ?? 0;
-  const unreadable = s.karpenter?.unreadable;
+  const unreadable = s.shortfall?.unreadable;
   // Counted from Nodes: which selected Nodes do not count and why (a Ready Node with an undeclared taint
   // otherwise looks like no Node at all).
   const held = target.heldBack && heldBackSentence(target.heldBack);
@@ -267,7 +266,7 @@ function awaitInstances(a: Held, turn: Turn, own?: number): Turn {
     own === undefined
       ? `${target.readyReplicas} are`
       : `the target counts ${target.readyReplicas}, but ${own} of the ${k} this attempt added are there and ready`;
-  const waiting = `Waiting for ${t} instances to be ready (${count}).${held === undefined ? "" : ` ${held}`}${unreadable === undefined ? "" : ` Karpenter's failed launches cannot be seen (${unreadable}), so the attempt waits for its provisioningTimeout.`}`;
+  const waiting = `Waiting for ${t} instances to be ready (${count}).${held === undefined ? "" : ` ${held}`}${unreadable === undefined ? "" : ` ${unreadable}`}`;
   if (p.phase === "Applying") {
     // The attempt's time starts when the increase is seen applied, not when it was recorded.
     d.patch({
@@ -277,17 +276,17 @@ function awaitInstances(a: Held, turn: Turn, own?: number): Turn {
     return wake(turn, Math.min(cfg.pollIntervalMs, timeoutMs));
   }
   const deadline = ms(p.deadline);
-  const early = fastRollback(s.group, p, s.unschedulablePods, { view: s.karpenter, replicas: t });
+  const early = fastRollback(s.group, p, s.shortfall);
   const timedOut = p.deadline !== undefined && s.nowMs >= deadline;
   if (timedOut || (early && s.nowMs >= early.atMs)) {
-    // No pod says what is missing for a Karpenter NodePool: Karpenter's word does.
-    const karpenterSaid = s.unschedulable === undefined ? early?.summary : undefined;
+    // What is missing, in the words of the target's kind (the scheduler's on its pods, or its own objects').
+    const shortfall = s.shortfall;
     const errors = attemptTimedOut({
       wanted: t,
       ready: target.readyReplicas,
       timeout: formatDuration(timedOut ? timeoutMs : s.nowMs - ms(p.appliedTime)),
-      unschedulable: s.unschedulable ?? karpenterSaid,
-      ...(karpenterSaid !== undefined && { cause: "new Nodes could not be launched" }),
+      unschedulable: shortfall?.message,
+      ...(shortfall?.cause !== undefined && { cause: shortfall.cause }),
       ...(!timedOut && early && { noCapacity: early.why }),
     });
     d.patch({ lastAttempt: { error: errors } });

@@ -111,7 +111,7 @@ const conditionOf = (st: InstanceGroupManagerStatus | undefined, type: string) =
 /**
  * One when InstancesHeldBack turns True for a reason a person must lift (an undeclared taint, a cordon),
  * or changes to another such reason; not when only its Nodes change, and not for a Node registering
- * (Karpenter lifts that within seconds on every scale-up).
+ * (the node provisioner lifts that within seconds on every scale-up).
  */
 function heldBackEvents(
   previous: InstanceGroupManagerStatus | undefined,

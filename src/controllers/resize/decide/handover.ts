@@ -1,6 +1,6 @@
-// The step that follows a StatefulSet release resolved in this pass (../instances/ordinals.ts): the
-// releasing request's surviving pods pass to the requests whose pods the StatefulSet removed in their
-// place, relabelled (written before any status) and listed on the receivers' status, with an Event on
+// The step that follows a release resolved in this pass on a target that removes its highest ordinals
+// first (identity HighestOrdinals, targets/instances/ordinals.ts): the releasing request's surviving
+// pods pass to the requests whose pods the target removed in their place, relabelled (written before any status) and listed on the receivers' status, with an Event on
 // both sides and a condition on each receiver. Recomputed from the statuses on every pass that resolves
 // the release, so a pass cut short is simply done again.
 import { ResizeRequestCondition as RC } from "../../../api/conditions.js";
@@ -32,7 +32,9 @@ export function handOverOrdinals(drafts: readonly RequestDraft[], pass: Pass, tu
   if (s.group?.identity?.instances !== "Pod" || s.group.identity.mechanism !== "HighestOrdinals")
     return { turn, givers };
   if (!target?.found) return { turn, givers };
-  const statefulSet = s.group.targetName;
+  // How messages name the target (its kind and name, as the group's other messages do).
+  const named = `${s.group.targetKind} ${s.group.targetName}`;
+  const targetName = s.group.targetName;
   const key = (x: RequestDraft) => ({ namespace: s.namespace, name: x.name });
   let labels: InstanceWrite[] = [];
   for (const d of drafts) {
@@ -43,7 +45,7 @@ export function handOverOrdinals(drafts: readonly RequestDraft[], pass: Pass, tu
     const others = drafts.filter((o) => o !== d && holds(o));
     const cut = (target.firstOrdinal ?? 0) + release.targetReplicas;
     const handovers = ordinalHandover(
-      statefulSet,
+      targetName,
       cut,
       { request: key(d), pods: podsOf(d) },
       others.map((o) => ({ request: key(o), pods: podsOf(o) })),
@@ -53,9 +55,9 @@ export function handOverOrdinals(drafts: readonly RequestDraft[], pass: Pass, tu
     for (const receiver of others) {
       const mine = handovers.filter((h) => h.to.name === receiver.name);
       if (mine.length === 0) continue;
-      const pods = afterHandover(statefulSet, key(receiver), podsOf(receiver), handovers);
+      const pods = afterHandover(targetName, key(receiver), podsOf(receiver), handovers);
       receiver.patch({ instances: pods.map((name) => ({ kind: "Pod", name })) });
-      const note = receiverNote(statefulSet, d.name, mine);
+      const note = receiverNote(named, d.name, mine);
       receiver.condition({
         type: RC.InstancesReplaced,
         status: "True",
@@ -69,21 +71,21 @@ export function handOverOrdinals(drafts: readonly RequestDraft[], pass: Pass, tu
         ...mine.map((h): InstanceWrite => ({ kind: "Pod", name: h.pod, labels: written })),
       ];
     }
-    d.emit(E.InstancesHandedOver, giverNote(statefulSet, handovers));
+    d.emit(E.InstancesHandedOver, giverNote(named, handovers));
   }
   return { turn: labels.length === 0 ? turn : { ...turn, labels: [...turn.labels, ...labels] }, givers };
 }
 
-function receiverNote(statefulSet: string, giver: string, mine: readonly Handover[]): string {
-  return `Request ${giver}'s run duration ended first, and StatefulSet ${statefulSet} removes its highest ordinals: this request's ${list(mine.map((h) => h.replaces))} went, and ${giver}'s ${list(mine.map((h) => h.pod))} took their place (labelled and listed as this request's).`;
+function receiverNote(named: string, giver: string, mine: readonly Handover[]): string {
+  return `Request ${giver}'s run duration ended first, and ${named} removes its highest ordinals: this request's ${list(mine.map((h) => h.replaces))} went, and ${giver}'s ${list(mine.map((h) => h.pod))} took their place (labelled and listed as this request's).`;
 }
 
-function giverNote(statefulSet: string, handovers: readonly Handover[]): string {
+function giverNote(named: string, handovers: readonly Handover[]): string {
   const byReceiver = new Map<string, Handover[]>();
   for (const h of handovers) byReceiver.set(h.to.name, [...(byReceiver.get(h.to.name) ?? []), h]);
   const parts = [...byReceiver].map(
     ([to, hs]) =>
       `${list(hs.map((h) => h.replaces))} of request ${to}, whose place this request's ${list(hs.map((h) => h.pod))} now hold`,
   );
-  return `StatefulSet ${statefulSet} removes its highest ordinals, so lowering it took ${parts.join("; ")}.`;
+  return `${named} removes its highest ordinals, so lowering it took ${parts.join("; ")}.`;
 }

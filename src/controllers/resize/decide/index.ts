@@ -51,7 +51,7 @@ export function decide(
   // 2. Finished requests: late cancels, deletion, run-duration releases.
   for (const d of drafts) if (!handled.has(d) && isFinal(d.view.status)) turn = stepFinal(d, pass, turn);
 
-  // A StatefulSet release resolved above hands the releasing request's surviving pods over (handover.ts).
+  // A release resolved above on a target that removes its highest ordinals first hands the releasing request's surviving pods over (handover.ts).
   const handedOver = handOverOrdinals(drafts, pass, turn);
   turn = handedOver.turn;
 

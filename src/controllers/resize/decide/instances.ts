@@ -1,7 +1,6 @@
 // The steps' side of whose instances (../instances/view.ts): which instances a succeeding attempt takes
 // and labels, and what a release or rollback removes with its scale. Nothing happens for a group whose
 // instances were not read (its readiness is not counted from Nodes): it stays count-only.
-import { holdPatch, releasePatch } from "../../../targets/karpenter/node-limit.js";
 import {
   attemptInstances,
   claimFor,
@@ -33,12 +32,13 @@ export function claimInstances(d: RequestDraft, pass: Pass, turn: Turn, k: numbe
 }
 
 /**
- * How many of the `k` Machines a succeeding attempt would take are there and ready; undefined where the
- * target's ready count alone decides. Only Cluster API's: its MachineDeployment's status counts the
- * Machines a release is deleting as ready for seconds after the scale-down, and each attempt's
- * Machines are new objects with new names. A StatefulSet re-creates a pod under an ordinal a
- * request's label may still be on, and the load and crash suites saw attempts there wait for ever
- * for pods of their own: pods and Nodes go by the target's count, as before.
+ * How many of the `k` instances a succeeding attempt would take are there and ready; undefined where the
+ * target's ready count alone decides. Only where a release deletes the request's own by annotation
+ * (DeleteMachineAnnotation): that target's status counts the instances a release is deleting as ready
+ * for seconds after the scale-down, and each attempt's instances are new objects with new names. Where
+ * the highest ordinals go, a pod is re-created under an ordinal a request's label may still be on, and
+ * the load and crash suites saw attempts there wait for ever for pods of their own: pods and Nodes go
+ * by the target's count, as before.
  */
 export function ownReady(d: RequestDraft, pass: Pass, k: number): number | undefined {
   const view = pass.s.instances;
@@ -57,8 +57,8 @@ function removalOf(pass: Pass, instances: readonly ObservedInstance[]): ScaleCha
   const view = pass.s.instances;
   const removal = view && kindRemovalOf(view, instances);
   if (!view || !removal) return undefined;
-  const limit = pass.s.nodeLimit;
-  const hold = removal.nodeClaims.length > 0 && limit ? holdPatch(limit, view.items.length) : undefined;
+  // The target's capacity limit is held while deletions of the request's own are under way (targets/kind.ts).
+  const hold = removal.nodeClaims.length > 0 ? pass.s.limit?.hold : undefined;
   return { ...removal, hold };
 }
 
@@ -76,8 +76,7 @@ export function rollbackRemoval(pass: Pass, startedMs: number, k: number): Scale
   return view && removalOf(pass, attemptInstances(view, startedMs, k));
 }
 
-/** A held node limit is given back once a pass removes nothing more. */
+/** A held capacity limit is given back once a pass removes nothing more. */
 export function targetPatchOf(pass: Pass, scale: ScaleChange | undefined): Plan["targetPatch"] {
-  const limit = pass.s.nodeLimit;
-  return limit && !scale?.removal?.hold ? releasePatch(limit) : undefined;
+  return scale?.removal?.hold ? undefined : pass.s.limit?.giveBack;
 }

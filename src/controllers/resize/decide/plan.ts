@@ -24,8 +24,8 @@ export interface ScaleChange {
   readonly replicas: number;
   /**
    * What goes with the scale when it removes a request's own instances (instances/view.ts), only once
-   * the record is confirmed, like the scale: first `hold` is merged into the target (a Karpenter pool's
-   * node limit held, instances/node-limit.ts), then `nodeClaims` are deleted and `writes` made (pods'
+   * the record is confirmed, like the scale: first `hold` is merged into the target (its capacity limit
+   * held, targets/kind.ts), then the instances' own objects are deleted and `writes` made (pods'
    * deletion cost), then the replicas lowered.
    */
   readonly removal?: Removal & { readonly hold: MergePatch | undefined };
