@@ -6,6 +6,7 @@ import { isKarpenterNodePool } from "../api/readiness.js";
 import type { Provisioning } from "../api/resize-request.js";
 import type { CapacityLimit, CapacityReading, TargetKind } from "./kind.js";
 import { karpenterBlock, removalWait, rollbackWait, type KarpenterView } from "./karpenter/launches.js";
+import { poolInstances } from "./karpenter/instances.js";
 import { holdPatch, nodeLimitOfPool, releasePatch } from "./karpenter/node-limit.js";
 import { readKarpenter } from "./karpenter/read.js";
 
@@ -71,5 +72,6 @@ export const karpenter: TargetKind = {
     const view = await readKarpenter(q.client, q.ref.name, q.target.object);
     return karpenterCapacity(view, q.target.replicas, q.attempt);
   },
+  nodeInstances: poolInstances,
   capacityLimit: poolLimit,
 };

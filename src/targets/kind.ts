@@ -3,12 +3,15 @@
 // as cluster-autoscaler's cloudprovider.NodeGroup draws its seam per provider. Every kind is read and
 // scaled through /scale (scale-client.ts, the /scale fields in scale-mapping.ts); a kind module says
 // what its instances are and how a release takes a request's own, what its object adds to the target's
-// view, why capacity an attempt asked for is missing, and what lowering the target must wait for. The
-// resize decision (controllers/resize/decide/) sees only the neutral views below and names no kind.
+// view, which of the Nodes it counts are its own, why capacity an attempt asked for is missing, and
+// what lowering the target must wait for. The resize decision (controllers/resize/decide/) sees only
+// the neutral views below and names no kind.
 import type { Provisioning } from "../api/resize-request.js";
-import type { Unstructured } from "../runtime/builtin-kinds.js";
+import type { Node, Unstructured } from "../runtime/builtin-kinds.js";
 import type { KubeClient, MergePatch } from "../runtime/resource-client.js";
 import type { Identity } from "./instances/kinds.js";
+import type { InstancesView } from "./instances/view.js";
+import type { NodeReadinessRule } from "./node-readiness.js";
 
 /** A group's spec.targetRef. */
 export interface TargetRef {
@@ -89,6 +92,16 @@ export interface TargetKind {
   details(object: Unstructured): { readonly firstOrdinal?: number };
   /** Why an attempt's capacity is missing, and what lowering must wait for: read only while needed. */
   capacity(query: CapacityQuery): Promise<CapacityReading>;
+  /**
+   * The group's instances where its readiness is counted from Nodes and the kind tells its own objects
+   * apart among them (a NodePool's NodeClaims); undefined, or absent: the Nodes alone, count-only.
+   */
+  nodeInstances?(query: {
+    readonly client: KubeClient;
+    readonly ref: TargetRef;
+    readonly selected: readonly Node[];
+    readonly rule: NodeReadinessRule;
+  }): Promise<InstancesView | undefined>;
   /** A capacity limit the operator holds while a request's own instances go, from the object as read. */
   capacityLimit?(object: Unstructured, instances: number | undefined): CapacityLimit;
 }

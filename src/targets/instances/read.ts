@@ -1,17 +1,15 @@
 // Reads a group's instances (view.ts decides what they mean): the Nodes its readiness counts, from the
-// one cluster-wide Node informer, and for a Karpenter NodePool the pool's NodeClaims by label (one list
-// call), each matched to the Node it registered; for an apps/v1 workload, its pods by its selector (one
-// list call). Read only when a pass may claim or remove instances (observe.ts). Without permission on
-// NodeClaims the pool's Nodes are still labelled and listed, but a release is count-only: Karpenter
-// chooses what goes.
+// one cluster-wide Node informer, matched by the target's kind to its own objects where it tells them
+// apart (kind.ts, nodeInstances: a NodePool's NodeClaims); for a workload whose instances are pods or
+// Machines, those by its selector (one list call). Read only when a pass may claim or remove instances
+// (controllers/resize/observe.ts).
 import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
 import { GKE_PROVISIONING_REQUEST_LABEL } from "../../api/instance-labels.js";
-import { isKarpenterNodePool, KARPENTER, readinessSource } from "../../api/readiness.js";
+import { readinessSource } from "../../api/readiness.js";
 import { isForbidden } from "../../runtime/api-errors.js";
 import { PODS, type Node, type ObjectCondition, type Pod } from "../../runtime/builtin-kinds.js";
 import type { KubeClient } from "../../runtime/resource-client.js";
-import { NODE_CLAIMS, type NodeClaim } from "../karpenter/launches.js";
-import { identityOf } from "../index.js";
+import { identityOf, targetKindOf } from "../index.js";
 import { machinesAt, type Machine } from "./machines.js";
 import type { NodeCounter } from "../node-informers.js";
 import type { TargetRead } from "../scale-client.js";
@@ -21,7 +19,7 @@ import {
   type InstancesView,
   type ObservedInstance,
   type ReleaseMechanism,
-  type RequestKey,
+  createdMs,
 } from "./view.js";
 
 /** A pod or a Machine: a namespaced object of the group whose Ready condition says it counts. */
@@ -74,11 +72,6 @@ async function membersOf(
   }
 }
 
-const createdMs = (timestamp: string | undefined): number => Date.parse(timestamp ?? "") || 0;
-
-const sameOwner = (a: RequestKey | undefined, b: RequestKey | undefined): boolean =>
-  a?.namespace === b?.namespace && a?.name === b?.name;
-
 function fromNode(node: Node, rule: NodeReadinessRule): ObservedInstance {
   const labels = node.metadata.labels;
   return {
@@ -90,23 +83,6 @@ function fromNode(node: Node, rule: NodeReadinessRule): ObservedInstance {
     createdMs: createdMs(node.metadata.creationTimestamp),
     ready: isReadyInstance(node, rule),
     deleting: node.metadata.deletionTimestamp !== undefined,
-  };
-}
-
-function fromClaim(claim: NodeClaim, node: Node | undefined, rule: NodeReadinessRule): ObservedInstance {
-  const owner = ownerOf(claim.metadata.labels);
-  const nodeOwner = ownerOf(node?.metadata.labels);
-  return {
-    node: claim.status?.nodeName ?? node?.metadata.name,
-    nodeClaim: claim.metadata.name,
-    owner: owner ?? nodeOwner,
-    // A pass that labelled the NodeClaim may have ended before its Node: the next one finishes.
-    complete: node === undefined ? owner !== undefined : sameOwner(owner, nodeOwner),
-    gkeLabel: node?.metadata.labels?.[GKE_PROVISIONING_REQUEST_LABEL],
-    createdMs: createdMs(claim.metadata.creationTimestamp),
-    ready: node !== undefined && isReadyInstance(node, rule),
-    deleting:
-      claim.metadata.deletionTimestamp !== undefined || node?.metadata.deletionTimestamp !== undefined,
   };
 }
 
@@ -133,24 +109,7 @@ export async function readInstances(
     mechanism: "CountOnly",
     items: selected.map((n) => fromNode(n, rule)),
   });
-  if (!isKarpenterNodePool(ref)) return countOnly();
-  let claims: readonly NodeClaim[];
-  try {
-    claims = (
-      await client.resource(NODE_CLAIMS).list({ labelSelector: `${KARPENTER.nodePoolLabel}=${ref.name}` })
-    ).items;
-  } catch (err) {
-    if (isForbidden(err)) return countOnly();
-    throw err;
-  }
-  // Karpenter names a NodeClaim's Node (status.nodeName) a moment after the Node registered: until
-  // then the cloud's instance id (providerID), set at launch, matches them.
-  const byName = new Map(selected.map((n) => [n.metadata.name ?? "", n]));
-  const byProvider = new Map(selected.flatMap((n) => (n.spec?.providerID ? [[n.spec.providerID, n]] : [])));
-  const nodeOf = (c: NodeClaim): Node | undefined =>
-    byName.get(c.status?.nodeName ?? "") ?? byProvider.get(c.status?.providerID ?? "");
-  return {
-    mechanism: "DeleteNodeClaims",
-    items: claims.map((c) => fromClaim(c, nodeOf(c), rule)),
-  };
+  // Where the kind tells its Nodes apart (a NodePool's NodeClaims), its own read; otherwise count-only.
+  const own = await targetKindOf(ref).nodeInstances?.({ client, ref, selected, rule });
+  return own ?? countOnly();
 }

@@ -91,6 +91,13 @@ export function ownerOf(labels: Readonly<Record<string, string>> | undefined): R
   return name && namespace ? { namespace, name } : undefined;
 }
 
+/** Whether two objects' owner labels name the same request (or both none). */
+export const sameOwner = (a: RequestKey | undefined, b: RequestKey | undefined): boolean =>
+  a?.namespace === b?.namespace && a?.name === b?.name;
+
+/** An object's creation time in milliseconds; 0 when unknown. */
+export const createdMs = (timestamp: string | undefined): number => Date.parse(timestamp ?? "") || 0;
+
 const isOwnedBy = (i: ObservedInstance, r: RequestKey): boolean =>
   i.owner?.namespace === r.namespace && i.owner.name === r.name;
 
