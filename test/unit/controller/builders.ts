@@ -1,4 +1,4 @@
-// Builders for the unit tests of the reconcile decision (src/controller/decide/): snapshots, request
+// Builders for the unit tests of the reconcile decision (src/controllers/resize/decide/): snapshots, request
 // views and statuses, plan inspection, and a driver that carries plans out with the real executor
 // against a fake API server (./cluster.ts) while a simulated cluster (kwok-like: new instances become
 // ready one step later) moves on, so multi-step scenarios can be checked end to end.

@@ -1,4 +1,4 @@
-// Carries out a decision with the REAL executor (src/controller/execute.ts) and the real ScaleClient
+// Carries out a decision with the REAL executor (src/controllers/resize/execute.ts) and the real ScaleClient
 // against an in-memory API server (test/support/fake-kube.ts): the snapshot the plan was decided on
 // becomes objects (the group, its requests, the target Deployment), the plan is executed, optionally
 // cut by an injected conflict or crash, and what landed is read back as the next snapshot.

@@ -1,4 +1,4 @@
-// The executor (src/controller/execute.ts) against the fake API server: the order of its writes, what
+// The executor (src/controllers/resize/execute.ts) against the fake API server: the order of its writes, what
 // it does on conflicts, and what is left behind when the process dies at any write (before it lands,
 // or right after) — and that deciding again from what was left converges to the uncut run.
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../../../src/api/kinds.js";

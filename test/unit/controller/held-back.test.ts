@@ -1,4 +1,4 @@
-// Why a selected Node does not count, in words (src/controller/held-back.ts): the sentence a waiting
+// Why a selected Node does not count, in words (src/controllers/resize/held-back.ts): the sentence a waiting
 // request quotes and the group's InstancesHeldBack condition, as table tests over counts.
 import { InstanceGroupManagerCondition as GC } from "../../../src/api/conditions.js";
 import {

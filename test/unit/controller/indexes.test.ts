@@ -1,4 +1,4 @@
-// The group cache's target index (src/controller/indexes.ts): a change of a target object reaches the
+// The group cache's target index (src/cache/indexes.ts): a change of a target object reaches the
 // groups pointing at it, whatever version of its kind they name; a namespaced target only those of its
 // namespace, a cluster-scoped one (a Karpenter NodePool) those of every namespace.
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";

@@ -1,5 +1,5 @@
 // Whose instances: which Nodes a succeeding attempt takes and labels, and which NodeClaims a release or
-// a rollback deletes (src/controller/instances/view.ts, decide/instances.ts).
+// a rollback deletes (src/targets/instances/view.ts, decide/instances.ts).
 import { decide } from "../../../src/controllers/resize/decide/index.js";
 import {
   attemptInstances,

@@ -1,4 +1,4 @@
-// NodeInformers (src/controller/node-informers.ts) with real informers over a scripted list-watch and
+// NodeInformers (src/targets/node-informers.ts) with real informers over a scripted list-watch and
 // the in-memory API server for its permission check: one informer whatever the selectors, made only
 // when asked, counting through its transform; a refusal is an answer, checked again later; a Node
 // change that can change a count is reported with its selector, a heartbeat is not.

@@ -1,4 +1,4 @@
-// Readiness counted from Nodes (src/controller/node-readiness.ts): which Nodes are a group's ready
+// Readiness counted from Nodes (src/targets/node-readiness.ts): which Nodes are a group's ready
 // instances, the selector the informer lists with, and what its transform keeps.
 import type { Taint } from "../../../src/api/instance-shape.js";
 import type { Node } from "../../../src/runtime/builtin-kinds.js";

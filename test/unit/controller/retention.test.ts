@@ -1,4 +1,4 @@
-// The retention decision (src/controller/retention.ts): which finished requests expire, and when.
+// The retention decision (src/controllers/retention-rule.ts): which finished requests expire, and when.
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import {

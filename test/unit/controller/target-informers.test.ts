@@ -1,4 +1,4 @@
-// Targets from informers (src/controller/target-informers.ts) under the real ScaleClient, with real
+// Targets from informers (src/targets/informers.ts) under the real ScaleClient, with real
 // informers over a scripted list-watch and the in-memory API server for everything else: once the
 // kind's informer has listed, a pass reads its target with no call and writes /scale with no read; our
 // own write shows until the cache delivers it; a refused list, or a kind whose /scale fields are not

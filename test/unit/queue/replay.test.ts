@@ -7,7 +7,7 @@
 //
 // Two cadences of passes: "clock", one pass per second whatever happens; "watch", the operator's: a
 // pass that wrote a request is followed at once by another (its own write is a watch event on a
-// request in play, src/controller/setup.ts), and the clock moves one second only after a pass that
+// request in play, src/controllers/resize/controller.ts), and the clock moves one second only after a pass that
 // wrote nothing. A release that must be applied before the head fits takes a pass of its own (the
 // release is recorded and applied, the next pass sees it applied and starts the head): under "clock"
 // that pass costs a second the model does not count; under "watch" it costs no time, and the model's
