@@ -4,7 +4,7 @@
 // ordinals whatever a pod's cost (instances/ordinals.ts), from its first ordinal (spec.ordinals.start).
 import type { Unstructured } from "../runtime/builtin-kinds.js";
 import type { ReleaseMechanism } from "./instances/view.js";
-import type { TargetKind } from "./kind.js";
+import type { ScalePaths, TargetKind } from "./kind.js";
 import { podsCapacity } from "./pods.js";
 
 const APPS = "apps/v1";
@@ -24,8 +24,16 @@ function firstOrdinalOf(object: Unstructured): { firstOrdinal?: number } {
   return { firstOrdinal: typeof ordinals?.start === "number" ? ordinals.start : 0 };
 }
 
+/** As the API server's own code serves their /scale. */
+const SCALE_PATHS: ScalePaths = {
+  specReplicas: "spec.replicas",
+  statusReplicas: "status.replicas",
+  labelSelector: "spec.selector",
+};
+
 export const apps: TargetKind = {
   name: "apps",
+  scalePaths: new Map([...POD_KINDS.keys()].map((kind) => [kind, SCALE_PATHS])),
   matches: (ref) => ref.apiVersion === APPS && POD_KINDS.has(ref.kind),
   identity(ref, countsNodes) {
     if (countsNodes) return { instances: "Node", mechanism: "CountOnly" };

@@ -4,7 +4,7 @@
 // out: its instances are the infrastructure provider's (a cloud's scale set), not Machines it can be
 // told to delete. Why capacity is missing is what the scheduler says of the target's pods (pods.ts).
 import { apiGroupOf } from "../api/target-kinds.js";
-import type { TargetKind } from "./kind.js";
+import type { ScalePaths, TargetKind } from "./kind.js";
 import { podsCapacity } from "./pods.js";
 
 /** Cluster API's group: its Machines live beside their MachineDeployment, at the same version. */
@@ -12,8 +12,16 @@ export const CLUSTER_API_GROUP = "cluster.x-k8s.io";
 
 const MACHINE_KINDS: ReadonlySet<string> = new Set(["MachineDeployment", "MachineSet"]);
 
+/** As their CRDs serve /scale, a MachinePool's too. */
+const SCALE_PATHS: ScalePaths = {
+  specReplicas: "spec.replicas",
+  statusReplicas: "status.replicas",
+  selector: "status.selector",
+};
+
 export const clusterApi: TargetKind = {
   name: "cluster-api",
+  scalePaths: new Map(["MachineDeployment", "MachineSet", "MachinePool"].map((kind) => [kind, SCALE_PATHS])),
   matches: (ref) => apiGroupOf(ref.apiVersion) === CLUSTER_API_GROUP,
   identity(ref, countsNodes) {
     if (countsNodes) return { instances: "Node", mechanism: "CountOnly" };

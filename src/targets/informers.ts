@@ -24,7 +24,8 @@ import type { Transform } from "../runtime/transform.js";
 import { HOLD_ANNOTATION } from "./karpenter/node-limit.js";
 import { TtlCache } from "../runtime/ttl-cache.js";
 import { OwnWrites, type OwnWrite } from "./own-writes.js";
-import { crdScalePaths, knownScalePaths, scaleOfObject, type ScalePaths } from "./scale-mapping.js";
+import { crdScalePaths, knownScalePaths, scaleOfObject } from "./scale-mapping.js";
+import { type ScalePaths } from "./kind.js";
 import type { TargetOf } from "./access.js";
 
 /** A target as the cache holds it, with our own write not yet delivered laid over its Scale. */

@@ -2,7 +2,7 @@
 // deletes a request's own NodeClaims with the pool's node limit held (karpenter/node-limit.ts), and
 // Karpenter's own objects say why capacity is missing (karpenter/launches.ts, read by karpenter/read.ts)
 // and what lowering the pool must wait for: no pod of the group's namespace says anything about it.
-import { isKarpenterNodePool } from "../api/readiness.js";
+import { isKarpenterNodePool, KARPENTER } from "../api/readiness.js";
 import type { Provisioning } from "../api/resize-request.js";
 import type { CapacityLimit, CapacityReading, TargetKind } from "./kind.js";
 import { karpenterBlock, removalWait, rollbackWait, type KarpenterView } from "./karpenter/launches.js";
@@ -62,6 +62,10 @@ export function poolLimit(nodePool: unknown, instances: number | undefined): Cap
 
 export const karpenter: TargetKind = {
   name: "karpenter",
+  // Its status counts its NodeClaims in status.nodes, and it has no selector.
+  scalePaths: new Map([
+    [KARPENTER.nodePool, { specReplicas: "spec.replicas", statusReplicas: "status.nodes" }],
+  ]),
   matches: isKarpenterNodePool,
   identity: (_ref, countsNodes) =>
     countsNodes ? { instances: "Node", mechanism: "DeleteNodeClaims" } : { instances: "Untracked" },

@@ -20,6 +20,16 @@ export interface TargetRef {
   readonly name: string;
 }
 
+/** Dotted paths without the leading dot (`spec.replicas`), as a CRD's JSONPaths are once trimmed. */
+export interface ScalePaths {
+  readonly specReplicas: string;
+  readonly statusReplicas: string;
+  /** A string selector (a custom resource's labelSelectorPath); absent: none, or see `labelSelector`. */
+  readonly selector?: string;
+  /** A metav1.LabelSelector object that the API server serializes into the Scale's selector (apps/v1). */
+  readonly labelSelector?: string;
+}
+
 /** Why the instances an Applied attempt added are missing, in neutral terms. */
 export interface Shortfall {
   /**
@@ -86,6 +96,8 @@ export interface TargetKind {
   readonly name: string;
   /** Whether a group's target is of this kind. */
   matches(ref: Omit<TargetRef, "name">): boolean;
+  /** Kind → where its /scale fields live in the object, for the kinds known without their CRD (scale-mapping.ts). */
+  readonly scalePaths: ReadonlyMap<string, ScalePaths>;
   /** What its instances are and how a release removes a request's own (instances/kinds.ts). */
   identity(ref: Omit<TargetRef, "name">, countsNodes: boolean): Identity;
   /** What the target's object adds to its view (a StatefulSet's first ordinal); {} for most kinds. */

@@ -1,50 +1,16 @@
 // Where a kind keeps what its /scale subresource shows (pure): the API server builds a Scale from fields
 // of the object itself, so an object from an informer's cache gives the same replicas, status replicas
 // and selector as a GET of /scale, without the call. The built-in kinds and the well-known custom ones
-// are in the table below; for any other custom resource the paths come from its CRD
-// (spec.versions[].subresources.scale), read by target-informers.ts.
+// are known to their kind modules (apps.ts, cluster-api.ts, karpenter.ts); for any other custom
+// resource the paths come from its CRD (spec.versions[].subresources.scale), read by informers.ts.
 import { z } from "zod";
-import { apiGroupOf } from "../api/target-kinds.js";
 import type { Scale } from "../runtime/builtin-kinds.js";
+import { targetKindOf } from "./index.js";
+import type { ScalePaths } from "./kind.js";
 
-/** Dotted paths without the leading dot (`spec.replicas`), as a CRD's JSONPaths are once trimmed. */
-export interface ScalePaths {
-  readonly specReplicas: string;
-  readonly statusReplicas: string;
-  /** A string selector (a custom resource's labelSelectorPath); absent: none, or see `labelSelector`. */
-  readonly selector?: string;
-  /** A metav1.LabelSelector object that the API server serializes into the Scale's selector (apps/v1). */
-  readonly labelSelector?: string;
-}
-
-const APPS: ScalePaths = {
-  specReplicas: "spec.replicas",
-  statusReplicas: "status.replicas",
-  labelSelector: "spec.selector",
-};
-const CLUSTER_API: ScalePaths = {
-  specReplicas: "spec.replicas",
-  statusReplicas: "status.replicas",
-  selector: "status.selector",
-};
-
-/**
- * `group/Kind` → paths, as those kinds serve /scale: apps/v1 in the API server's own code, the others in
- * their CRDs (Cluster API's MachineDeployment, MachineSet and MachinePool; Karpenter's NodePool, whose
- * status counts its NodeClaims in status.nodes and which has no selector).
- */
-export const KNOWN_SCALE_PATHS: Readonly<Record<string, ScalePaths>> = {
-  "apps/Deployment": APPS,
-  "apps/StatefulSet": APPS,
-  "apps/ReplicaSet": APPS,
-  "cluster.x-k8s.io/MachineDeployment": CLUSTER_API,
-  "cluster.x-k8s.io/MachineSet": CLUSTER_API,
-  "cluster.x-k8s.io/MachinePool": CLUSTER_API,
-  "karpenter.sh/NodePool": { specReplicas: "spec.replicas", statusReplicas: "status.nodes" },
-};
-
+/** Where a known kind keeps its /scale fields: its kind module says (targets/kind.ts, scalePaths). */
 export function knownScalePaths(apiVersion: string, kind: string): ScalePaths | undefined {
-  return KNOWN_SCALE_PATHS[`${apiGroupOf(apiVersion)}/${kind}`];
+  return targetKindOf({ apiVersion, kind }).scalePaths.get(kind);
 }
 
 const CrdScale = z.looseObject({

@@ -8,6 +8,8 @@ import { podsCapacity } from "./pods.js";
 export const scale: TargetKind = {
   name: "scale",
   matches: () => true,
+  // Its CRD says where its /scale fields live (scale-mapping.ts, crdScalePaths).
+  scalePaths: new Map(),
   identity: (_ref, countsNodes) =>
     countsNodes ? { instances: "Node", mechanism: "CountOnly" } : { instances: "Untracked" },
   details: () => ({}),
