@@ -2,7 +2,7 @@
 // on the informer caches at the moment of the read — the group, all of its requests (BY_GROUP index,
 // finished ones give the attempt history) and the target counts of the group's status. Used by the
 // dashboard, the metrics and the ProvisioningRequest provisioner; nothing of it is stored. Given the
-// FutureReservations cache (booking-informer.ts), the ETAs count approved bookings' windows, as the
+// FutureReservations cache (cache/bookings.ts), the ETAs count approved bookings' windows, as the
 // controller's admission does (docs/booking.md "Queue holds"); without it they leave them out.
 import type { FutureReservation } from "../api/future-reservation.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";

@@ -66,7 +66,7 @@ export const notFound = (message: string): Errors =>
 export const notScalable = (message: string): Errors =>
   single(ErrorCode.UNSUPPORTED_OPERATION, message, "TARGET_NOT_SCALABLE");
 
-/** A target the operator will never scale, whatever is granted (target-access.ts, TargetResourceMismatch). */
+/** A target the operator will never scale, whatever is granted (targets/access.ts, TargetResourceMismatch). */
 export const unsupportedTarget = (message: string): Errors =>
   single(ErrorCode.UNSUPPORTED_OPERATION, message, "TARGET_RESOURCE_MISMATCH");
 

@@ -44,7 +44,7 @@ export interface ChangedTarget {
   readonly name: string;
 }
 
-/** What the ScaleClient asks of the cache (target.ts). */
+/** What the ScaleClient asks of the cache (targets/scale-client.ts). */
 export interface TargetCache {
   /** The target, or undefined when the cache cannot serve it now (the caller reads the API server). */
   lookup(
@@ -66,7 +66,7 @@ export interface TargetInformersOptions {
   readonly onChange: (target: ChangedTarget) => void;
   /** How long "may not list" and "no known /scale fields" are believed (default 10 s). */
   readonly retryMs?: number;
-  /** How long a CRD's /scale fields are reused (default 60 s, as discovery in target.ts). */
+  /** How long a CRD's /scale fields are reused (default 60 s, as discovery in targets/scale-client.ts). */
   readonly crdTtlMs?: number;
   readonly clock?: Clock;
 }
@@ -83,7 +83,7 @@ const UNREAD_SPEC = new Set(["template", "volumeClaimTemplates"]);
 /**
  * The cache keeps of a target only what a pass reads: the metadata that names and versions it, the
  * spec without templates (replicas, selector, a NodePool's limits) and the status (counts, conditions).
- * Labels, annotations (but the operator's hold on a NodePool's node limit, instances/node-limit.ts),
+ * Labels, annotations (but the operator's hold on a NodePool's node limit, targets/karpenter/node-limit.ts),
  * managedFields and owner references are dropped.
  */
 export const leanTarget: Transform = (raw) => {

@@ -3,7 +3,7 @@
 // MachineDeployments and custom resources are all handled the same way, namespaced or cluster-scoped
 // (a Karpenter NodePool: addressed without a namespace). A call the API server forbids (403) is not an
 // error but a refusal the group shows (errors.ts, targetAccessRefusal). With a TargetCache (the
-// controller's informers, target-informers.ts) a target is read from memory wherever the cache can serve
+// controller's informers, targets/informers.ts) a target is read from memory wherever the cache can serve
 // it, and from the API server only where it cannot; resize_target_reads_total counts both.
 import { apiGroupOf, targetLabel } from "../api/target-kinds.js";
 import { targetRefProblem } from "../api/target-ref.js";
@@ -87,7 +87,7 @@ export interface ScaleClientOptions {
   readonly refusedUpdateTtlMs?: number;
   /**
    * `Kind.group` of the cluster-scoped kinds a group may target (--cluster-scoped-targets): with it,
-   * read() refuses what the admission policy did not cover (target-access.ts, scopeRefusal). The
+   * read() refuses what the admission policy did not cover (targets/access.ts, scopeRefusal). The
    * kubectl plugin, which only shows what its user may read, passes none.
    */
   readonly clusterScopedTargets?: ReadonlySet<string>;

@@ -27,7 +27,7 @@ export type TargetView =
 
 /**
  * Why a target cannot be used now. NotFound: the kind or the object does not exist. NotScalable: the kind
- * has no /scale. The other three are the operator's refusals (target-access.ts): it may not read or scale
+ * has no /scale. The other three are the operator's refusals (targets/access.ts): it may not read or scale
  * the target (TargetForbidden), the target is of a cluster-scoped kind not listed as one
  * (ClusterScopedTargetNotAllowed), or its kind's resource is not the one admission checked
  * (TargetResourceMismatch). InvalidTargetRef: the reference is not in the API's grammar

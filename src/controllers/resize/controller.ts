@@ -5,7 +5,7 @@
 // Wired into a manager: cluster-wide informers for both kinds (decoded and
 // validated with the model), a controller keyed by group, the reconciler, the Node informers of
 // groups that count ready Nodes (created when such a group is first reconciled, node-informers.ts), and
-// the informers of the targets' kinds (likewise, target-informers.ts), whose changes reach their groups.
+// the informers of the targets' kinds (likewise, targets/informers.ts), whose changes reach their groups.
 import type { Logger } from "pino";
 import { API_VERSION, INSTANCE_GROUP_MANAGER } from "../../api/names.js";
 import { bookingGroupKey, bookingInformer } from "../../cache/bookings.js";

@@ -63,7 +63,7 @@ function groupRef(obs: Observation): ObjectRef {
   };
 }
 
-/** Merges `patch` into the observed target object (a held node limit, instances/node-limit.ts). */
+/** Merges `patch` into the observed target object (a held node limit, targets/karpenter/node-limit.ts). */
 async function patchTarget(deps: ExecuteDeps, obs: Observation, patch: MergePatch): Promise<void> {
   const target = obs.target;
   const ref = obs.group?.spec.targetRef;
@@ -127,7 +127,7 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
       // (ours or anyone's) is a conflict, and the pass is decided again from fresh state.
       const observed = obs.target?.found ? obs.target.scale : undefined;
       // The node limit held, the request's NodeClaims deleted, the pool lowered: Karpenter then neither
-      // replaces them nor picks others (instances/node-limit.ts).
+      // replaces them nor picks others (targets/karpenter/node-limit.ts).
       const removal = plan.scale.removal;
       if (removal?.hold) await patchTarget(deps, obs, removal.hold);
       if (removal) {

@@ -1,6 +1,6 @@
 // Gathers a group's snapshot for the decision: the group and its requests from the informer caches;
-// the target from its kind's informer where the operator may list and watch it (target-informers.ts),
-// otherwise with GETs of the object and its /scale (target.ts); the ready count from the target or from
+// the target from its kind's informer where the operator may list and watch it (targets/informers.ts),
+// otherwise with GETs of the object and its /scale (targets/scale-client.ts); the ready count from the target or from
 // the Nodes cache (node-informers.ts); and, only while an attempt is in flight, what the target's kind
 // says of its capacity (targets/kind.ts: why an Applied attempt's instances are missing, what lowering
 // the target to roll one back must wait for) and of a limit the operator holds while instances go.
@@ -35,7 +35,7 @@ import { policyMissingMessage } from "./admission-guard.js";
 export interface ObserveDeps {
   readonly groups: Lister<InstanceGroupManager>;
   readonly requests: Lister<ResizeRequest>;
-  /** The FutureReservations cache, where the API server serves them (booking-informer.ts). */
+  /** The FutureReservations cache, where the API server serves them (cache/bookings.ts). */
   readonly bookings?: Lister<FutureReservation>;
   readonly scale: ScaleClient;
   readonly client: KubeClient;

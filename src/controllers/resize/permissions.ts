@@ -1,6 +1,6 @@
 // What the resize controller calls on the API server (informers in setup.ts, writes in execute.ts,
-// targets in target.ts and target-informers.ts, pods and autoscaler events in observe.ts, Nodes in node-informers.ts, Karpenter's
-// objects in karpenter-read.ts). The chart's RBAC is generated from this list; the Node and Karpenter
+// targets in targets/scale-client.ts and targets/informers.ts, pods and autoscaler events in targets/pods.ts, Nodes in node-informers.ts, Karpenter's
+// objects in targets/karpenter/read.ts). The chart's RBAC is generated from this list; the Node and Karpenter
 // rules only with their chart values (optIn).
 import { GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../../api/names.js";
 import { KARPENTER } from "../../api/readiness.js";

@@ -73,7 +73,7 @@ export interface DecideConfig {
 }
 
 /**
- * A group whose target is briefly missing, or refused (target-access.ts), is looked at again after this
+ * A group whose target is briefly missing, or refused (targets/access.ts), is looked at again after this
  * many poll intervals: a grant or a recreated target sends no event that would wake it.
  */
 export const TARGET_RECHECK_POLLS = 5;

@@ -1,6 +1,6 @@
 // Admission of a request into its group's queue: it waits (within the grace period) for its group and
 // target to appear, waits without a limit while the operator refuses the target for a reason an
-// administrator can lift (../target-access.ts), fails when it can never fit under maxSize or its target
+// administrator can lift (targets/access.ts), fails when it can never fit under maxSize or its target
 // can never be scaled, and leaves the queue when its queue deadline passes (../deadline.ts).
 import type { Errors } from "../../../api/errors.js";
 import { everFits } from "../../../api/lifecycle.js";

@@ -1,7 +1,7 @@
 // The group's status after a pass: the target's counts, how many requests are active and queued, which
 // one is provisioning, whether the target can be scaled and, for a group counting Nodes, whether Ready
 // Nodes are held back (../held-back.ts). Written only when it changed; a refused target
-// (../target-access.ts), and Nodes held back by something a person must lift, are also told by a Warning
+// (targets/access.ts), and Nodes held back by something a person must lift, are also told by a Warning
 // Event on the group when that appears.
 import {
   ResizeRequestCondition as RC,

@@ -50,7 +50,7 @@ export interface Plan {
   readonly scale: ScaleChange | undefined;
   /** The group's new status when it differs from the observed one. */
   readonly groupStatus: InstanceGroupManagerStatus | undefined;
-  /** Merged into the target after everything else: a held node limit given back (instances/node-limit.ts). */
+  /** Merged into the target after everything else: a held capacity limit given back (targets/kind.ts, CapacityLimit). */
   readonly targetPatch: MergePatch | undefined;
   /** Events on the group that come with `groupStatus` (none without it). */
   readonly groupEvents: readonly PlannedGroupEvent[];
