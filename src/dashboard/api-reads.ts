@@ -7,7 +7,7 @@ import { groupLocation, locationPath, type Location } from "../api/location.js";
 import { RESIZE_REQUEST } from "../api/names.js";
 import type { Operation } from "../api/index.js";
 import { eventSummary, eventTime, type EventSummary } from "../events/view.js";
-import { groupQueue } from "../controller/group-queue.js";
+import { groupQueue } from "../cache/group-queue.js";
 import type { CapacityAnswer, ItemsAnswer, MeAnswer, QueueAnswer, RequestDetailAnswer } from "./answers.js";
 import { locationOfGroup, pathParam, type ApiRoute } from "./api-route.js";
 import { issueCsrfToken, setCsrfCookie } from "./csrf.js";

@@ -21,8 +21,8 @@ import {
   type ProvisioningRequest,
 } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { retentionDecision, type RetentionDecision } from "../controller/retention.js";
-import { humanDuration } from "../controller/retention-controller.js";
+import { retentionDecision, type RetentionDecision } from "../controllers/retention-rule.js";
+import { humanDuration } from "../controllers/retention/controller.js";
 import { groupOf, notMadeFor, ownersOf } from "./ownership.js";
 
 /** GKE's: its finished ProvisioningRequests' resize requests are deleted an hour later. */

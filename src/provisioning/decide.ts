@@ -23,7 +23,7 @@ import { accept, Draft, fail, find, isTrue } from "./draft.js";
 import { failureOf, waitingMessage } from "./messages.js";
 import { acceptedMessage, groupOf, notMadeFor } from "./ownership.js";
 import { podSetDemands } from "./pod-sets.js";
-import type { CachedQueue } from "../controller/group-queue.js";
+import type { CachedQueue } from "../cache/group-queue.js";
 import { insightIfQueued, queuedEta } from "./obtainability.js";
 import { unknownParametersMessage, type ParsedParameters } from "./parameters.js";
 import { place } from "./placement.js";

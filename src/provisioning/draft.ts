@@ -7,7 +7,7 @@ import {
   type PrCondition,
   type ProvisioningRequest,
 } from "../api/provisioning-request.js";
-import { setCondition, type ConditionInput } from "../controller/conditions.js";
+import { setCondition, type ConditionInput } from "../controllers/conditions.js";
 import type { EventDefinition } from "../events/catalog.js";
 import { sameDetails, withoutQueue } from "./details.js";
 import { provisioningEvents as E } from "./events.js";

@@ -5,7 +5,7 @@
 // to the second when exact and to the minute when estimated.
 import type { ResizeRequest } from "../api/resize-request.js";
 import { rfc3339Seconds } from "../api/time.js";
-import { messageOf } from "../controller/errors.js";
+import { messageOf } from "../controllers/errors.js";
 import type { Eta, RequestInsight } from "../queue/insight.js";
 import { waitingForSentence } from "../queue/text.js";
 import { failedReason, waitingReason, type Reason } from "./reasons.js";
