@@ -7,16 +7,12 @@
 // proxies only); otherwise the default public URL (http://localhost:PORT), the same base as the self
 // links, so an untrusted Host header can never steer clients of a cached document elsewhere.
 import { createHash } from "node:crypto";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { RestError } from "../rest/errors.js";
 import type { Route } from "../rest/route.js";
 import { SCOPE_DESCRIPTIONS } from "../rest/routes.js";
-import {
-  COMMON_PARAMETERS,
-  readSystemParameters,
-  renderJson,
-  SYSTEM_PARAMETER_NAMES,
-} from "../rest/system-parameters.js";
+import { asJson, readSystemParameters } from "../rest/json-answer.js";
+import { COMMON_PARAMETERS, SYSTEM_PARAMETER_NAMES } from "../rest/system-parameters.js";
 import { directoryList, DOC_PATH, REST_PATH, restDescription } from "./document.js";
 import type { DiscoveryEndpoint, RestDescription } from "./format.js";
 import { icon } from "./icons.js";
@@ -78,6 +74,30 @@ function vary(reply: FastifyReply, ...names: string[]): void {
   void reply.header("Vary", list.join(", "));
 }
 
+/**
+ * An onSend hook: a successful answer gets a strong ETag over the exact bytes sent, or is a 304 when
+ * the client already has them. Errors are neither tagged nor cached.
+ */
+function cacheable(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: HookHandlerDoneFunction & ((err: Error | null, value?: unknown) => void),
+): void {
+  if (reply.statusCode !== 200 || (typeof payload !== "string" && !Buffer.isBuffer(payload))) {
+    done(null, payload);
+    return;
+  }
+  const etag = `"${createHash("sha256").update(payload).digest("base64url").slice(0, 27)}"`;
+  void reply.header("ETag", etag).header("Cache-Control", "public, max-age=300");
+  if (!notModified(req.headers["if-none-match"], etag)) {
+    done(null, payload);
+    return;
+  }
+  void reply.code(304);
+  done(null, null);
+}
+
 /** The discovery service's routes under `prefix` (e.g. `/discovery/v1`). */
 export function discoveryRoutes(app: FastifyInstance, prefix: string, options: DiscoveryOptions): void {
   const documents = new Map<string, RestDescription>();
@@ -110,42 +130,41 @@ export function discoveryRoutes(app: FastifyInstance, prefix: string, options: D
     return `${req.protocol}://${req.host}/`;
   };
 
-  /** Sends `body` with a strong ETag, or 304 when the client already has it. */
-  const send = (req: FastifyRequest, reply: FastifyReply, type: string, body: string | Buffer): void => {
-    const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
-    void reply.header("ETag", etag).header("Cache-Control", "public, max-age=300").type(type);
-    if (notModified(req.headers["if-none-match"], etag)) void reply.code(304).send();
-    else void reply.send(body);
-  };
-  const json = "application/json; charset=utf-8";
   const query = (req: FastifyRequest) => req.query as Readonly<Record<string, unknown>>;
 
-  app.get(`${prefix}/apis`, (req, reply) => {
-    readSystemParameters(reply.raw, query(req));
-    checkQuery(query(req), ["name", "preferred"]);
-    const { name, preferred } = query(req) as Record<string, string | undefined>;
-    if (preferred !== undefined && preferred !== "true" && preferred !== "false")
-      throw invalidParameter("preferred", "expected true or false");
-    const list = directoryList(describe(rootUrlOf(req, reply)), {
-      ...(name !== undefined && { name }),
-      preferred: preferred === "true",
+  void app.register((scope, _options, done) => {
+    scope.addHook("preValidation", readSystemParameters);
+    scope.addHook("onSend", cacheable);
+    scope.get(`${prefix}/apis`, (req, reply) => {
+      checkQuery(query(req), ["name", "preferred"]);
+      const { name, preferred } = query(req) as Record<string, string | undefined>;
+      if (preferred !== undefined && preferred !== "true" && preferred !== "false")
+        throw invalidParameter("preferred", "expected true or false");
+      const list = directoryList(describe(rootUrlOf(req, reply)), {
+        ...(name !== undefined && { name }),
+        preferred: preferred === "true",
+      });
+      void asJson(reply);
+      return list;
     });
-    send(req, reply, json, renderJson(reply.raw, list));
-  });
-  app.get(`${prefix}/${REST_PATH}`, (req, reply) => {
-    readSystemParameters(reply.raw, query(req));
-    checkQuery(query(req), []);
-    send(req, reply, json, renderJson(reply.raw, describe(rootUrlOf(req, reply))));
-  });
-  app.get(`${prefix}/${DOC_PATH}`, (req, reply) => {
-    readSystemParameters(reply.raw, query(req));
-    send(req, reply, "text/html; charset=utf-8", documentationPage(describe(rootUrlOf(req, reply))));
-  });
-  for (const size of [16, 32]) {
-    const png = icon(size);
-    app.get(`${prefix}/icons/x${size}.png`, (req, reply) => {
-      readSystemParameters(reply.raw, query(req));
-      send(req, reply, "image/png", png);
+    scope.get(`${prefix}/${REST_PATH}`, (req, reply) => {
+      checkQuery(query(req), []);
+      const document = describe(rootUrlOf(req, reply));
+      void asJson(reply);
+      return document;
     });
-  }
+    scope.get(`${prefix}/${DOC_PATH}`, (req, reply) => {
+      const page = documentationPage(describe(rootUrlOf(req, reply)));
+      void reply.type("text/html; charset=utf-8");
+      return page;
+    });
+    for (const size of [16, 32]) {
+      const png = icon(size);
+      scope.get(`${prefix}/icons/x${size}.png`, (_req, reply) => {
+        void reply.type("image/png");
+        return png;
+      });
+    }
+    done();
+  });
 }
