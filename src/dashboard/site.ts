@@ -3,7 +3,6 @@
 // page and the JSON API are served with.
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import type { ServerResponse } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
@@ -29,11 +28,13 @@ const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
-/** The security headers, on the raw response so that a hijacked answer (the live stream) has them too. */
-export function harden(res: ServerResponse): void {
-  res.setHeader("Content-Security-Policy", CSP);
-  res.setHeader("X-Content-Type-Options", "nosniff");
-  res.setHeader("Referrer-Policy", "same-origin");
+/** The security headers of the page, its assets and the JSON API (a hijacked stream takes them along: api.ts). */
+export function harden(reply: FastifyReply): void {
+  void reply.headers({
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+  });
 }
 
 /** A check of the dashboard's routes, run before the handler (the host check, the session guard). */
@@ -57,21 +58,22 @@ export async function site(app: FastifyInstance, hostCheck: Front, guarded: Fron
       preHandler: inOrder(
         hostCheck,
         (_req, reply) => {
-          harden(reply.raw);
+          harden(reply);
         },
         guarded,
       ),
     },
     async (_req, reply) => {
-      reply.raw.setHeader("Cache-Control", "no-store");
-      return reply.type("text/html; charset=utf-8").send(await readFile(path.join(UI_DIR, "index.html")));
+      const page = await readFile(path.join(UI_DIR, "index.html"));
+      void reply.header("Cache-Control", "no-store").type("text/html; charset=utf-8");
+      return page;
     },
   );
   app.get("/dashboard", (_req, reply) => reply.redirect("/", 302));
   // Assets are public (a custom sign-in page may use them) and hold nothing but code and styles.
   await app.register(async (ui) => {
     ui.addHook("onRequest", (_req, reply, done) => {
-      harden(reply.raw);
+      harden(reply);
       done();
     });
     await ui.register(fastifyStatic, { root: BROWSER_DIR, prefix: "/ui/js/", index: false, maxAge: "5m" });

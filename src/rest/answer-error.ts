@@ -7,22 +7,25 @@ import type { Logger } from "pino";
 import { toGoogleError } from "./errors.js";
 import { asJson } from "./json-answer.js";
 
+/**
+ * Whether part of the answer is out already: then there is no status left to change, so the connection
+ * is cut (what a server can do then; Fastify has no word for it) and the client sees an incomplete
+ * answer rather than a wrong one. Both error handlers (this one, the dashboard's) ask it first.
+ */
+export function cutIfUnderWay(reply: FastifyReply): boolean {
+  if (!reply.raw.headersSent) return false;
+  reply.raw.destroy();
+  return true;
+}
+
 /** The error handler of the app: `log` serves calls refused before their access record was made. */
 export function googleErrors(log: Logger) {
   return (err: unknown, req: FastifyRequest, reply: FastifyReply): void => {
     const callLog = req.call?.log ?? log;
-    // Reads of the Node response: whether there is still an answer to give. Fastify has no word for
-    // "cut the connection", so an answer already under way is cut on the response itself.
-    const res = reply.raw;
-    // Part of the answer is out: there is no status left to change, so the connection is cut (what
-    // a server can do then) and the client sees an incomplete answer rather than a wrong one.
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
+    if (cutIfUnderWay(reply)) return;
     // The client is gone (its connection closed before the answer): nobody to answer, and a call that
     // stopped because of it (an Operation not recorded, docs/reliability.md V6) is no fault of ours.
-    if (res.closed && !res.writableFinished) {
+    if (reply.raw.closed && !reply.raw.writableFinished) {
       callLog.debug({ err }, "the client went away before the answer");
       return;
     }
