@@ -4,6 +4,7 @@
 import type { ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { UserInfo } from "../rest/auth.js";
+import { addRoutes, type HttpRoute } from "../rest/http-route.js";
 import { pathOf } from "../rest/path.js";
 import { BackendError, ForbiddenError, NotFoundError, RestError } from "../rest/errors.js";
 import { READS } from "./api-reads.js";
@@ -77,33 +78,37 @@ export function dashboardApi(app: FastifyInstance, deps: DashboardApiDeps, front
   ];
   const before = inOrder(...checks);
   app.addHook("preHandler", before);
-  app.get("/stream", (req, reply) => {
-    const user = userOf(req, deps.identity);
-    // The stream follows the session of the request that opened it, read again as it goes.
-    const session = async (): Promise<UserInfo | undefined> => {
-      const now = await front.session(req);
-      return now ? deps.identity(now) : undefined;
-    };
-    if (!user) return;
-    if (!front.hub.admits(user))
-      throw new RestError(
-        429,
-        "rateLimitExceeded",
-        `At most ${MAX_STREAMS_PER_USER} live streams per user are open at once; close another tab first.`,
-      );
-    front.hub.connect(hijackWithHeaders(reply), user, session);
-  });
-  for (const route of API_ROUTES)
-    app.route({
-      method: route.method === "get" ? "GET" : "POST",
-      url: route.path,
-      bodyLimit: MAX_BODY_BYTES,
-      preHandler: (req) =>
-        Promise.resolve().then(() => {
-          csrf(req);
-        }),
-      handler: handlerOf(route, deps),
-    });
+  const stream: HttpRoute = {
+    method: "GET",
+    url: "/stream",
+    handler: (req, reply) => {
+      const user = userOf(req, deps.identity);
+      // The stream follows the session of the request that opened it, read again as it goes.
+      const session = async (): Promise<UserInfo | undefined> => {
+        const now = await front.session(req);
+        return now ? deps.identity(now) : undefined;
+      };
+      if (!user) return;
+      if (!front.hub.admits(user))
+        throw new RestError(
+          429,
+          "rateLimitExceeded",
+          `At most ${MAX_STREAMS_PER_USER} live streams per user are open at once; close another tab first.`,
+        );
+      front.hub.connect(hijackWithHeaders(reply), user, session);
+    },
+  };
+  const rows = API_ROUTES.map((route): HttpRoute => ({
+    method: route.method === "get" ? "GET" : "POST",
+    url: route.path,
+    bodyLimit: MAX_BODY_BYTES,
+    preHandler: (req) =>
+      Promise.resolve().then(() => {
+        csrf(req);
+      }),
+    handler: handlerOf(route, deps),
+  }));
+  addRoutes(app, [stream, ...rows]);
   app.setNotFoundHandler({ preHandler: before }, (req) => {
     throw new NotFoundError(`No dashboard API at ${pathOf(req.url).slice(API_BASE.length)}.`);
   });

@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { addRoutes } from "../rest/http-route.js";
 
 /** The UI's page, styles and images: src/dashboard/ui, or its copy in dist/dashboard/ui once built. */
 const UI_DIR = fileURLToPath(new URL("./ui/", import.meta.url));
@@ -52,9 +53,10 @@ export function inOrder(...checks: readonly Front[]) {
 
 /** The page (behind `hostCheck` and `guarded`, the session guard) and its assets. */
 export async function site(app: FastifyInstance, hostCheck: Front, guarded: Front): Promise<void> {
-  app.get(
-    "/",
+  addRoutes(app, [
     {
+      method: "GET",
+      url: "/",
       preHandler: inOrder(
         hostCheck,
         (_req, reply) => {
@@ -62,14 +64,14 @@ export async function site(app: FastifyInstance, hostCheck: Front, guarded: Fron
         },
         guarded,
       ),
+      handler: async (_req, reply) => {
+        const page = await readFile(path.join(UI_DIR, "index.html"));
+        void reply.header("Cache-Control", "no-store").type("text/html; charset=utf-8");
+        return page;
+      },
     },
-    async (_req, reply) => {
-      const page = await readFile(path.join(UI_DIR, "index.html"));
-      void reply.header("Cache-Control", "no-store").type("text/html; charset=utf-8");
-      return page;
-    },
-  );
-  app.get("/dashboard", (_req, reply) => reply.redirect("/", 302));
+    { method: "GET", url: "/dashboard", handler: (_req, reply) => reply.redirect("/", 302) },
+  ]);
   // Assets are public (a custom sign-in page may use them) and hold nothing but code and styles.
   await app.register(async (ui) => {
     ui.addHook("onRequest", (_req, reply, done) => {

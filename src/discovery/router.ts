@@ -8,11 +8,11 @@
 // links, so an untrusted Host header can never steer clients of a cached document elsewhere.
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
-import { RestError } from "../rest/errors.js";
 import type { Route } from "../rest/route.js";
 import { SCOPE_DESCRIPTIONS } from "../rest/routes.js";
+import { addRoutes, type HttpRoute } from "../rest/http-route.js";
 import { asJson, readSystemParameters } from "../rest/json-answer.js";
-import { COMMON_PARAMETERS, SYSTEM_PARAMETER_NAMES } from "../rest/system-parameters.js";
+import { COMMON_PARAMETERS, invalidParameter, SYSTEM_PARAMETER_NAMES } from "../rest/system-parameters.js";
 import { directoryList, DOC_PATH, REST_PATH, restDescription } from "./document.js";
 import type { DiscoveryEndpoint, RestDescription } from "./format.js";
 import { icon } from "./icons.js";
@@ -38,13 +38,6 @@ export interface DiscoveryOptions {
 const withSlash = (url: string) => (url.endsWith("/") ? url : `${url}/`);
 /** Documents per rootUrl; bounded because with a trusted proxy the host comes from a header. */
 const CACHE_SIZE = 16;
-
-function invalidParameter(name: string, message: string): RestError {
-  const text = `Invalid value for parameter '${name}': ${message}`;
-  return new RestError(400, "invalidParameter", text, [
-    { message: text, location: name, locationType: "parameter" },
-  ]);
-}
 
 function checkQuery(query: Readonly<Record<string, unknown>>, allowed: readonly string[]): void {
   for (const [name, value] of Object.entries(query)) {
@@ -132,39 +125,58 @@ export function discoveryRoutes(app: FastifyInstance, prefix: string, options: D
 
   const query = (req: FastifyRequest) => req.query as Readonly<Record<string, unknown>>;
 
+  const rows: HttpRoute[] = [
+    {
+      method: "GET",
+      url: `${prefix}/apis`,
+      handler: (req, reply) => {
+        checkQuery(query(req), ["name", "preferred"]);
+        const { name, preferred } = query(req) as Record<string, string | undefined>;
+        if (preferred !== undefined && preferred !== "true" && preferred !== "false")
+          throw invalidParameter("preferred", "expected true or false");
+        const list = directoryList(describe(rootUrlOf(req, reply)), {
+          ...(name !== undefined && { name }),
+          preferred: preferred === "true",
+        });
+        void asJson(reply);
+        return list;
+      },
+    },
+    {
+      method: "GET",
+      url: `${prefix}/${REST_PATH}`,
+      handler: (req, reply) => {
+        checkQuery(query(req), []);
+        const document = describe(rootUrlOf(req, reply));
+        void asJson(reply);
+        return document;
+      },
+    },
+    {
+      method: "GET",
+      url: `${prefix}/${DOC_PATH}`,
+      handler: (req, reply) => {
+        const page = documentationPage(describe(rootUrlOf(req, reply)));
+        void reply.type("text/html; charset=utf-8");
+        return page;
+      },
+    },
+    ...[16, 32].map((size): HttpRoute => {
+      const png = icon(size);
+      return {
+        method: "GET",
+        url: `${prefix}/icons/x${size}.png`,
+        handler: (_req, reply) => {
+          void reply.type("image/png");
+          return png;
+        },
+      };
+    }),
+  ];
   void app.register((scope, _options, done) => {
     scope.addHook("preValidation", readSystemParameters);
     scope.addHook("onSend", cacheable);
-    scope.get(`${prefix}/apis`, (req, reply) => {
-      checkQuery(query(req), ["name", "preferred"]);
-      const { name, preferred } = query(req) as Record<string, string | undefined>;
-      if (preferred !== undefined && preferred !== "true" && preferred !== "false")
-        throw invalidParameter("preferred", "expected true or false");
-      const list = directoryList(describe(rootUrlOf(req, reply)), {
-        ...(name !== undefined && { name }),
-        preferred: preferred === "true",
-      });
-      void asJson(reply);
-      return list;
-    });
-    scope.get(`${prefix}/${REST_PATH}`, (req, reply) => {
-      checkQuery(query(req), []);
-      const document = describe(rootUrlOf(req, reply));
-      void asJson(reply);
-      return document;
-    });
-    scope.get(`${prefix}/${DOC_PATH}`, (req, reply) => {
-      const page = documentationPage(describe(rootUrlOf(req, reply)));
-      void reply.type("text/html; charset=utf-8");
-      return page;
-    });
-    for (const size of [16, 32]) {
-      const png = icon(size);
-      scope.get(`${prefix}/icons/x${size}.png`, (_req, reply) => {
-        void reply.type("image/png");
-        return png;
-      });
-    }
+    addRoutes(scope, rows);
     done();
   });
 }

@@ -17,6 +17,7 @@ import { batchHandler, inProcessDispatch } from "./batch.js";
 import { computeRoutes } from "./compute.js";
 import type { RestDeps } from "./deps.js";
 import { NotFoundError } from "./errors.js";
+import { addRoutes, type HttpRoute } from "./http-route.js";
 import { isBelow, pathOf } from "./path.js";
 import { declareOutput } from "./json-answer.js";
 import { addJsonBody } from "./json-body.js";
@@ -59,6 +60,30 @@ function trustProxyOption(
   setting: boolean | number | string,
 ): boolean | string | ((address: string, hop: number) => boolean) {
   return typeof setting === "number" ? (_address, hop) => hop < setting : setting;
+}
+
+/** The probes: liveness, and readiness with the reasons the replica is not ready. */
+function probes(notReady: AppOptions["notReady"]): HttpRoute[] {
+  const text = "text/plain; charset=utf-8";
+  return [
+    {
+      method: "GET",
+      url: "/healthz",
+      handler: (_req, reply) => {
+        void reply.type(text);
+        return "ok";
+      },
+    },
+    {
+      method: "GET",
+      url: "/readyz",
+      handler: (_req, reply) => {
+        const reasons = notReady();
+        void reply.code(reasons.length === 0 ? 200 : 503).type(text);
+        return reasons.length === 0 ? "ok" : reasons.join("\n");
+      },
+    },
+  ];
 }
 
 export function createApp(options: AppOptions): HttpApp {
@@ -111,16 +136,7 @@ export function createApp(options: AppOptions): HttpApp {
   });
   addJsonBody(app);
 
-  const text = "text/plain; charset=utf-8";
-  app.get("/healthz", (_req, reply) => {
-    void reply.type(text);
-    return "ok";
-  });
-  app.get("/readyz", (_req, reply) => {
-    const reasons = options.notReady();
-    void reply.code(reasons.length === 0 ? 200 : 503).type(text);
-    return reasons.length === 0 ? "ok" : reasons.join("\n");
-  });
+  addRoutes(app, probes(options.notReady));
   if (options.rest) {
     const { deps, routes, maxBodyBytes, discovery } = options.rest;
     computeRoutes(app, { routes, deps, log, base: REST_BASE });

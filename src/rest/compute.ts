@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import type { RestDeps } from "./deps.js";
 import { BackendError } from "./errors.js";
+import { addRoutes, type HttpRoute } from "./http-route.js";
 import { invoke } from "./invoke.js";
 import { asJson, outputOf, readSystemParameters } from "./json-answer.js";
 import { checkRoute, markRoute, type PathValues, type QueryValues, type Route } from "./route.js";
@@ -72,16 +73,23 @@ function serving(route: Route, { deps, log }: ComputeOptions) {
   };
 }
 
+/** The rows of the compute API: one per REST route, each checked complete first. */
+export function computeRows(options: ComputeOptions): HttpRoute[] {
+  return options.routes.map((route) => {
+    checkRoute(route);
+    return {
+      method: route.httpMethod,
+      url: fastifyPath(options.base, route.path),
+      handler: serving(route, options),
+    };
+  });
+}
+
 export function computeRoutes(app: FastifyInstance, options: ComputeOptions): void {
-  for (const route of options.routes) checkRoute(route);
+  const rows = computeRows(options);
   void app.register((scope, _options, done) => {
     scope.addHook("preValidation", readSystemParameters);
-    for (const route of options.routes)
-      scope.route({
-        method: route.httpMethod,
-        url: fastifyPath(options.base, route.path),
-        handler: serving(route, options),
-      });
+    addRoutes(scope, rows);
     done();
   });
 }
