@@ -44,9 +44,9 @@ export const READS: readonly ApiRoute[] = [
   {
     method: "get",
     path: "/me",
-    answer: ({ req, res, user, session }, deps): MeAnswer => {
+    answer: ({ req, reply, user, session }, deps): MeAnswer => {
       const token = issueCsrfToken(deps.secrets, user.username);
-      setCsrfCookie(res, token, deps.secureCookies(req));
+      setCsrfCookie(reply, token, deps.secureCookies(req));
       return {
         user: session.user,
         expires: session.expires,
