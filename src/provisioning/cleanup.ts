@@ -5,7 +5,7 @@
 //    the request), never one that merely carries the label or annotation;
 //  - the request it serves is finished — Failed, CapacityRevoked or BookingExpired — or gone (deleted,
 //    or replaced by a new request of the same name: Kueue's retries);
-//  - nothing is held: it is finished as retention counts it (controller/retention.ts: FAILED,
+//  - nothing is held: it is finished as retention counts it (controllers/retention-rule.ts: FAILED,
 //    CANCELLED, or SUCCEEDED with its run-duration release applied or without a run duration), since
 //    deleting one whose release is still due would keep its instances for good;
 // and then after the provisioner's retention (--provisioning-resize-request-retention), counted from
