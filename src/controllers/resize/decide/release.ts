@@ -1,8 +1,7 @@
 // Finished requests: late cancels are refused, the finalizer goes, and a SUCCEEDED request with a run
 // duration gives its instances back when it elapses (the release, recorded before it is applied like
 // an attempt's change, never below the group's minSize).
-import type { Condition } from "../../../api/conditions.js";
-import { ResizeRequestCondition as RC } from "../../../api/conditions.js";
+import { type Condition, ResizeRequestCondition as RC } from "../../../api/conditions.js";
 import { resizeEvents as E } from "../../events.js";
 import type { RequestDraft } from "./draft.js";
 import { releaseLowers, releaseTarget, releaseUnapplied, sizeOf } from "../../../queue/rules.js";

@@ -3,7 +3,7 @@
 // (GoogleCloudPlatform/cluster-autoscaler, pkg/provisioningrequests), so a rename fails this table.
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { decideProvisioning } from "../../../src/provisioning/decide.js";
-import { failedReason, Reason, waitingReason } from "../../../src/provisioning/reasons.js";
+import { failedReason, Reason, waitingReason } from "../../../src/provisioning/conditions.js";
 import { cond, pr, rr, snapshot } from "./fixtures.js";
 
 const error = (code: string) => ({ errors: [{ code, message: "m" }] });
