@@ -15,7 +15,7 @@ import { PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import { RESIZE_REQUESTS } from "../src/api/kinds.js";
-import { resizeInformers } from "../src/controller/setup.js";
+import { resizeInformers } from "../src/cache/informers.js";
 import { collectGarbage } from "../src/runtime/heap.js";
 import { KubeHttp } from "../src/runtime/kube-http.js";
 import { Manager } from "../src/runtime/manager.js";

@@ -3,12 +3,12 @@
 import type { FutureReservation } from "../api/future-reservation.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { BOOKINGS_BY_GROUP } from "../controller/booking-informer.js";
-import { BY_GROUP } from "../controller/indexes.js";
+import { BOOKINGS_BY_GROUP } from "../cache/bookings.js";
+import { BY_GROUP } from "../cache/indexes.js";
 import type { Lister } from "../runtime/store.js";
 import type { BookingSnapshot } from "./decide.js";
 
-export { BOOKINGS_BY_GROUP, bookingGroupKey } from "../controller/booking-informer.js";
+export { BOOKINGS_BY_GROUP, bookingGroupKey } from "../cache/bookings.js";
 
 export interface BookingObserveDeps {
   readonly groups: Lister<InstanceGroupManager>;

@@ -1,13 +1,13 @@
 // Wires the booking controller into a manager: the shared informer of FutureReservations indexed by
-// group (controller/booking-informer.ts), the resize controller's shared caches of groups and
+// group (cache/bookings.ts), the resize controller's shared caches of groups and
 // ResizeRequests, and a controller keyed by group.
 import type { Logger } from "pino";
 import type { FutureReservation } from "../api/future-reservation.js";
 import { FUTURE_RESERVATION } from "../api/names.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { bookingInformer } from "../controller/booking-informer.js";
-import { groupOf } from "../controller/indexes.js";
-import { resizeInformers } from "../controller/setup.js";
+import { bookingInformer } from "../cache/bookings.js";
+import { groupOf } from "../cache/indexes.js";
+import { resizeInformers } from "../cache/informers.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { Controller } from "../runtime/controller.js";
 import type { Manager } from "../runtime/manager.js";

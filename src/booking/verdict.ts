@@ -10,7 +10,7 @@ import {
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { rfc3339, rfc3339Seconds } from "../api/time.js";
-import { setCondition, type ConditionInput } from "../controller/conditions.js";
+import { setCondition, type ConditionInput } from "../controllers/conditions.js";
 import type { EventDefinition } from "../events/catalog.js";
 import { bookingWindow, type Window } from "../queue/bookings.js";
 

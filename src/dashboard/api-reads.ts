@@ -7,7 +7,7 @@ import { groupLocation, locationPath, type Location } from "../api/location.js";
 import { RESIZE_REQUEST } from "../api/names.js";
 import type { Operation } from "../api/index.js";
 import { eventSummary, eventTime, type EventSummary } from "../events/view.js";
-import { groupQueue } from "../controller/group-queue.js";
+import { groupQueue } from "../cache/group-queue.js";
 import type { CapacityAnswer, ItemsAnswer, MeAnswer, QueueAnswer, RequestDetailAnswer } from "./answers.js";
 import { locationOfGroup, pathParam, type ApiRoute } from "./api-route.js";
 import { issueCsrfToken, setCsrfCookie } from "./csrf.js";
@@ -44,9 +44,9 @@ export const READS: readonly ApiRoute[] = [
   {
     method: "get",
     path: "/me",
-    answer: ({ req, res, user, session }, deps): MeAnswer => {
+    answer: ({ req, reply, user, session }, deps): MeAnswer => {
       const token = issueCsrfToken(deps.secrets, user.username);
-      setCsrfCookie(res, token, deps.secureCookies(req));
+      setCsrfCookie(reply, token, deps.secureCookies(req));
       return {
         user: session.user,
         expires: session.expires,

@@ -1,8 +1,7 @@
 // A row of the dashboard's JSON API table (api-reads.ts, api-writes.ts): method, path and the function
 // that answers it, given the call and what the API reads from. The router (api.ts) mounts the rows;
 // a row only computes its answer.
-import type { ServerResponse } from "node:http";
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import type { FutureReservation } from "../api/future-reservation.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
@@ -44,8 +43,8 @@ export interface DashboardApiDeps {
 /** One call of the API, by a signed-in user with an identity (the router refuses any other). */
 export interface ApiCall {
   readonly req: FastifyRequest;
-  /** The raw response, for headers (the CSRF cookie) set beside the JSON answer. */
-  readonly res: ServerResponse;
+  /** The reply, for headers (the CSRF cookie) set beside the JSON answer the row returns. */
+  readonly reply: FastifyReply;
   readonly user: UserInfo;
   readonly session: DashboardSession;
 }

@@ -38,7 +38,7 @@ function routeFor(routes: readonly Route[], location: Location, verb: "insert" |
 
 /** The REST call of `target` with these path values, as the signed-in identity. */
 async function restCall(
-  { res, user }: ApiCall,
+  { reply: answer, user }: ApiCall,
   deps: DashboardApiDeps,
   target: Route,
   path: Readonly<Record<string, string>>,
@@ -55,7 +55,8 @@ async function restCall(
     // The dashboard's cached SubjectAccessReviews; the handler makes its own checks too.
     authorize: (who, check) => deps.authz.require(who, check),
     log: () => deps.log.child({ method: target.id, user: user.username, via: "dashboard" }),
-    res,
+    // Read, never written: its closing aborts the handler's waits.
+    res: answer.raw,
     deps: rest,
   });
   return reply.body ?? {};

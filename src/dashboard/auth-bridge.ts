@@ -11,7 +11,7 @@ import type { DashboardSession } from "./session.js";
 
 export interface AuthBridge {
   /** Auth.js's endpoints (every method, every path under the base path), foreign callback URLs dropped. */
-  readonly endpoints: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly endpoints: (req: FastifyRequest, reply: FastifyReply) => Promise<string | undefined>;
   /**
    * Auth.js's `auth`: reads the session and keeps it alive (refreshed cookies are passed on to
    * `reply`; without one, as for a stream whose headers are sent, the session is only read).
@@ -31,17 +31,17 @@ function requestHeaders(req: FastifyRequest, cookie: string | undefined): Header
   return headers;
 }
 
-/** Auth.js's answer as the app's: status, every header (each Set-Cookie on its own), body. */
-async function sendResponse(response: Response, reply: FastifyReply): Promise<void> {
-  const res = reply.raw;
+/**
+ * Auth.js's answer as the app's: its status and every header (each Set-Cookie on its own) on the
+ * reply, and its body, returned for the handler to send (none when empty: a redirect).
+ */
+async function answerOf(response: Response, reply: FastifyReply): Promise<string | undefined> {
   for (const [name, value] of response.headers)
-    if (name !== "set-cookie" && name !== "content-type" && value) res.setHeader(name, value);
-  for (const cookie of response.headers.getSetCookie()) res.appendHeader("Set-Cookie", cookie);
-  res.setHeader("Content-Type", response.headers.get("content-type") ?? "");
+    if (name !== "set-cookie" && value) void reply.header(name, value);
+  for (const cookie of response.headers.getSetCookie()) void reply.header("Set-Cookie", cookie);
   const body = await response.text();
-  reply.hijack();
-  res.statusCode = response.status;
-  res.end(body);
+  void reply.code(response.status);
+  return body === "" ? undefined : body;
 }
 
 export function authBridge(settings: AuthSettings, deps: AuthDeps): AuthBridge {
@@ -49,7 +49,7 @@ export function authBridge(settings: AuthSettings, deps: AuthDeps): AuthBridge {
   const configFor = (req: FastifyRequest) => buildAuthConfig(settings, deps, req.hostname);
   const callbackName = settings.cookies?.callbackUrl?.name;
 
-  const endpoints = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  const endpoints = async (req: FastifyRequest, reply: FastifyReply): Promise<string | undefined> => {
     const origin = authjsOrigin(req.protocol, req.headers.host);
     const { url, cookie } = withoutForeignCallbacks(req.url, req.headers.cookie, origin, callbackName);
     const config = { ...configFor(req), basePath: settings.basePath };
@@ -61,7 +61,7 @@ export function authBridge(settings: AuthSettings, deps: AuthDeps): AuthBridge {
       headers: requestHeaders(req, cookie),
       ...(body !== undefined && { body }),
     });
-    await sendResponse(await Auth(request, config), reply);
+    return answerOf(await Auth(request, config), reply);
   };
 
   const readSession = async (req: FastifyRequest, reply?: FastifyReply): Promise<DashboardSession | null> => {
@@ -73,7 +73,7 @@ export function authBridge(settings: AuthSettings, deps: AuthDeps): AuthBridge {
     // A foreign callback-url cookie would make Auth.js refuse the session read (InvalidCallbackUrl).
     const cookie = cleanCookieHeader(req.headers.cookie, url.origin, callbackName) ?? req.headers.cookie;
     const response = await Auth(new Request(url, { headers: { cookie } }), config);
-    if (reply) for (const c of response.headers.getSetCookie()) reply.raw.appendHeader("Set-Cookie", c);
+    if (reply) for (const c of response.headers.getSetCookie()) void reply.header("Set-Cookie", c);
     const data = (await response.json()) as Partial<DashboardSession> | null;
     if (response.status !== 200 || !data?.user) return null;
     return data as DashboardSession;

@@ -3,8 +3,7 @@
 // handed to the page in JSON (which another origin cannot read) and set as a SameSite=Strict cookie;
 // every POST/DELETE must send it in the X-CSRF-Token header and carry the same cookie.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { ServerResponse } from "node:http";
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { ForbiddenError } from "../rest/errors.js";
 
 const CSRF_HEADER = "x-csrf-token";
@@ -38,8 +37,9 @@ export function cookieValue(header: string | undefined, name: string): string | 
 }
 
 /** Sets the cookie half of the pair (the token is base64url and a dot: nothing to escape). */
-export function setCsrfCookie(res: ServerResponse, token: string, secure: boolean): void {
-  res.appendHeader(
+export function setCsrfCookie(reply: FastifyReply, token: string, secure: boolean): void {
+  // Fastify adds a Set-Cookie to those already set (the session's refreshed cookies).
+  void reply.header(
     "Set-Cookie",
     `${CSRF_COOKIE}=${token}; Path=/dashboard; HttpOnly${secure ? "; Secure" : ""}; SameSite=Strict`,
   );

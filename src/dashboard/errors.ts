@@ -4,6 +4,7 @@
 // (UNAUTHENTICATED: sign in again). Never an HTML page: nothing from the request is echoed as markup.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
+import { cutIfUnderWay } from "../rest/answer-error.js";
 import { toGoogleError } from "../rest/errors.js";
 
 /** Google's canonical code of an HTTP status (google.rpc.Code), by status and, for 409, reason. */
@@ -37,10 +38,7 @@ function canonicalStatus(status: number, reason: string | undefined): string {
  */
 export function dashboardErrors(log: Logger) {
   return (err: unknown, _req: FastifyRequest, reply: FastifyReply): void => {
-    if (reply.raw.headersSent) {
-      reply.raw.destroy();
-      return;
-    }
+    if (cutIfUnderWay(reply)) return;
     const { status, body, internal, upstream } = toGoogleError(err);
     if (internal) log.error({ err }, "dashboard error");
     else if (upstream) log.info({ err }, "the Kubernetes API server refused a call");

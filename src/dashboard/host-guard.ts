@@ -32,11 +32,14 @@ export function hostGuard(settings: Pick<AuthSettings, "url" | "trustHost">): Ho
   };
   const pin = (req: FastifyRequest): void => {
     check(req);
-    if (pinned) {
-      req.raw.headers.host = pinned.host;
-      delete req.raw.headers["x-forwarded-host"];
-      req.raw.headers["x-forwarded-proto"] = pinned.protocol.replace(/:$/, "");
-    }
+    // Fastify's own way to change what a request's headers say: those set here are laid over the
+    // ones received, for `req.headers`, `req.host` and `req.protocol` alike (Node's request is untouched).
+    if (pinned)
+      req.headers = {
+        host: pinned.host,
+        "x-forwarded-host": undefined,
+        "x-forwarded-proto": pinned.protocol.replace(/:$/, ""),
+      };
   };
   return { check, pin };
 }

@@ -1,6 +1,6 @@
-// A group's queue as the dashboard answers it: the queue model on the caches (controller/group-queue.ts)
+// A group's queue as the dashboard answers it: the queue model on the caches (cache/group-queue.ts)
 // plus the moments capacity frees, for the forecast on the capacity chart. Nothing of it is stored.
-import type { groupQueue } from "../controller/group-queue.js";
+import type { groupQueue } from "../cache/group-queue.js";
 import type { QueueAnswer } from "./answers.js";
 
 /** GET /groups/:namespace/:name/queue. */

@@ -3,11 +3,11 @@
 // page and the JSON API are served with.
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import type { ServerResponse } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { addRoutes } from "../rest/http-route.js";
 
 /** The UI's page, styles and images: src/dashboard/ui, or its copy in dist/dashboard/ui once built. */
 const UI_DIR = fileURLToPath(new URL("./ui/", import.meta.url));
@@ -29,11 +29,13 @@ const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
-/** The security headers, on the raw response so that a hijacked answer (the live stream) has them too. */
-export function harden(res: ServerResponse): void {
-  res.setHeader("Content-Security-Policy", CSP);
-  res.setHeader("X-Content-Type-Options", "nosniff");
-  res.setHeader("Referrer-Policy", "same-origin");
+/** The security headers of the page, its assets and the JSON API (a hijacked stream takes them along: api.ts). */
+export function harden(reply: FastifyReply): void {
+  void reply.headers({
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+  });
 }
 
 /** A check of the dashboard's routes, run before the handler (the host check, the session guard). */
@@ -51,27 +53,29 @@ export function inOrder(...checks: readonly Front[]) {
 
 /** The page (behind `hostCheck` and `guarded`, the session guard) and its assets. */
 export async function site(app: FastifyInstance, hostCheck: Front, guarded: Front): Promise<void> {
-  app.get(
-    "/",
+  addRoutes(app, [
     {
+      method: "GET",
+      url: "/",
       preHandler: inOrder(
         hostCheck,
         (_req, reply) => {
-          harden(reply.raw);
+          harden(reply);
         },
         guarded,
       ),
+      handler: async (_req, reply) => {
+        const page = await readFile(path.join(UI_DIR, "index.html"));
+        void reply.header("Cache-Control", "no-store").type("text/html; charset=utf-8");
+        return page;
+      },
     },
-    async (_req, reply) => {
-      reply.raw.setHeader("Cache-Control", "no-store");
-      return reply.type("text/html; charset=utf-8").send(await readFile(path.join(UI_DIR, "index.html")));
-    },
-  );
-  app.get("/dashboard", (_req, reply) => reply.redirect("/", 302));
+    { method: "GET", url: "/dashboard", handler: (_req, reply) => reply.redirect("/", 302) },
+  ]);
   // Assets are public (a custom sign-in page may use them) and hold nothing but code and styles.
   await app.register(async (ui) => {
     ui.addHook("onRequest", (_req, reply, done) => {
-      harden(reply.raw);
+      harden(reply);
       done();
     });
     await ui.register(fastifyStatic, { root: BROWSER_DIR, prefix: "/ui/js/", index: false, maxAge: "5m" });

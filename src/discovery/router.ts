@@ -7,16 +7,12 @@
 // proxies only); otherwise the default public URL (http://localhost:PORT), the same base as the self
 // links, so an untrusted Host header can never steer clients of a cached document elsewhere.
 import { createHash } from "node:crypto";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { RestError } from "../rest/errors.js";
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import type { Route } from "../rest/route.js";
 import { SCOPE_DESCRIPTIONS } from "../rest/routes.js";
-import {
-  COMMON_PARAMETERS,
-  readSystemParameters,
-  renderJson,
-  SYSTEM_PARAMETER_NAMES,
-} from "../rest/system-parameters.js";
+import { addRoutes, type HttpRoute } from "../rest/http-route.js";
+import { asJson, readSystemParameters } from "../rest/json-answer.js";
+import { COMMON_PARAMETERS, invalidParameter, SYSTEM_PARAMETER_NAMES } from "../rest/system-parameters.js";
 import { directoryList, DOC_PATH, REST_PATH, restDescription } from "./document.js";
 import type { DiscoveryEndpoint, RestDescription } from "./format.js";
 import { icon } from "./icons.js";
@@ -42,13 +38,6 @@ export interface DiscoveryOptions {
 const withSlash = (url: string) => (url.endsWith("/") ? url : `${url}/`);
 /** Documents per rootUrl; bounded because with a trusted proxy the host comes from a header. */
 const CACHE_SIZE = 16;
-
-function invalidParameter(name: string, message: string): RestError {
-  const text = `Invalid value for parameter '${name}': ${message}`;
-  return new RestError(400, "invalidParameter", text, [
-    { message: text, location: name, locationType: "parameter" },
-  ]);
-}
 
 function checkQuery(query: Readonly<Record<string, unknown>>, allowed: readonly string[]): void {
   for (const [name, value] of Object.entries(query)) {
@@ -76,6 +65,30 @@ function vary(reply: FastifyReply, ...names: string[]): void {
   const list = typeof had === "string" && had !== "" ? had.split(/\s*,\s*/) : [];
   for (const name of names) if (!list.some((n) => n.toLowerCase() === name.toLowerCase())) list.push(name);
   void reply.header("Vary", list.join(", "));
+}
+
+/**
+ * An onSend hook: a successful answer gets a strong ETag over the exact bytes sent, or is a 304 when
+ * the client already has them. Errors are neither tagged nor cached.
+ */
+function cacheable(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: HookHandlerDoneFunction & ((err: Error | null, value?: unknown) => void),
+): void {
+  if (reply.statusCode !== 200 || (typeof payload !== "string" && !Buffer.isBuffer(payload))) {
+    done(null, payload);
+    return;
+  }
+  const etag = `"${createHash("sha256").update(payload).digest("base64url").slice(0, 27)}"`;
+  void reply.header("ETag", etag).header("Cache-Control", "public, max-age=300");
+  if (!notModified(req.headers["if-none-match"], etag)) {
+    done(null, payload);
+    return;
+  }
+  void reply.code(304);
+  done(null, null);
 }
 
 /** The discovery service's routes under `prefix` (e.g. `/discovery/v1`). */
@@ -110,42 +123,60 @@ export function discoveryRoutes(app: FastifyInstance, prefix: string, options: D
     return `${req.protocol}://${req.host}/`;
   };
 
-  /** Sends `body` with a strong ETag, or 304 when the client already has it. */
-  const send = (req: FastifyRequest, reply: FastifyReply, type: string, body: string | Buffer): void => {
-    const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
-    void reply.header("ETag", etag).header("Cache-Control", "public, max-age=300").type(type);
-    if (notModified(req.headers["if-none-match"], etag)) void reply.code(304).send();
-    else void reply.send(body);
-  };
-  const json = "application/json; charset=utf-8";
   const query = (req: FastifyRequest) => req.query as Readonly<Record<string, unknown>>;
 
-  app.get(`${prefix}/apis`, (req, reply) => {
-    readSystemParameters(reply.raw, query(req));
-    checkQuery(query(req), ["name", "preferred"]);
-    const { name, preferred } = query(req) as Record<string, string | undefined>;
-    if (preferred !== undefined && preferred !== "true" && preferred !== "false")
-      throw invalidParameter("preferred", "expected true or false");
-    const list = directoryList(describe(rootUrlOf(req, reply)), {
-      ...(name !== undefined && { name }),
-      preferred: preferred === "true",
-    });
-    send(req, reply, json, renderJson(reply.raw, list));
+  const rows: HttpRoute[] = [
+    {
+      method: "GET",
+      url: `${prefix}/apis`,
+      handler: (req, reply) => {
+        checkQuery(query(req), ["name", "preferred"]);
+        const { name, preferred } = query(req) as Record<string, string | undefined>;
+        if (preferred !== undefined && preferred !== "true" && preferred !== "false")
+          throw invalidParameter("preferred", "expected true or false");
+        const list = directoryList(describe(rootUrlOf(req, reply)), {
+          ...(name !== undefined && { name }),
+          preferred: preferred === "true",
+        });
+        void asJson(reply);
+        return list;
+      },
+    },
+    {
+      method: "GET",
+      url: `${prefix}/${REST_PATH}`,
+      handler: (req, reply) => {
+        checkQuery(query(req), []);
+        const document = describe(rootUrlOf(req, reply));
+        void asJson(reply);
+        return document;
+      },
+    },
+    {
+      method: "GET",
+      url: `${prefix}/${DOC_PATH}`,
+      handler: (req, reply) => {
+        const page = documentationPage(describe(rootUrlOf(req, reply)));
+        void reply.type("text/html; charset=utf-8");
+        return page;
+      },
+    },
+    ...[16, 32].map((size): HttpRoute => {
+      const png = icon(size);
+      return {
+        method: "GET",
+        url: `${prefix}/icons/x${size}.png`,
+        handler: (_req, reply) => {
+          void reply.type("image/png");
+          return png;
+        },
+      };
+    }),
+  ];
+  void app.register((scope, _options, done) => {
+    scope.addHook("preValidation", readSystemParameters);
+    scope.addHook("onSend", cacheable);
+    addRoutes(scope, rows);
+    done();
   });
-  app.get(`${prefix}/${REST_PATH}`, (req, reply) => {
-    readSystemParameters(reply.raw, query(req));
-    checkQuery(query(req), []);
-    send(req, reply, json, renderJson(reply.raw, describe(rootUrlOf(req, reply))));
-  });
-  app.get(`${prefix}/${DOC_PATH}`, (req, reply) => {
-    readSystemParameters(reply.raw, query(req));
-    send(req, reply, "text/html; charset=utf-8", documentationPage(describe(rootUrlOf(req, reply))));
-  });
-  for (const size of [16, 32]) {
-    const png = icon(size);
-    app.get(`${prefix}/icons/x${size}.png`, (req, reply) => {
-      readSystemParameters(reply.raw, query(req));
-      send(req, reply, "image/png", png);
-    });
-  }
 }

@@ -9,7 +9,7 @@
 // The CRD's grammar (api/target-ref.ts) leaves one reading of apiVersion: the group before its only `/`.
 // The resource is guessed from the kind as Kubernetes does (api/target-kinds.ts, guessResource); the
 // operator refuses a target whose served resource or scope this check does not cover
-// (controller/target-access.ts).
+// (targets/access.ts).
 import { WIDENING_FIELD_NAMES } from "../api/group-widening.js";
 import { KARPENTER } from "../api/readiness.js";
 import { DEFAULT_CLUSTER_SCOPED_TARGETS } from "../api/target-kinds.js";

@@ -9,14 +9,17 @@ import { ResizeRequestCondition } from "../api/conditions.js";
 import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { ResizeRequestState } from "../api/resize-request-fields.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import type { PlanEventNotice } from "../controller/execute.js";
-import { resizeEvents } from "../controller/events.js";
-import { BY_NAMESPACE_AND_STATE, IN_PLAY_BY_GROUP } from "../controller/indexes.js";
-import { groupQueue } from "../controller/group-queue.js";
+import type { ResizeControllerOptions } from "../controllers/resize/controller.js";
+import { resizeEvents } from "../controllers/events.js";
+import { BY_NAMESPACE_AND_STATE, IN_PLAY_BY_GROUP } from "../cache/indexes.js";
+import { groupQueue } from "../cache/group-queue.js";
 import type { RecorderStats } from "../events/recorder.js";
 import type { MetricsSink } from "../runtime/metrics.js";
 import { splitKey, type Lister } from "../runtime/store.js";
 import { DOMAIN_METRIC, HELP, type PromMetrics } from "./metrics.js";
+
+/** What the resize controller tells of each Event it records (its executor's notice). */
+type PlanEventNotice = Parameters<NonNullable<ResizeControllerOptions["onPlanEvent"]>>[0];
 
 const STATES = ResizeRequestState.options;
 

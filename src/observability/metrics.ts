@@ -9,7 +9,7 @@ import {
   Registry,
   collectDefaultMetrics,
 } from "prom-client";
-import { TARGET_READS_METRIC } from "../controller/target.js";
+import { TARGET_READS_METRIC } from "../targets/scale-client.js";
 import type { Counter, Gauge, Histogram, Labels, MetricsSink } from "../runtime/metrics.js";
 import { METRIC } from "../runtime/metrics.js";
 

@@ -28,10 +28,9 @@ import { deliveryName } from "../queue/booking-wait.js";
 import { sizeDemand } from "./demand.js";
 import { classDetails } from "./details.js";
 import { accept, fail, isTrue, type Draft } from "./draft.js";
-import { provisioningEvents as E } from "./events.js";
+import { provisioningEvents as E, Reason } from "./conditions.js";
 import { unknownParametersMessage, type ParsedParameters } from "./parameters.js";
 import { podSetDemands } from "./pod-sets.js";
-import { Reason } from "./reasons.js";
 
 /** What the decision reads of the pass's snapshot (decide.ts's BookedSnapshot has it all). */
 export interface BookedSnapshot {

@@ -5,7 +5,7 @@
 //    the request), never one that merely carries the label or annotation;
 //  - the request it serves is finished — Failed, CapacityRevoked or BookingExpired — or gone (deleted,
 //    or replaced by a new request of the same name: Kueue's retries);
-//  - nothing is held: it is finished as retention counts it (controller/retention.ts: FAILED,
+//  - nothing is held: it is finished as retention counts it (controllers/retention-rule.ts: FAILED,
 //    CANCELLED, or SUCCEEDED with its run-duration release applied or without a run duration), since
 //    deleting one whose release is still due would keep its instances for good;
 // and then after the provisioner's retention (--provisioning-resize-request-retention), counted from
@@ -21,8 +21,8 @@ import {
   type ProvisioningRequest,
 } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { retentionDecision, type RetentionDecision } from "../controller/retention.js";
-import { humanDuration } from "../controller/retention-controller.js";
+import { retentionDecision, type RetentionDecision } from "../controllers/retention-rule.js";
+import { humanDuration } from "../controllers/retention/controller.js";
 import { groupOf, notMadeFor, ownersOf } from "./ownership.js";
 
 /** GKE's: its finished ProvisioningRequests' resize requests are deleted an hour later. */

@@ -16,19 +16,17 @@ import type { ResizeRequest } from "../api/resize-request.js";
 import { rfc3339 } from "../api/time.js";
 import type { EventDefinition } from "../events/catalog.js";
 import type { RequestInsight } from "../queue/insight.js";
-import { provisioningEvents as E } from "./events.js";
+import { provisioningEvents as E, failureOf, waitingMessage, Reason } from "./conditions.js";
 import { decideBooked } from "./booked.js";
 import { classDetails, detailsFor } from "./details.js";
 import { accept, Draft, fail, find, isTrue } from "./draft.js";
-import { failureOf, waitingMessage } from "./messages.js";
 import { acceptedMessage, groupOf, notMadeFor } from "./ownership.js";
 import { podSetDemands } from "./pod-sets.js";
-import type { CachedQueue } from "../controller/group-queue.js";
+import type { CachedQueue } from "../cache/group-queue.js";
 import { insightIfQueued, queuedEta } from "./obtainability.js";
 import { unknownParametersMessage, type ParsedParameters } from "./parameters.js";
 import { place } from "./placement.js";
 import { waitingRewriteDue } from "./rewrite.js";
-import { Reason } from "./reasons.js";
 import { resizeRequestFor } from "./resize-request.js";
 
 /** How often a waiting request is looked at again (its ETA; written only as rewrite.ts says). */

@@ -9,7 +9,7 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import { ClassDetail, type ProvisioningRequest } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import type { RequestInsight } from "../queue/insight.js";
-import { shownEta } from "./messages.js";
+import { shownEta } from "./conditions.js";
 import { groupOf } from "./ownership.js";
 
 export type ClassDetails = Readonly<Record<string, string>>;

@@ -7,12 +7,11 @@ import {
   type PrCondition,
   type ProvisioningRequest,
 } from "../api/provisioning-request.js";
-import { setCondition, type ConditionInput } from "../controller/conditions.js";
+import { setCondition, type ConditionInput } from "../controllers/conditions.js";
 import type { EventDefinition } from "../events/catalog.js";
 import { sameDetails, withoutQueue } from "./details.js";
-import { provisioningEvents as E } from "./events.js";
+import { provisioningEvents as E, Reason } from "./conditions.js";
 import { unknownParametersMessage } from "./parameters.js";
-import { Reason } from "./reasons.js";
 
 export const isTrue = (conditions: readonly PrCondition[] | undefined, type: string): boolean =>
   conditions?.some((c) => c.type === type && c.status === "True") ?? false;

@@ -25,8 +25,8 @@ import {
 } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { groupKeyOf } from "../api/identity.js";
-import { groupQueue } from "../controller/group-queue.js";
-import { BY_PROVISIONING_REQUEST } from "../controller/indexes.js";
+import { groupQueue } from "../cache/group-queue.js";
+import { BY_PROVISIONING_REQUEST } from "../cache/indexes.js";
 import { isNotFound } from "../runtime/api-errors.js";
 import { NAMESPACES, PODS } from "../runtime/builtin-kinds.js";
 import type { Addressable, KubeClient } from "../runtime/resource-client.js";

@@ -9,7 +9,7 @@ import type { InstanceGroupManager } from "../api/instance-group-manager.js";
 import type { ProvisioningRequest } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { rfc3339Seconds } from "../api/time.js";
-import { cachedQueue, statusTarget, type CachedQueue } from "../controller/group-queue.js";
+import { cachedQueue, statusTarget, type CachedQueue } from "../cache/group-queue.js";
 import { queueInsight, type Eta, type RequestInsight } from "../queue/insight.js";
 import { objectKey, type Lister } from "../runtime/store.js";
 import type { Parameters } from "./parameters.js";

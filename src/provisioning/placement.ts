@@ -9,10 +9,9 @@ import type { LabelSelector } from "../api/instance-shape.js";
 import { everFits } from "../api/lifecycle.js";
 import type { Eta } from "../queue/insight.js";
 import { misfit, sizeDemand, type PodSetDemand } from "./demand.js";
-import { unavailableGroupMessage } from "./messages.js";
+import { unavailableGroupMessage, Reason } from "./conditions.js";
 import { earliest } from "./obtainability.js";
 import type { Parameters } from "./parameters.js";
-import { Reason } from "./reasons.js";
 
 export type FailureReason = Extract<
   Reason,

@@ -4,7 +4,7 @@
 import type { PodTemplate, ProvisioningRequest } from "../api/provisioning-request.js";
 import type { PodSetDemand } from "./demand.js";
 import { foreignTemplate } from "./ownership.js";
-import { Reason } from "./reasons.js";
+import { Reason } from "./conditions.js";
 
 export type PodSetsRead =
   | { readonly ok: true; readonly podSets: readonly PodSetDemand[] }

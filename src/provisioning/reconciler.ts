@@ -7,7 +7,7 @@
 import { isFinalState } from "../api/lifecycle.js";
 import type { ProvisioningRequest } from "../api/provisioning-request.js";
 import type { ResizeRequest } from "../api/resize-request.js";
-import { deleteFinishedRequest } from "../controller/retention-controller.js";
+import { deleteFinishedRequest } from "../controllers/retention/controller.js";
 import type { EventRecorder } from "../events/recorder.js";
 import type { Reconciler } from "../runtime/controller.js";
 import { cleanupDecision, cleanupNote } from "./cleanup.js";

@@ -8,7 +8,7 @@
 import { ClassDetail, type PrCondition } from "../api/provisioning-request.js";
 import type { ClassDetails } from "./details.js";
 import { sameDetails, withoutQueue } from "./details.js";
-import { LATE_WARNING } from "./messages.js";
+import { LATE_WARNING } from "./conditions.js";
 
 /** An ETA that moves by less than this is not told again. */
 export const MATERIAL_ETA_MS = 5 * 60_000;

@@ -10,8 +10,8 @@ import {
   PROVISIONING_REQUEST,
   ProvisioningRequest,
 } from "../api/provisioning-request.js";
-import { provisioningRequestOf } from "../controller/indexes.js";
-import { resizeInformers } from "../controller/setup.js";
+import { provisioningRequestOf } from "../cache/indexes.js";
+import { resizeInformers } from "../cache/informers.js";
 import type { Informer } from "../runtime/informer.js";
 import type { EventRecorder } from "../events/recorder.js";
 import { Controller } from "../runtime/controller.js";

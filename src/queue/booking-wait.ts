@@ -2,7 +2,7 @@
 // maxSize for as long as it will hold its instances, against what the group holds and every approved
 // booking's window — the same `fits` over the same holds the booking controller approves with
 // (bookings.ts), so a booking approved is never overrun by a request started after it. Pure; the
-// decision (src/controller/decide/queue.ts) asks it of the head now, the replay (replay.ts) of each
+// decision (src/controllers/resize/decide/queue.ts) asks it of the head now, the replay (replay.ts) of each
 // queued request at its predicted start, so the ETA and the admission agree.
 import { durationToMillis, type Duration } from "../api/duration.js";
 import {

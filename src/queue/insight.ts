@@ -4,7 +4,7 @@
 //
 // The rules are not restated here: the size of a request, FIFO order, whether the head may start (room
 // under maxSize, its backoff, one change of the group at a time) and the release floor at minSize are
-// imported from rules.ts, the module the decision (src/controller/decide/) imports them from too; the
+// imported from rules.ts, the module the decision (src/controllers/resize/decide/) imports them from too; the
 // replay of the time ahead is replay.ts. test/unit/queue/rules.property.test.ts and
 // test/unit/queue/replay.test.ts hold the model to the decision.
 import { durationToMillis, parseKubeDuration } from "../api/duration.js";

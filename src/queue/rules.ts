@@ -1,5 +1,5 @@
 // The rules of a group's queue, each written once (docs/lifecycle.md "Queueing", "Run duration",
-// "Queue deadline"). The decision (src/controller/decide/) applies them to the pass at hand; the queue
+// "Queue deadline"). The decision (src/controllers/resize/decide/) applies them to the pass at hand; the queue
 // model (insight.ts, replay.ts) applies them to the time ahead. Pure, and imports only the model, so
 // both layers read the same rule and a change to one is a change to both.
 import { fifo, type QueueEntry } from "../api/lifecycle.js";

@@ -1,6 +1,6 @@
 // Every permission the operator declares, and the RBAC rules generated from them.
 import { BOOKING_PERMISSIONS } from "../booking/permissions.js";
-import { CONTROLLER_PERMISSIONS } from "../controller/permissions.js";
+import { CONTROLLER_PERMISSIONS } from "../controllers/resize/permissions.js";
 import { DASHBOARD_PERMISSIONS } from "../dashboard/permissions.js";
 import { EVENTS_PERMISSIONS } from "../events/permissions.js";
 import { OPERATIONS_PERMISSIONS } from "../operations/permissions.js";

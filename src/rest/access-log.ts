@@ -1,9 +1,12 @@
 // The access log: one line per call, written when the answer is finished, with the request id,
-// method, path (never the query), status, duration and the authenticated user. Both ways a call is
-// is served (compute, discovery, batch, the dashboard) starts here, in the app's one onRequest hook.
+// method, path (never the query), status, duration and the authenticated user. A plugin of the whole
+// app (its hooks reach every route: compute, discovery, batch, the dashboard): an onRequest hook gives
+// the call its record (`req.call`), an onResponse hook writes the line.
 import { randomUUID } from "node:crypto";
-import type { ServerResponse } from "node:http";
+import type { FastifyInstance, FastifyPluginCallback } from "fastify";
 import type { Logger } from "pino";
+import { appWide } from "./app-wide.js";
+import { pathOf } from "./path.js";
 
 /** One access-log line: primitives only, so that no credential can reach it. */
 interface AccessLine {
@@ -23,8 +26,12 @@ export interface CallRecord {
   user?: string;
 }
 
-/** Starts a call: `path` is read when the answer is finished (the path of the call as routed). */
-export type StartCall = (method: string, res: ServerResponse, path: () => string) => CallRecord;
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The call's access record; null only for a request refused before routing (frameworkErrors). */
+    call: CallRecord | null;
+  }
+}
 
 /** Probes are polled every few seconds and would drown the log. */
 const UNLOGGED = new Set(["/healthz", "/readyz"]);
@@ -48,29 +55,37 @@ class Call implements CallRecord {
   }
 }
 
-export function accessLog(log: Logger): StartCall {
+/** The access log on `log`, as a plugin of the whole app. */
+export function accessLog(log: Logger): FastifyPluginCallback {
   // The access line is a fixed record of primitives (the path without its query, never a header), and
   // every redaction path is a nested one: redacting it would be a no-op costing more CPU than the rest
   // of the line. AccessLine's type keeps it flat.
   const access = log.child({}, { redact: [] });
-  return (method, res, path) => {
-    const started = process.hrtime.bigint();
+  return appWide((app: FastifyInstance, _options, done) => {
+    app.decorateRequest("call", null);
     // The call's logger is made when something logs (most calls log only their access line): a child
     // logger per call was a measurable share of a REST call's CPU.
-    const call = new Call(randomUUID(), log);
-    res.on("finish", () => {
-      const at = path();
-      if (UNLOGGED.has(at)) return;
-      const line: AccessLine = {
-        reqId: call.reqId,
-        method,
-        path: at,
-        status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-        ...(call.user !== undefined && { user: call.user }),
-      };
-      access.info(line, "request");
+    app.addHook("onRequest", (req, _reply, next) => {
+      req.call = new Call(randomUUID(), log);
+      next();
     });
-    return call;
-  };
+    app.addHook("onResponse", (req, reply, next) => {
+      const { call } = req;
+      // The path of the call as routed, without its query.
+      const path = pathOf(req.url);
+      if (call && !UNLOGGED.has(path)) {
+        const line: AccessLine = {
+          reqId: call.reqId,
+          method: req.method,
+          path,
+          status: reply.statusCode,
+          ms: reply.elapsedTime,
+          ...(call.user !== undefined && { user: call.user }),
+        };
+        access.info(line, "request");
+      }
+      next();
+    });
+    done();
+  });
 }

@@ -1,8 +1,9 @@
 // The operator's one HTTP app, on Fastify: /healthz, /readyz and, when Redis is configured, the compute
 // REST API under /compute/v1 (compute.ts) with its discovery service (/discovery/v1) and batch path
-// (/batch); the dashboard registers its routes on the same instance. One hook starts every call's
-// access line, one error handler and one not-found handler answer with Google's error body, so no
-// answer of Fastify's own reaches a client. Credentials are never logged (only the method, path,
+// (/batch); the dashboard registers its routes on the same instance. Its app-wide plugins: the access
+// log (access-log.ts), the one error handler (answer-error.ts: Google's error body; the not-found
+// handler throws to it), the JSON body (json-body.ts) and the call's standard parameters
+// (json-answer.ts), so no answer of Fastify's own reaches a client. Credentials are never logged (only the method, path,
 // status, duration and the authenticated user's name).
 import type { RequestListener, Server } from "node:http";
 import { createServer } from "node:http";
@@ -10,24 +11,19 @@ import { parse as parseQuery } from "node:querystring";
 import Fastify, { LogController, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { discoveryRoutes, type EndpointSetting } from "../discovery/router.js";
-import { accessLog, type CallRecord } from "./access-log.js";
-import { answerError } from "./answer-error.js";
+import { accessLog } from "./access-log.js";
+import { googleErrors } from "./answer-error.js";
 import { batchHandler, inProcessDispatch } from "./batch.js";
 import { computeRoutes } from "./compute.js";
 import type { RestDeps } from "./deps.js";
 import { NotFoundError } from "./errors.js";
+import { addRoutes, type HttpRoute } from "./http-route.js";
 import { isBelow, pathOf } from "./path.js";
+import { declareOutput } from "./json-answer.js";
 import { addJsonBody } from "./json-body.js";
 import type { Route } from "./route.js";
 
 export const REST_BASE = "/compute/v1";
-
-declare module "fastify" {
-  interface FastifyRequest {
-    /** The call's access record: request id, logger, user (access-log.ts). */
-    call: CallRecord;
-  }
-}
 
 export interface AppOptions {
   readonly log: Logger;
@@ -66,9 +62,33 @@ function trustProxyOption(
   return typeof setting === "number" ? (_address, hop) => hop < setting : setting;
 }
 
+/** The probes: liveness, and readiness with the reasons the replica is not ready. */
+function probes(notReady: AppOptions["notReady"]): HttpRoute[] {
+  const text = "text/plain; charset=utf-8";
+  return [
+    {
+      method: "GET",
+      url: "/healthz",
+      handler: (_req, reply) => {
+        void reply.type(text);
+        return "ok";
+      },
+    },
+    {
+      method: "GET",
+      url: "/readyz",
+      handler: (_req, reply) => {
+        const reasons = notReady();
+        void reply.code(reasons.length === 0 ? 200 : 503).type(text);
+        return reasons.length === 0 ? "ok" : reasons.join("\n");
+      },
+    },
+  ];
+}
+
 export function createApp(options: AppOptions): HttpApp {
   const { log } = options;
-  const startCall = accessLog(log);
+  const answerError = googleErrors(log);
   let server: Server | undefined;
   let handler: RequestListener | undefined;
   const app = Fastify<Server>({
@@ -100,39 +120,23 @@ export function createApp(options: AppOptions): HttpApp {
       return server;
     },
     // Fastify's own errors (a malformed escape in the URL, …) go through the one error handler.
-    frameworkErrors: (err, _req, reply) => {
-      answerError(reply.raw, err, log);
-    },
+    frameworkErrors: answerError,
   });
   if (!server || !handler) throw new Error("Fastify did not build its server");
   // The server's clientError listener is the operator's (see clientErrorHandler above).
   server.removeAllListeners("clientError");
 
-  app.decorateRequest("call", null as unknown as CallRecord);
-  app.addHook("onRequest", (req, reply, done) => {
-    req.call = startCall(req.method, reply.raw, () => pathOf(req.url));
-    done();
-  });
-  app.setErrorHandler((err, req, reply) => {
-    answerError(reply.raw, err, req.call.log);
-  });
-  app.setNotFoundHandler((req, reply) => {
+  void app.register(accessLog(log));
+  declareOutput(app);
+  app.setErrorHandler(answerError);
+  app.setNotFoundHandler((req) => {
     const path = pathOf(req.url);
     const what = isBelow(path, REST_BASE) ? `${req.method} ${path}` : path;
-    answerError(reply.raw, new NotFoundError(`The requested URL ${what} was not found.`), req.call.log);
+    throw new NotFoundError(`The requested URL ${what} was not found.`);
   });
   addJsonBody(app);
 
-  app.get("/healthz", (_req, reply) => {
-    void reply.type("text/plain; charset=utf-8").send("ok");
-  });
-  app.get("/readyz", (_req, reply) => {
-    const reasons = options.notReady();
-    void reply
-      .code(reasons.length === 0 ? 200 : 503)
-      .type("text/plain; charset=utf-8")
-      .send(reasons.length === 0 ? "ok" : reasons.join("\n"));
-  });
+  addRoutes(app, probes(options.notReady));
   if (options.rest) {
     const { deps, routes, maxBodyBytes, discovery } = options.rest;
     computeRoutes(app, { routes, deps, log, base: REST_BASE });

@@ -1,15 +1,19 @@
-// The compute REST API on the app's Fastify instance: one Fastify route per row of the route table
-// (its `{param}` placeholders as Fastify's `:param`, HEAD served by the GET route). Per call, in the
-// order the API has always answered: the standard parameters (`fields`, `prettyPrint`, `alt`,
-// `callback`, …), the JSON body (json-body.ts, read before the handler runs), authentication (the
-// bearer token), then the one invoker (parameters, scopes, RBAC, body, handler) and the answer; any
-// failure goes to the app's error handler.
+// The compute REST API on the app's Fastify instance, in a scope of its own: one Fastify route per row
+// of the route table (its `{param}` placeholders as Fastify's `:param`, HEAD served by the GET route).
+// Per call, in the order the API has always answered: the JSON body (json-body.ts, read before any
+// hook), the standard parameters (`fields`, `prettyPrint`, `alt`, `callback`, …: the scope's
+// preValidation hook, json-answer.ts), authentication (the bearer token), then the one invoker
+// (parameters, scopes, RBAC, body, handler), whose Reply the handler returns for the scope's
+// serializer to write; any failure goes to the app's error handler.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import type { RestDeps } from "./deps.js";
+import { BackendError } from "./errors.js";
+import { addRoutes, type HttpRoute } from "./http-route.js";
 import { invoke } from "./invoke.js";
+import { asJson, outputOf, readSystemParameters } from "./json-answer.js";
 import { checkRoute, markRoute, type PathValues, type QueryValues, type Route } from "./route.js";
-import { queryToken, readSystemParameters, sendJson } from "./system-parameters.js";
+import { queryToken } from "./system-parameters.js";
 
 export interface ComputeOptions {
   readonly routes: readonly Route[];
@@ -34,37 +38,58 @@ function credentials(req: FastifyRequest, query: QueryValues): string | undefine
 const fastifyPath = (base: string, template: string): string =>
   `${base}/${template.replace(/\{([A-Za-z]+)\}/g, ":$1")}`;
 
-export function computeRoutes(app: FastifyInstance, options: ComputeOptions): void {
-  const { deps, log, base } = options;
-  for (const route of options.routes) {
+/** The Fastify handler of one route: runs the call and returns its JSON body (undefined: no body). */
+function serving(route: Route, { deps, log }: ComputeOptions) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    // The Node response is the key metrics find the route by (route.ts), and the invoker's abort
+    // signal follows its closing: both read it, neither writes to it.
+    const res = reply.raw;
+    markRoute(res, route.id);
+    const { call } = req;
+    if (!call) throw new BackendError("The call has no access record.");
+    const query = req.query as QueryValues;
+    const user = await deps.authenticator.authenticate(credentials(req, query));
+    call.user = user.username;
+    // Made when the handler first logs: most calls never do. One child per call, not a child of a child.
+    let logger: Logger | undefined;
+    const answer = await invoke({
+      route,
+      path: req.params as PathValues,
+      query,
+      body: req.body,
+      user,
+      authorize: (u, check) => deps.authorizer.authorize(u, check),
+      log: () => (logger ??= log.child({ reqId: call.reqId, method: route.id, user: user.username })),
+      output: outputOf(req),
+      res,
+      deps,
+    });
+    if (answer.body === undefined) {
+      void reply.code(answer.status ?? 204);
+      return undefined;
+    }
+    void asJson(reply.code(answer.status ?? 200));
+    return answer.body;
+  };
+}
+
+/** The rows of the compute API: one per REST route, each checked complete first. */
+export function computeRows(options: ComputeOptions): HttpRoute[] {
+  return options.routes.map((route) => {
     checkRoute(route);
-    const serve = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-      const res = reply.raw;
-      const query = req.query as QueryValues;
-      readSystemParameters(res, query);
-      markRoute(res, route.id);
-      const { call } = req;
-      const user = await deps.authenticator.authenticate(credentials(req, query));
-      call.user = user.username;
-      // Made when the handler first logs: most calls never do. One child per call, not a child of a child.
-      let logger: Logger | undefined;
-      const answer = await invoke({
-        route,
-        path: req.params as PathValues,
-        query,
-        body: req.body,
-        user,
-        authorize: (u, check) => deps.authorizer.authorize(u, check),
-        log: () => (logger ??= log.child({ reqId: call.reqId, method: route.id, user: user.username })),
-        res,
-        deps,
-      });
-      if (answer.body !== undefined) sendJson(res, answer.status ?? 200, answer.body);
-      else {
-        res.statusCode = answer.status ?? 204;
-        res.end();
-      }
+    return {
+      method: route.httpMethod,
+      url: fastifyPath(options.base, route.path),
+      handler: serving(route, options),
     };
-    app.route({ method: route.httpMethod, url: fastifyPath(base, route.path), handler: serve });
-  }
+  });
+}
+
+export function computeRoutes(app: FastifyInstance, options: ComputeOptions): void {
+  const rows = computeRows(options);
+  void app.register((scope, _options, done) => {
+    scope.addHook("preValidation", readSystemParameters);
+    addRoutes(scope, rows);
+    done();
+  });
 }

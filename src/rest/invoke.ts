@@ -2,13 +2,14 @@
 // JSON API (session) both come through here, so validation, scope and RBAC checks, the abort signal
 // and the handler call cannot drift apart between the two. Authentication and writing the answer stay
 // with each surface (their credentials and error formats differ); this returns the handler's Reply.
+// It never writes to the response: it only watches it close (the abort signal).
 import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { fieldTree, type FieldNode } from "../api/index.js";
 import { checkScopes, type AccessCheck, type UserInfo } from "./auth.js";
 import type { RestDeps } from "./deps.js";
 import type { PathValues, QueryValues, Reply, Route, RouteCall } from "./route.js";
-import { checkFields } from "./system-parameters.js";
+import { checkFields, DEFAULT_OUTPUT, type OutputOptions } from "./system-parameters.js";
 
 export interface Invocation {
   readonly route: Route;
@@ -23,6 +24,8 @@ export interface Invocation {
   readonly authorize: (user: UserInfo, check: AccessCheck) => Promise<void>;
   /** The call's logger, asked for when the handler first logs (most calls never do). */
   readonly log: () => Logger;
+  /** The call's standard parameters (its `fields` is checked against the response); defaults if absent. */
+  readonly output?: OutputOptions;
   /** Where the answer goes: its closing before the answer is complete aborts the handler. */
   readonly res: ServerResponse;
   readonly deps: RestDeps;
@@ -98,7 +101,7 @@ export async function invoke(call: Invocation): Promise<Reply> {
       checkScopes(user, route.scopes);
       // A bad `fields` selection is refused before the handler can change anything.
       const response = responseTree(route);
-      if (response) checkFields(call.res, response);
+      if (response) checkFields(call.output ?? DEFAULT_OUTPUT, response);
       await call.authorize(user, {
         verb: route.access.verb,
         resource: route.access.resource,

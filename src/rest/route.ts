@@ -152,19 +152,21 @@ export interface Route extends RouteDescription {
   readonly handler: Handler;
 }
 
-/** The route id of calls a compute route has served, so that metrics need not match them again. */
-// A symbol-keyed property rather than a WeakMap: a WeakMap entry per call was measurable on the hot path.
-const MATCHED = Symbol("matched route");
-type Marked = ServerResponse & { [MATCHED]?: string };
+/**
+ * The route id of calls a compute route has served, so that metrics need not match them again. The
+ * metrics hook (src/observability/rest.ts) sees Node's request and response only, so the id is found by
+ * the response: in a WeakMap, not a property added to Node's object.
+ */
+const matched = new WeakMap<ServerResponse, string>();
 
 /** Called by a compute route when it serves a call. */
 export function markRoute(res: ServerResponse, id: string): void {
-  (res as Marked)[MATCHED] = id;
+  matched.set(res, id);
 }
 
 /** The id of the route that served the call, if one did. */
 export function matchedRoute(res: ServerResponse): string | undefined {
-  return (res as Marked)[MATCHED];
+  return matched.get(res);
 }
 
 /**

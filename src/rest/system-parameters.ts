@@ -3,9 +3,8 @@
 // `alt` (json only), `prettyPrint` (indented or compact JSON), `fields` (partial responses);
 // `access_token`/`oauth_token` are bearer tokens (read with the compute calls, never logged); `callback`
 // (JSONP) is refused with a 400; `quotaUser`, `userIp`, `key`, `$.xgafv`, `uploadType` and
-// `upload_protocol` are accepted and change nothing here. Every JSON answer of the API goes through
-// `sendJson`/`renderJson`, which apply the caller's choices.
-import type { ServerResponse } from "node:http";
+// `upload_protocol` are accepted and change nothing here. Every JSON answer of the API is written by
+// `renderJson`, which applies the caller's choices (json-answer.ts makes it the reply's serializer).
 import type { FieldNode } from "../api/index.js";
 import { RestError } from "./errors.js";
 import { applyFieldMask, checkFieldMask, parseFieldMask, type FieldMask } from "./field-mask.js";
@@ -102,12 +101,9 @@ export interface OutputOptions {
   readonly mask?: FieldMask;
 }
 
-const DEFAULT_OUTPUT: OutputOptions = { pretty: true };
+/** The answer's shape when the call names none of `alt`, `prettyPrint` and `fields`. */
+export const DEFAULT_OUTPUT: OutputOptions = { pretty: true };
 const COMPACT_OUTPUT: OutputOptions = { pretty: false };
-// Kept on the response under a symbol rather than in a WeakMap: one WeakMap entry per call was
-// measurable on the hot path.
-const OUTPUT = Symbol("output options");
-type WithOutput = ServerResponse & { [OUTPUT]?: OutputOptions };
 
 /** A bad value of a standard parameter: 400 `invalidParameter`, located at the parameter. */
 export function invalidParameter(name: string, message: string): RestError {
@@ -152,33 +148,13 @@ export function parseOutputOptions(query: Readonly<Record<string, unknown>>): Ou
   return prettyPrint === "false" ? COMPACT_OUTPUT : DEFAULT_OUTPUT;
 }
 
-/** Parses the system parameters of the call for its answer; a bad value is a 400 before anything runs. */
-export function readSystemParameters(res: ServerResponse, query: Readonly<Record<string, unknown>>): void {
-  (res as WithOutput)[OUTPUT] = parseOutputOptions(query);
-}
-
-function outputOptions(res: ServerResponse): OutputOptions {
-  return (res as WithOutput)[OUTPUT] ?? DEFAULT_OUTPUT;
-}
-
 /** Rejects a `fields` selection the response schema cannot satisfy. */
-export function checkFields(res: ServerResponse, response: FieldNode): void {
-  const { mask } = outputOptions(res);
-  if (mask) checkFieldMask(mask, response);
+export function checkFields(output: OutputOptions, response: FieldNode): void {
+  if (output.mask) checkFieldMask(output.mask, response);
 }
 
 /** The JSON text of a body as the caller asked for it: masked when `masked`, pretty or compact. */
-export function renderJson(res: ServerResponse, body: unknown, masked = true): string {
-  const { pretty, mask } = outputOptions(res);
-  const shaped = masked && mask ? applyFieldMask(body, mask) : body;
-  return pretty ? `${JSON.stringify(shaped, null, 2)}\n` : JSON.stringify(shaped);
-}
-
-/** Sends a JSON answer; error bodies are never masked (a partial error would hide the error). */
-export function sendJson(res: ServerResponse, status: number, body: unknown, masked = true): void {
-  const text = renderJson(res, body, masked);
-  res.statusCode = status;
-  res.setHeader("Content-Type", "application/json; charset=utf-8");
-  res.setHeader("Content-Length", Buffer.byteLength(text));
-  res.end(text);
+export function renderJson(output: OutputOptions, body: unknown, masked = true): string {
+  const shaped = masked && output.mask ? applyFieldMask(body, output.mask) : body;
+  return output.pretty ? `${JSON.stringify(shaped, null, 2)}\n` : JSON.stringify(shaped);
 }

@@ -1,5 +1,5 @@
 // When the admission policies guard every group (controller/admission-guard.ts, policyProblem).
-import { policyProblem } from "../../../src/controller/admission-guard.js";
+import { policyProblem } from "../../../src/controllers/resize/admission-guard.js";
 
 const required = ["a", "b"];
 const policies = [{ name: "a" }, { name: "b", failurePolicy: "Fail" }];

@@ -1,4 +1,4 @@
-// Builders for the unit tests of the reconcile decision (src/controller/decide/): snapshots, request
+// Builders for the unit tests of the reconcile decision (src/controllers/resize/decide/): snapshots, request
 // views and statuses, plan inspection, and a driver that carries plans out with the real executor
 // against a fake API server (./cluster.ts) while a simulated cluster (kwok-like: new instances become
 // ready one step later) moves on, so multi-step scenarios can be checked end to end.
@@ -7,7 +7,7 @@ import type { Duration } from "../../../src/api/duration.js";
 import type { InstanceGroupManagerStatus } from "../../../src/api/instance-group-manager.js";
 import { REST_KIND } from "../../../src/api/names.js";
 import type { Provisioning, Release, ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { decide, type Plan, type RequestChange } from "../../../src/controller/decide/index.js";
+import { decide, type Plan, type RequestChange } from "../../../src/controllers/resize/decide/index.js";
 import { execute } from "./cluster.js";
 import { numericId, resizeRequestLinks } from "../../../src/api/identity.js";
 import {
@@ -15,9 +15,9 @@ import {
   type DecideConfig,
   type GroupSnapshot,
   type GroupView,
-  type RequestView,
-  type TargetView,
-} from "../../../src/controller/snapshot.js";
+} from "../../../src/controllers/resize/snapshot.js";
+import { type RequestView } from "../../../src/cache/request-view.js";
+import { type TargetView } from "../../../src/targets/view.js";
 import { rfc3339 } from "../../../src/api/time.js";
 
 /** A fixed "now" for every single-step test: 2025-01-01T00:10:00Z. */
@@ -163,7 +163,8 @@ export function snap(o: SnapshotOptions = {}): GroupSnapshot {
     groupName: GROUP_NAME,
     group: g,
     target: g === undefined ? undefined : (o.target ?? found(replicas, o.ready ?? replicas)),
-    unschedulable: o.unschedulable,
+    // The scheduler's message on the target's pods: what a pod-placed kind's shortfall says (targets/pods.ts).
+    ...(o.unschedulable !== undefined && { shortfall: { message: o.unschedulable } }),
     requests: o.requests ?? [],
     ...(o.bookings && { bookings: o.bookings }),
   };
@@ -483,9 +484,9 @@ export async function drive(start: GroupSnapshot, o: DriveOptions = {}): Promise
           ...target,
           readyReplicas: Math.min(target.replicas, o.readyAtOnce ? target.replicas : replicasBefore, cap),
         },
-        unschedulable:
+        shortfall:
           target.replicas > cap
-            ? `0/3 nodes are available: ${target.replicas - cap} Insufficient nvidia.com/gpu.`
+            ? { message: `0/3 nodes are available: ${target.replicas - cap} Insufficient nvidia.com/gpu.` }
             : undefined,
       };
     }

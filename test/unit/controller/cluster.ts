@@ -1,4 +1,4 @@
-// Carries out a decision with the REAL executor (src/controller/execute.ts) and the real ScaleClient
+// Carries out a decision with the REAL executor (src/controllers/resize/execute.ts) and the real ScaleClient
 // against an in-memory API server (test/support/fake-kube.ts): the snapshot the plan was decided on
 // becomes objects (the group, its requests, the target Deployment), the plan is executed, optionally
 // cut by an injected conflict or crash, and what landed is read back as the next snapshot.
@@ -8,11 +8,12 @@ import { InstanceGroupManager } from "../../../src/api/instance-group-manager.js
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
 import { API_VERSION, FINALIZER, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "../../../src/api/names.js";
 import { ResizeRequest } from "../../../src/api/resize-request.js";
-import type { Plan } from "../../../src/controller/decide/index.js";
-import { executePlan, type ExecuteOutcome } from "../../../src/controller/execute.js";
-import type { Observation } from "../../../src/controller/observe.js";
-import type { GroupSnapshot, GroupView, RequestView } from "../../../src/controller/snapshot.js";
-import { ScaleClient, type TargetRead, type TargetRef } from "../../../src/controller/target.js";
+import type { Plan } from "../../../src/controllers/resize/decide/index.js";
+import { executePlan, type ExecuteOutcome } from "../../../src/controllers/resize/execute.js";
+import type { Observation } from "../../../src/controllers/resize/observe.js";
+import type { GroupSnapshot, GroupView } from "../../../src/controllers/resize/snapshot.js";
+import type { RequestView } from "../../../src/cache/request-view.js";
+import { ScaleClient, type TargetRead, type TargetRef } from "../../../src/targets/scale-client.js";
 import type { EventRecorder } from "../../../src/events/recorder.js";
 import type { ResourceLocation } from "../../../src/runtime/resource-kind.js";
 import { conflictError, CrashError, FakeKube, type Injection } from "../../support/fake-kube.js";

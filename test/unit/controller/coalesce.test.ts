@@ -1,4 +1,4 @@
-import { WriteCoalescer } from "../../../src/controller/coalesce.js";
+import { WriteCoalescer } from "../../../src/controllers/resize/coalesce.js";
 
 describe("WriteCoalescer", () => {
   test("a key writes at once, then waits out the interval; keys are independent", () => {

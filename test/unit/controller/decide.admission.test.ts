@@ -3,7 +3,7 @@
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import { ErrorCode } from "../../../src/api/errors.js";
 import { GROUP } from "../../../src/api/names.js";
-import { decide } from "../../../src/controller/decide/index.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
 import {
   CFG,
   GROUP_NAME,

@@ -5,9 +5,9 @@ import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import type { FutureReservation, ProcurementStatusName } from "../../../src/api/future-reservation.js";
 import { API_VERSION } from "../../../src/api/names.js";
 import { rfc3339Seconds } from "../../../src/api/time.js";
-import { decide } from "../../../src/controller/decide/index.js";
-import { WAITING_FOR_BOOKING } from "../../../src/controller/decide/bookings.js";
-import type { RequestView } from "../../../src/controller/snapshot.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
+import { WAITING_FOR_BOOKING } from "../../../src/controllers/resize/decide/bookings.js";
+import type { RequestView } from "../../../src/cache/request-view.js";
 import {
   CFG,
   MIN,

@@ -3,8 +3,8 @@
 // final requests refuse a late cancel once and never change state.
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { decide } from "../../../src/controller/decide/index.js";
-import type { RequestView } from "../../../src/controller/snapshot.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
+import type { RequestView } from "../../../src/cache/request-view.js";
 import {
   CFG,
   MIN,

@@ -5,8 +5,9 @@
 // "Restart-safe and idempotent").
 import { ErrorCode } from "../../../src/api/errors.js";
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
-import { decide } from "../../../src/controller/decide/index.js";
-import type { GroupSnapshot, RequestView } from "../../../src/controller/snapshot.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
+import type { GroupSnapshot } from "../../../src/controllers/resize/snapshot.js";
+import type { RequestView } from "../../../src/cache/request-view.js";
 import {
   CFG,
   MIN,

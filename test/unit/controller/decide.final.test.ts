@@ -2,8 +2,8 @@
 // never removed) and the run-duration release of SUCCEEDED requests (docs/design.md §4 "Run duration").
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { decide } from "../../../src/controller/decide/index.js";
-import type { RequestView } from "../../../src/controller/snapshot.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
+import type { RequestView } from "../../../src/cache/request-view.js";
 import {
   CFG,
   MIN,

@@ -1,9 +1,9 @@
 // decide(): a StatefulSet release resolved while a later request still holds pods hands the releasing
-// request's surviving pods over (src/controller/instances/ordinals.ts, decide/handover.ts).
+// request's surviving pods over (src/targets/instances/ordinals.ts, decide/handover.ts).
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import { REQUEST_LABEL } from "../../../src/api/instance-labels.js";
-import { decide } from "../../../src/controller/decide/index.js";
-import { ordinalHandover } from "../../../src/controller/instances/ordinals.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
+import { ordinalHandover } from "../../../src/targets/instances/ordinals.js";
 import {
   CFG,
   cond,

@@ -4,9 +4,9 @@
 // are exercised in every combination.
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { decide } from "../../../src/controller/decide/index.js";
-import { inPlay } from "../../../src/controller/in-play.js";
-import type { RequestView } from "../../../src/controller/snapshot.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
+import { inPlay } from "../../../src/cache/in-play.js";
+import type { RequestView } from "../../../src/cache/request-view.js";
 import {
   CFG,
   MIN,

@@ -3,7 +3,7 @@
 // StatefulSet request whose names are not the next ordinals fails when it reaches the head.
 import { ErrorCode } from "../../../src/api/errors.js";
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
-import { decide } from "../../../src/controller/decide/index.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
 import { CFG, cond, found, group, MIN, reasons, req, snap, statusOf, T0 } from "./builders.js";
 
 const statefulSet = group({ targetKind: "StatefulSet", targetName: "web" });

@@ -3,16 +3,17 @@
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import { ErrorCode } from "../../../src/api/errors.js";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { fastRollback, latestVerdict } from "../../../src/controller/capacity.js";
-import { queueDeadline } from "../../../src/controller/deadline.js";
-import { decide } from "../../../src/controller/decide/index.js";
-import type {
-  AutoscalerEvent,
-  GroupSnapshot,
-  GroupView,
-  RequestView,
-  UnschedulablePod,
-} from "../../../src/controller/snapshot.js";
+import { fastRollback } from "../../../src/controllers/resize/decide/capacity.js";
+import { queueDeadline } from "../../../src/controllers/resize/deadline.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
+import type { GroupSnapshot, GroupView } from "../../../src/controllers/resize/snapshot.js";
+import {
+  latestVerdict,
+  podsShortfall,
+  type AutoscalerEvent,
+  type UnschedulablePod,
+} from "../../../src/targets/pods.js";
+import type { RequestView } from "../../../src/cache/request-view.js";
 import {
   APPLIED,
   CFG,
@@ -335,6 +336,10 @@ describe("latestVerdict(): the autoscaler's newest word on a pod", () => {
   });
 });
 
+/** What the target's Unschedulable `pods` say for group `g` (targets/pods.ts, read by the observer). */
+const said = (g: GroupView, pods: readonly UnschedulablePod[]) =>
+  podsShortfall(g.clusterAutoscaler, { summary: `${pods.length} pod(s) Unschedulable`, pods });
+
 describe("fastRollback(): when nothing will add capacity, the grace's end", () => {
   const GRACE = 60 * SEC;
   const none = group({ clusterAutoscaler: "None", unschedulableGracePeriodMs: GRACE });
@@ -390,15 +395,15 @@ describe("fastRollback(): when nothing will add capacity, the grace's end", () =
       want: at(-10) + GRACE,
     },
   ])("$label", ({ g, pods, want }) => {
-    expect(fastRollback(g, attempt(), pods)?.atMs).toBe(want);
+    expect(fastRollback(g, attempt(), said(g, pods))?.atMs).toBe(want);
   });
 
   test("only an Applied attempt, and only when the pods were read", () => {
     const pods = [pod("w-3", at(-10))];
-    expect(fastRollback(none, attempt({ phase: "Applying" }), pods)).toBeUndefined();
-    expect(fastRollback(none, attempt({ phase: "RollingBack" }), pods)).toBeUndefined();
+    expect(fastRollback(none, attempt({ phase: "Applying" }), said(none, pods))).toBeUndefined();
+    expect(fastRollback(none, attempt({ phase: "RollingBack" }), said(none, pods))).toBeUndefined();
     expect(fastRollback(none, attempt(), undefined)).toBeUndefined();
-    expect(fastRollback(undefined, attempt(), pods)).toBeUndefined();
+    expect(fastRollback(undefined, attempt(), said(none, pods))).toBeUndefined();
   });
 });
 
@@ -413,10 +418,12 @@ describe("decide(): an Applied attempt whose new pods are Unschedulable", () => 
         group: g,
         replicas: 5,
         ready: 2,
-        unschedulable: `3 pod(s) Unschedulable: ${SCHEDULER}`,
         requests: [applied()],
       }),
-      unschedulablePods: pods,
+      shortfall: podsShortfall(g.clusterAutoscaler, {
+        summary: `3 pod(s) Unschedulable: ${SCHEDULER}`,
+        pods,
+      }),
     };
   }
   const grace2s = (autoscaler: "None" | "Detect"): GroupView =>

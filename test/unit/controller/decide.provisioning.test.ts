@@ -2,9 +2,10 @@
 // all-or-nothing", "Restart-safe and idempotent"), resolved by comparing the target with the record.
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { backoffMs, decide, type Plan } from "../../../src/controller/decide/index.js";
-import { AttemptErrorCode } from "../../../src/controller/errors.js";
-import type { GroupSnapshot, RequestView } from "../../../src/controller/snapshot.js";
+import { backoffMs, decide, type Plan } from "../../../src/controllers/resize/decide/index.js";
+import { AttemptErrorCode } from "../../../src/controllers/errors.js";
+import type { GroupSnapshot } from "../../../src/controllers/resize/snapshot.js";
+import type { RequestView } from "../../../src/cache/request-view.js";
 import {
   CFG,
   MIN,

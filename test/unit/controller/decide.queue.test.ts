@@ -3,8 +3,8 @@
 // waiting in it (no position is stored).
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import { fifo } from "../../../src/api/lifecycle.js";
-import { backoffMs, decide } from "../../../src/controller/decide/index.js";
-import type { RequestView } from "../../../src/controller/snapshot.js";
+import { backoffMs, decide } from "../../../src/controllers/resize/decide/index.js";
+import type { RequestView } from "../../../src/cache/request-view.js";
 import {
   CFG,
   MIN,

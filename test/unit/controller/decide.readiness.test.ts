@@ -7,10 +7,10 @@ import {
   ResizeRequestCondition as RC,
 } from "../../../src/api/conditions.js";
 import { INSTANCE_GROUP_MANAGERS } from "../../../src/api/kinds.js";
-import { decide, type Plan } from "../../../src/controller/decide/index.js";
-import { NODES_FORBIDDEN_MESSAGE } from "../../../src/controller/node-informers.js";
-import { NODE_READINESS_FORBIDDEN, type HeldBack } from "../../../src/controller/node-readiness.js";
-import type { TargetView } from "../../../src/controller/snapshot.js";
+import { decide, type Plan } from "../../../src/controllers/resize/decide/index.js";
+import { NODES_FORBIDDEN_MESSAGE } from "../../../src/targets/node-informers.js";
+import { NODE_READINESS_FORBIDDEN, type HeldBack } from "../../../src/targets/node-readiness.js";
+import type { TargetView } from "../../../src/targets/view.js";
 import { conflictError } from "../../support/fake-kube.js";
 import {
   accepted,

@@ -5,9 +5,9 @@ import {
   ResizeRequestCondition as RC,
 } from "../../../src/api/conditions.js";
 import type { InstanceGroupManagerStatus } from "../../../src/api/instance-group-manager.js";
-import { decide } from "../../../src/controller/decide/index.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
 import { numericId } from "../../../src/api/identity.js";
-import type { GroupSnapshot } from "../../../src/controller/snapshot.js";
+import type { GroupSnapshot } from "../../../src/controllers/resize/snapshot.js";
 import {
   CFG,
   MIN,

@@ -22,8 +22,8 @@ import {
   ResizeRequestCondition as RC,
 } from "../../../src/api/conditions.js";
 import { ErrorCode } from "../../../src/api/errors.js";
-import { decide } from "../../../src/controller/decide/index.js";
-import type { TargetUnavailable, TargetView } from "../../../src/controller/snapshot.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
+import type { TargetUnavailable, TargetView } from "../../../src/targets/view.js";
 
 const forbidden: TargetUnavailable = {
   found: false,

@@ -1,11 +1,11 @@
-// The executor (src/controller/execute.ts) against the fake API server: the order of its writes, what
+// The executor (src/controllers/resize/execute.ts) against the fake API server: the order of its writes, what
 // it does on conflicts, and what is left behind when the process dies at any write (before it lands,
 // or right after) — and that deciding again from what was left converges to the uncut run.
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
-import { decide, type Plan } from "../../../src/controller/decide/index.js";
-import { executePlan } from "../../../src/controller/execute.js";
-import type { GroupSnapshot } from "../../../src/controller/snapshot.js";
-import { ScaleClient } from "../../../src/controller/target.js";
+import { decide, type Plan } from "../../../src/controllers/resize/decide/index.js";
+import { executePlan } from "../../../src/controllers/resize/execute.js";
+import type { GroupSnapshot } from "../../../src/controllers/resize/snapshot.js";
+import { ScaleClient } from "../../../src/targets/scale-client.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
 import { scaleOf } from "../../../src/runtime/builtin-kinds.js";
 import { conflictError, CrashError, isWrite, type FakeCall } from "../../support/fake-kube.js";

@@ -1,8 +1,12 @@
-// Why a selected Node does not count, in words (src/controller/held-back.ts): the sentence a waiting
+// Why a selected Node does not count, in words (src/controllers/resize/held-back.ts): the sentence a waiting
 // request quotes and the group's InstancesHeldBack condition, as table tests over counts.
 import { InstanceGroupManagerCondition as GC } from "../../../src/api/conditions.js";
-import { heldBackCondition, heldBackSentence, NONE_HELD_BACK } from "../../../src/controller/held-back.js";
-import type { HeldBack, HeldBackNode } from "../../../src/controller/node-readiness.js";
+import {
+  heldBackCondition,
+  heldBackSentence,
+  NONE_HELD_BACK,
+} from "../../../src/controllers/resize/held-back.js";
+import type { HeldBack, HeldBackNode } from "../../../src/targets/node-readiness.js";
 
 const T = "example.com/t=x:NoSchedule";
 const tainted = (node: string, taint = T): HeldBackNode => ({ node, reason: "UndeclaredTaint", taint });

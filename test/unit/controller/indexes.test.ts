@@ -1,8 +1,8 @@
-// The group cache's target index (src/controller/indexes.ts): a change of a target object reaches the
+// The group cache's target index (src/cache/indexes.ts): a change of a target object reaches the
 // groups pointing at it, whatever version of its kind they name; a namespaced target only those of its
 // namespace, a cluster-scoped one (a Karpenter NodePool) those of every namespace.
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
-import { GROUP_INDEXERS, groupsOfTarget } from "../../../src/controller/indexes.js";
+import { GROUP_INDEXERS, groupsOfTarget } from "../../../src/cache/indexes.js";
 import { Store } from "../../../src/runtime/store.js";
 
 function groupOver(namespace: string, name: string, apiVersion: string, kind: string, target: string) {

@@ -1,6 +1,7 @@
 // Which kinds' instances are told apart, and the group's InstanceIdentity condition for each.
-import { identityCondition, identityOf } from "../../../src/controller/instances/kinds.js";
-import { decide } from "../../../src/controller/decide/index.js";
+import { identityCondition } from "../../../src/targets/instances/kinds.js";
+import { identityOf } from "../../../src/targets/index.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
 import { CFG, group, snap } from "./builders.js";
 
 test.each([

@@ -1,6 +1,6 @@
 // Whose instances: which Nodes a succeeding attempt takes and labels, and which NodeClaims a release or
-// a rollback deletes (src/controller/instances/view.ts, decide/instances.ts).
-import { decide } from "../../../src/controller/decide/index.js";
+// a rollback deletes (src/targets/instances/view.ts, decide/instances.ts).
+import { decide } from "../../../src/controllers/resize/decide/index.js";
 import {
   attemptInstances,
   claimFor,
@@ -12,14 +12,24 @@ import {
   POD_DELETION_COST,
   type InstancesView,
   type ObservedInstance,
-} from "../../../src/controller/instances/view.js";
+} from "../../../src/targets/instances/view.js";
 import {
   GKE_PROVISIONING_REQUEST_LABEL,
   REQUEST_LABEL,
   REQUEST_NAMESPACE_LABEL,
 } from "../../../src/api/instance-labels.js";
 import { MAX_LISTED_INSTANCES } from "../../../src/api/resize-request.js";
-import { HOLD_ANNOTATION, nodeLimitOfPool } from "../../../src/controller/instances/node-limit.js";
+import { HOLD_ANNOTATION, nodeLimitOfPool } from "../../../src/targets/karpenter/node-limit.js";
+import { poolLimit } from "../../../src/targets/karpenter.js";
+
+/** The pool's limit as its kind module reads it from the NodePool (targets/karpenter.ts), with `instances` read. */
+function limitOf(nodes: string | undefined, held: string | null | undefined, instances: number) {
+  const annotations = held === undefined ? {} : { [HOLD_ANNOTATION]: JSON.stringify(held) };
+  return poolLimit(
+    { metadata: { annotations }, spec: { limits: nodes === undefined ? {} : { nodes } } },
+    instances,
+  );
+}
 import {
   appliedRequest,
   CFG,
@@ -229,19 +239,19 @@ describe("decide", () => {
     });
     const items = [node("a-1", { owner: A }), node("a-2", { owner: A }), node("b-1", { owner: B })];
     const s = { ...snap({ replicas: 3, requests: [a] }), instances: pool(...items) };
-    const holding = decide({ ...s, nodeLimit: { current: "8", heldOriginal: undefined } }, CFG);
+    const holding = decide({ ...s, limit: limitOf("8", undefined, s.instances.items.length) }, CFG);
     expect(holding.scale?.removal?.hold).toEqual({
       metadata: { annotations: { [HOLD_ANNOTATION]: '"8"' } },
       spec: { limits: { nodes: "3" } },
     });
     expect(holding.targetPatch).toBeUndefined();
     // A pool without a limit: none is given back; a pool whose own limit is lower keeps it.
-    const unlimited = decide({ ...s, nodeLimit: { current: undefined, heldOriginal: undefined } }, CFG);
+    const unlimited = decide({ ...s, limit: limitOf(undefined, undefined, s.instances.items.length) }, CFG);
     expect(unlimited.scale?.removal?.hold?.metadata?.annotations?.[HOLD_ANNOTATION]).toBe("null");
-    const tight = decide({ ...s, nodeLimit: { current: "2", heldOriginal: undefined } }, CFG);
+    const tight = decide({ ...s, limit: limitOf("2", undefined, s.instances.items.length) }, CFG);
     expect(tight.scale?.removal?.hold?.["spec"]).toEqual({ limits: { nodes: "2" } });
     // Held again after a crash: the first recorded value is the pool's own.
-    const again = decide({ ...s, nodeLimit: { current: "3", heldOriginal: "8" } }, CFG);
+    const again = decide({ ...s, limit: limitOf("3", "8", s.instances.items.length) }, CFG);
     expect(again.scale?.removal?.hold?.metadata?.annotations?.[HOLD_ANNOTATION]).toBe('"8"');
     // The release applied, nothing more to remove: the limit goes back, the annotation away.
     const done = req("a", {
@@ -255,7 +265,7 @@ describe("decide", () => {
       {
         ...snap({ replicas: 1, requests: [done] }),
         instances: pool(node("b-1", { owner: B })),
-        nodeLimit: { current: "3", heldOriginal: null },
+        limit: limitOf("3", null, 1),
       },
       CFG,
     );

@@ -1,16 +1,17 @@
-// Rolling an attempt back on a Karpenter NodePool (src/controller/karpenter.ts rollbackWait, and the
-// attempt steps of decide): the pool is lowered only once Karpenter has finished launching, because it
+// Rolling an attempt back on a Karpenter NodePool (src/targets/karpenter/launches.ts rollbackWait, what
+// the kind module src/targets/karpenter.ts makes of it, and the attempt steps of decide): the pool is lowered only once Karpenter has finished launching, because it
 // deletes the Node of a NodeClaim only once that NodeClaim is registered. Also what a request says when
 // its group's target is deleted under it (a Warning Event TargetNotFound, once).
-import { decide } from "../../../src/controller/decide/index.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
 import {
   karpenterView,
   removalWait,
   rollbackWait,
   type KarpenterView,
   type NodeClaim,
-} from "../../../src/controller/karpenter.js";
-import type { GroupSnapshot } from "../../../src/controller/snapshot.js";
+} from "../../../src/targets/karpenter/launches.js";
+import type { GroupSnapshot } from "../../../src/controllers/resize/snapshot.js";
+import { karpenterCapacity } from "../../../src/targets/karpenter.js";
 import {
   APPLIED,
   CFG,
@@ -142,7 +143,12 @@ test("removalWait(): a rolled-back attempt ends once Karpenter has removed the N
 describe("decide(): rolling back an attempt on a Karpenter NodePool", () => {
   // limits.nodes 4 lets 2 of the attempt's 3 grow (target 5): rolled back at once (no grace).
   const g = group({ unschedulableGracePeriodMs: 0, targetKind: "NodePool", targetName: POOL });
-  const withKarpenter = (s: GroupSnapshot, karpenter: KarpenterView): GroupSnapshot => ({ ...s, karpenter });
+  // What the NodePool's kind module makes of Karpenter's view for the attempt in flight (targets/karpenter.ts).
+  const withKarpenter = (s: GroupSnapshot, karpenter: KarpenterView): GroupSnapshot => {
+    const replicas = s.target?.found ? s.target.replicas : 0;
+    const attempt = s.requests.find((r) => r.status.provisioning)?.status.provisioning;
+    return { ...s, ...karpenterCapacity(karpenter, replicas, attempt) };
+  };
   const launching = view(
     [
       nodeClaim("gpu-aaaaa", "registered"),

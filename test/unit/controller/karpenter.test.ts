@@ -1,17 +1,19 @@
-// The fast rollback for a Karpenter NodePool target (src/controller/karpenter.ts, capacity.ts): what
+// The fast rollback for a Karpenter NodePool target (src/targets/karpenter/launches.ts, the kind module
+// src/targets/karpenter.ts, decide/capacity.ts): what
 // Karpenter's NodeClaims, its insufficient-capacity Events and the pool's limits.nodes say, and when an
 // Applied attempt rolls back because of it.
 import { ErrorCode } from "../../../src/api/errors.js";
-import { fastRollback } from "../../../src/controller/capacity.js";
-import { decide } from "../../../src/controller/decide/index.js";
+import { fastRollback } from "../../../src/controllers/resize/decide/capacity.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
 import {
   karpenterBlock,
   karpenterView,
   nodeLimitOf,
   type KarpenterView,
   type NodeClaim,
-} from "../../../src/controller/karpenter.js";
+} from "../../../src/targets/karpenter/launches.js";
 import type { CoreEvent } from "../../../src/runtime/builtin-kinds.js";
+import { karpenterCapacity } from "../../../src/targets/karpenter.js";
 import {
   APPLIED,
   CFG,
@@ -204,18 +206,21 @@ describe("fastRollback() with Karpenter's word", () => {
 
   test("the grace runs from the failure, or from appliedTime if later", () => {
     const failedAt = view({ events: [ice("gpu-x2b4c", at(-10))] });
-    expect(fastRollback(g, attempt, undefined, { view: failedAt, replicas: 5 })?.atMs).toBe(at(-10) + GRACE);
-    expect(fastRollback(g, attempt, undefined, { view: view({ nodeLimit: 2 }), replicas: 5 })?.atMs).toBe(
-      APPLIED + GRACE,
-    );
-    expect(fastRollback(g, attempt, undefined, { view: view({}), replicas: 5 })).toBeUndefined();
+    const said = (v: KarpenterView) => karpenterCapacity(v, 5, attempt).shortfall;
+    expect(fastRollback(g, attempt, said(failedAt))?.atMs).toBe(at(-10) + GRACE);
+    expect(fastRollback(g, attempt, said(view({ nodeLimit: 2 })))?.atMs).toBe(APPLIED + GRACE);
+    expect(fastRollback(g, attempt, said(view({})))).toBeUndefined();
     expect(fastRollback(g, attempt, undefined)).toBeUndefined();
   });
 
   test("only an Applied attempt", () => {
-    const v = { view: view({ nodeLimit: 2 }), replicas: 5 };
-    expect(fastRollback(g, { ...attempt, phase: "Applying" }, undefined, v)).toBeUndefined();
-    expect(fastRollback(g, { ...attempt, appliedTime: undefined }, undefined, v)).toBeUndefined();
+    const v = karpenterCapacity(view({ nodeLimit: 2 }), 5, attempt).shortfall;
+    expect(fastRollback(g, { ...attempt, phase: "Applying" }, v)).toBeUndefined();
+    expect(fastRollback(g, { ...attempt, appliedTime: undefined }, v)).toBeUndefined();
+    // What Karpenter says is read for an Applied attempt only: before, no failure is its own yet.
+    expect(
+      karpenterCapacity(view({ nodeLimit: 2 }), 5, { ...attempt, phase: "Applying" }).shortfall,
+    ).toBeUndefined();
   });
 });
 
@@ -230,7 +235,8 @@ describe("decide(): an Applied attempt on a Karpenter NodePool", () => {
       ready: 2,
       requests: [a],
     }),
-    karpenter,
+    // What the NodePool's kind module makes of Karpenter's view (targets/karpenter.ts).
+    ...karpenterCapacity(karpenter, 5, a.status.provisioning),
   });
   const failing = view({ events: [ice("gpu-x2b4c", at(-10))] });
 

@@ -1,10 +1,10 @@
-// NodeInformers (src/controller/node-informers.ts) with real informers over a scripted list-watch and
+// NodeInformers (src/targets/node-informers.ts) with real informers over a scripted list-watch and
 // the in-memory API server for its permission check: one informer whatever the selectors, made only
 // when asked, counting through its transform; a refusal is an answer, checked again later; a Node
 // change that can change a count is reported with its selector, a heartbeat is not.
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { NodeInformers, NODES_FORBIDDEN_MESSAGE } from "../../../src/controller/node-informers.js";
-import type { NodeReadinessRule } from "../../../src/controller/node-readiness.js";
+import { NodeInformers, NODES_FORBIDDEN_MESSAGE } from "../../../src/targets/node-informers.js";
+import type { NodeReadinessRule } from "../../../src/targets/node-readiness.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
 import { NODES } from "../../../src/runtime/builtin-kinds.js";
 import { FakeClock, flushPromises } from "../../support/fake-clock.js";

@@ -1,4 +1,4 @@
-// Readiness counted from Nodes (src/controller/node-readiness.ts): which Nodes are a group's ready
+// Readiness counted from Nodes (src/targets/node-readiness.ts): which Nodes are a group's ready
 // instances, the selector the informer lists with, and what its transform keeps.
 import type { Taint } from "../../../src/api/instance-shape.js";
 import type { Node } from "../../../src/runtime/builtin-kinds.js";
@@ -13,7 +13,7 @@ import {
   selectorString,
   type HeldBackNode,
   type NodeReadinessRule,
-} from "../../../src/controller/node-readiness.js";
+} from "../../../src/targets/node-readiness.js";
 
 const POOL = { "karpenter.sh/nodepool": "gpu" };
 const GPU_TAINT: Taint = { key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" };

@@ -5,12 +5,13 @@ import { InstanceGroupManager } from "../../../src/api/instance-group-manager.js
 import { INSTANCE_GROUP_MANAGERS, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
 import { API_VERSION } from "../../../src/api/names.js";
 import { ResizeRequest } from "../../../src/api/resize-request.js";
-import { NODE_CLAIMS } from "../../../src/controller/karpenter.js";
-import type { NodeCount, NodeCounter } from "../../../src/controller/node-informers.js";
-import type { HeldBack, NodeReadinessRule } from "../../../src/controller/node-readiness.js";
-import { observeGroup } from "../../../src/controller/observe.js";
-import { BY_NODE_SELECTOR, GROUP_INDEXERS, REQUEST_INDEXERS } from "../../../src/controller/indexes.js";
-import { ScaleClient } from "../../../src/controller/target.js";
+import { NODE_CLAIMS } from "../../../src/targets/karpenter/launches.js";
+import { readKarpenter } from "../../../src/targets/karpenter/read.js";
+import type { NodeCount, NodeCounter } from "../../../src/targets/node-informers.js";
+import type { HeldBack, NodeReadinessRule } from "../../../src/targets/node-readiness.js";
+import { observeGroup } from "../../../src/controllers/resize/observe.js";
+import { BY_NODE_SELECTOR, GROUP_INDEXERS, REQUEST_INDEXERS } from "../../../src/cache/indexes.js";
+import { ScaleClient } from "../../../src/targets/scale-client.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
 import { CORE_EVENTS, type Node } from "../../../src/runtime/builtin-kinds.js";
 import type { ResourceLocation } from "../../../src/runtime/resource-kind.js";
@@ -227,16 +228,18 @@ describe("a Karpenter NodePool target", () => {
     });
     return fake;
   }
+  /** The NodePool as seeded, for reading Karpenter's view of it directly. */
+  const NODE_POOL = { metadata: { name: "gpu" }, spec: { replicas: 5, limits: { nodes: "8" } } };
   const karpenterGroup = groupObject({
     targetRef: { apiVersion: "karpenter.sh/v1", kind: "NodePool", name: "gpu" },
     readiness: { nodeSelector: { "karpenter.sh/nodepool": "gpu" } },
   });
 
   test("while an attempt waits: its NodeClaims, Karpenter's Events and its limits.nodes", async () => {
-    const obs = await observe(withNodePool(), karpenterGroup, new FakeCounter(counted(2)), [
-      appliedRequest(),
-    ]);
-    expect(obs.snapshot.karpenter).toEqual({
+    const fake = withNodePool();
+    const obs = await observe(fake, karpenterGroup, new FakeCounter(counted(2)), [appliedRequest()]);
+    // What the NodePool's kind reads (targets/karpenter/read.ts) ...
+    expect(await readKarpenter(fake, "gpu", NODE_POOL)).toEqual({
       pool: "gpu",
       failures: [
         {
@@ -258,27 +261,50 @@ describe("a Karpenter NodePool target", () => {
       active: 1,
       deleting: 0,
     });
+    // ... and what the decision sees of it: launches failed since the attempt was applied (00:09:30).
+    expect(obs.snapshot.shortfall).toEqual({
+      message: "2 launch(es) of NodePool gpu failed: LaunchFailed: no capacity",
+      cause: "new Nodes could not be launched",
+      blocked: {
+        sinceMs: Date.parse("2025-01-01T00:09:40Z"),
+        why: "Karpenter will not add capacity (NodeClaim gpu-abcde of NodePool gpu was not launched: LaunchFailed: no capacity)",
+      },
+    });
   });
 
   test("while a rollback is recorded: whether Karpenter is still launching, ready or not", async () => {
-    const obs = await observe(withNodePool(), karpenterGroup, new FakeCounter(counted(5)), [
-      appliedRequest("RollingBack"),
-    ]);
-    expect(obs.snapshot.karpenter).toMatchObject({ pool: "gpu", launching: [], active: 1, nodeLimit: 8 });
+    const fake = withNodePool();
+    await observe(fake, karpenterGroup, new FakeCounter(counted(5)), [appliedRequest("RollingBack")]);
+    // Listed twice: for what lowering the pool waits for, and for the pool's instances (a rollback removes some).
+    expect(fake.calls.filter((c) => c.resource === "nodeclaims" && c.verb === "list")).toHaveLength(2);
+    expect(await readKarpenter(fake, "gpu", NODE_POOL)).toMatchObject({
+      pool: "gpu",
+      launching: [],
+      active: 1,
+      nodeLimit: 8,
+    });
   });
 
   test("without permission on NodeClaims: the view says so, the Events and the limit still count", async () => {
-    const fake = withNodePool().inject({
-      match: (c) => c.verb === "list" && c.resource === "nodeclaims",
-      when: "before",
-      error: () => new ApiError(403, "Forbidden", "nodeclaims.karpenter.sh is forbidden"),
-    });
-    const obs = await observe(fake, karpenterGroup, new FakeCounter(counted(2)), [appliedRequest()]);
-    expect(obs.snapshot.karpenter?.unreadable).toMatch(
+    const forbidden = (): FakeKube =>
+      withNodePool().inject({
+        match: (c) => c.verb === "list" && c.resource === "nodeclaims",
+        when: "before",
+        error: () => new ApiError(403, "Forbidden", "nodeclaims.karpenter.sh is forbidden"),
+      });
+    const obs = await observe(forbidden(), karpenterGroup, new FakeCounter(counted(2)), [appliedRequest()]);
+    const view = await readKarpenter(forbidden(), "gpu", NODE_POOL);
+    expect(view.unreadable).toMatch(
       /^the operator may not list NodeClaims \(install the chart with rbac\.karpenter=true\)/,
     );
-    expect(obs.snapshot.karpenter?.failures.map((f) => f.nodeClaim)).toEqual(["gpu-fghij"]);
-    expect(obs.snapshot.karpenter?.nodeLimit).toBe(8);
+    expect(view.failures.map((f) => f.nodeClaim)).toEqual(["gpu-fghij"]);
+    expect(view.nodeLimit).toBe(8);
+    expect(obs.snapshot.shortfall?.unreadable).toMatch(
+      /^Karpenter's failed launches cannot be seen \(the operator may not list NodeClaims \(install the chart with rbac\.karpenter=true\)/,
+    );
+    expect(obs.snapshot.shortfall?.message).toBe(
+      "1 launch(es) of NodePool gpu failed: InsufficientCapacityError: NodeClaim gpu-fghij event: no GPUs",
+    );
   });
 
   test("another error reading NodeClaims fails the pass (retried)", async () => {
@@ -307,12 +333,14 @@ describe("a Karpenter NodePool target", () => {
   test("not read when no attempt waits, nor once all instances are ready (then only the pool's instances are)", async () => {
     const idleFake = withNodePool();
     const idle = await observe(idleFake, karpenterGroup, new FakeCounter(counted(2)));
-    expect(idle.snapshot.karpenter).toBeUndefined();
+    expect(idle.snapshot.shortfall).toBeUndefined();
+    expect(idle.snapshot.lowering).toBeUndefined();
     expect(idle.snapshot.instances).toBeUndefined();
     expect(idleFake.calls.filter((c) => c.resource === "nodeclaims")).toEqual([]);
     const fake = withNodePool();
     const ready = await observe(fake, karpenterGroup, new FakeCounter(counted(5)), [appliedRequest()]);
-    expect(ready.snapshot.karpenter).toBeUndefined();
+    expect(ready.snapshot.shortfall).toBeUndefined();
+    expect(ready.snapshot.lowering).toBeUndefined();
     // The attempt may succeed in this pass: the pool's NodeClaims are listed once, to claim its own.
     expect(ready.snapshot.instances?.mechanism).toBe("DeleteNodeClaims");
     expect(fake.calls.filter((c) => c.resource === "nodeclaims")).toHaveLength(1);

@@ -1,7 +1,7 @@
-// stuckPods(): what the observer makes of the target's pods and the cluster autoscaler's events on them
-// for the fast rollback (capacity.ts). The lists themselves are read from the real API server in
+// stuckPods(): what a pod-placed kind (targets/pods.ts) makes of the target's pods and the cluster
+// autoscaler's events on them for the fast rollback (decide/capacity.ts). The lists themselves are read from the real API server in
 // test/integration/controller/policies.test.ts.
-import { stuckPods } from "../../../src/controller/observe.js";
+import { stuckPods } from "../../../src/targets/pods.js";
 import type { CoreEvent, Pod } from "../../../src/runtime/builtin-kinds.js";
 
 const SCHEDULER = "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.";

@@ -1,7 +1,7 @@
-// The read-your-own-writes rule (src/controller/own-writes.ts) as a table: resourceVersions compared as
+// The read-your-own-writes rule (src/targets/own-writes.ts) as a table: resourceVersions compared as
 // KEP-5504 says (integers of any length, no leading zeros), and when a remembered scale write stops
 // being laid over the cached object.
-import { caughtUp, compareResourceVersions, OwnWrites } from "../../../src/controller/own-writes.js";
+import { caughtUp, compareResourceVersions, OwnWrites } from "../../../src/targets/own-writes.js";
 
 test.each([
   ["5", "5", 0],

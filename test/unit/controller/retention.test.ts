@@ -1,8 +1,12 @@
-// The retention decision (src/controller/retention.ts): which finished requests expire, and when.
+// The retention decision (src/controllers/retention-rule.ts): which finished requests expire, and when.
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
-import { MAX_RETENTION_WAIT_MS, finishedTime, retentionDecision } from "../../../src/controller/retention.js";
-import { dueIn } from "../../../src/controller/retention-controller.js";
+import {
+  MAX_RETENTION_WAIT_MS,
+  finishedTime,
+  retentionDecision,
+} from "../../../src/controllers/retention-rule.js";
+import { dueIn } from "../../../src/controllers/retention/controller.js";
 import { Store } from "../../../src/runtime/store.js";
 
 const NOW = Date.parse("2026-01-10T00:00:00Z");

@@ -1,4 +1,4 @@
-import { sameData } from "../../../src/controller/decide/index.js";
+import { sameData } from "../../../src/controllers/resize/decide/index.js";
 
 describe("sameData: equal as stored by the API server", () => {
   test.each([

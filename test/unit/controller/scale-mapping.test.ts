@@ -1,4 +1,4 @@
-// The /scale fields of a kind (src/controller/scale-mapping.ts), as a table: the kinds the operator knows,
+// The /scale fields of a kind (src/targets/scale-mapping.ts), as a table: the kinds the operator knows,
 // a CRD's declaration, the selector string the API server writes into a Scale, and the Scale built from
 // an object, which must equal what a GET of /scale answers for it.
 import {
@@ -7,7 +7,7 @@ import {
   knownScalePaths,
   labelSelectorString,
   scaleOfObject,
-} from "../../../src/controller/scale-mapping.js";
+} from "../../../src/targets/scale-mapping.js";
 
 test.each([
   ["apps/v1", "Deployment", "status.replicas", "spec.selector"],

@@ -1,7 +1,7 @@
 // Which targets the operator refuses (controller/target-access.ts) and how a refused call on a target is
 // told (controller/errors.ts, targetAccessRefusal): pure tables.
-import { targetAccessRefusal, type TargetAccess } from "../../../src/controller/errors.js";
-import { scopeRefusal, waitsForAccess } from "../../../src/controller/target-access.js";
+import { targetAccessRefusal, type TargetAccess } from "../../../src/targets/access.js";
+import { scopeRefusal, waitsForAccess } from "../../../src/targets/access.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
 
 const LISTED = new Set(["NodePool.karpenter.sh"]);

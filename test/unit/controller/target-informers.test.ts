@@ -1,11 +1,11 @@
-// Targets from informers (src/controller/target-informers.ts) under the real ScaleClient, with real
+// Targets from informers (src/targets/informers.ts) under the real ScaleClient, with real
 // informers over a scripted list-watch and the in-memory API server for everything else: once the
 // kind's informer has listed, a pass reads its target with no call and writes /scale with no read; our
 // own write shows until the cache delivers it; a refused list, or a kind whose /scale fields are not
 // known, is read with GETs (counted as such) and the cache is tried again after the retry period.
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { ScaleClient, TARGET_READS_METRIC, type TargetRef } from "../../../src/controller/target.js";
-import { TargetInformers, type ChangedTarget } from "../../../src/controller/target-informers.js";
+import { ScaleClient, TARGET_READS_METRIC, type TargetRef } from "../../../src/targets/scale-client.js";
+import { TargetInformers, type ChangedTarget } from "../../../src/targets/informers.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
 import { Informer } from "../../../src/runtime/informer.js";
 import type { InformerSpec } from "../../../src/runtime/manager.js";

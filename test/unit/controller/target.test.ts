@@ -1,7 +1,7 @@
 // The ScaleClient on the in-memory API server (test/support/fake-kube.ts): a cluster-scoped target is
 // read and scaled without a namespace, and a forbidden call is a refusal the group shows, not an error
 // (a forbidden /scale update is remembered for a while so it is not tried at every pass).
-import { ScaleClient, type TargetRef } from "../../../src/controller/target.js";
+import { ScaleClient, type TargetRef } from "../../../src/targets/scale-client.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
 import type { ResourceLocation } from "../../../src/runtime/resource-kind.js";
 import { FakeKube, type FakeCall } from "../../support/fake-kube.js";

@@ -4,10 +4,10 @@
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import { API_VERSION } from "../../../src/api/names.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
-import { REQUEST_INDEXERS } from "../../../src/controller/indexes.js";
+import { REQUEST_INDEXERS } from "../../../src/cache/indexes.js";
 import type { QueueAnswer } from "../../../src/dashboard/answers.js";
 import { durationText, etaBasisText, relativeTime, waitingForSentence } from "../../../src/queue/text.js";
-import { groupQueue, statusTarget } from "../../../src/controller/group-queue.js";
+import { groupQueue, statusTarget } from "../../../src/cache/group-queue.js";
 import { queueAnswer } from "../../../src/dashboard/queue-answer.js";
 import { projectedTarget } from "../../../src/dashboard/ui/chart.js";
 import type { WaitingFor } from "../../../src/queue/insight.js";

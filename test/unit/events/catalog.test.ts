@@ -1,8 +1,8 @@
 import { bookingEvents } from "../../../src/booking/events.js";
-import { provisioningEvents } from "../../../src/provisioning/events.js";
+import { provisioningEvents } from "../../../src/provisioning/conditions.js";
 import { readFileSync } from "node:fs";
 import { catalogTableRows, defineEventCatalog, type EventDefinition } from "../../../src/events/catalog.js";
-import { resizeEvents } from "../../../src/controller/events.js";
+import { resizeEvents } from "../../../src/controllers/events.js";
 import { genericEvents } from "../../../src/events/generic.js";
 
 const ok: EventDefinition = {

@@ -4,7 +4,7 @@
 import type { RequestInsight } from "../../../src/queue/insight.js";
 import { decideProvisioning } from "../../../src/provisioning/decide.js";
 import { classDetails, sameDetails, withoutQueue } from "../../../src/provisioning/details.js";
-import { Reason } from "../../../src/provisioning/reasons.js";
+import { Reason } from "../../../src/provisioning/conditions.js";
 import { T0, at, cond, group, pr, rr, snapshot, waitingInsight } from "./fixtures.js";
 
 const RR = "pr-job-a-prov-1-0f1e2d3c4b";

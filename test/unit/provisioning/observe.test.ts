@@ -7,7 +7,7 @@ import type { InstanceGroupManager } from "../../../src/api/instance-group-manag
 import { POD_TEMPLATES, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
 import { CONSUME_ANNOTATION, type ProvisioningRequest } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
-import { REQUEST_INDEXERS } from "../../../src/controller/indexes.js";
+import { REQUEST_INDEXERS } from "../../../src/cache/indexes.js";
 import { decideProvisioning } from "../../../src/provisioning/decide.js";
 import { createResizeRequest } from "../../../src/provisioning/execute.js";
 import { consumptionCache, observeProvisioning, podSelector } from "../../../src/provisioning/observe.js";

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { decideProvisioning } from "../../../src/provisioning/decide.js";
-import type { CachedQueue } from "../../../src/controller/group-queue.js";
+import type { CachedQueue } from "../../../src/cache/group-queue.js";
 import { earliest, etaIfQueued, queuedEta } from "../../../src/provisioning/obtainability.js";
 import { place, type PlacementInput } from "../../../src/provisioning/placement.js";
 import type { Eta } from "../../../src/queue/insight.js";

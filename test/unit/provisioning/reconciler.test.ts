@@ -5,7 +5,7 @@ import type { InstanceGroupManager } from "../../../src/api/instance-group-manag
 import { PROVISIONING_REQUESTS, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
 import type { PrCondition, ProvisioningRequest } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
-import { REQUEST_INDEXERS } from "../../../src/controller/indexes.js";
+import { REQUEST_INDEXERS } from "../../../src/cache/indexes.js";
 import { consumptionCache } from "../../../src/provisioning/observe.js";
 import { provisioningReconciler } from "../../../src/provisioning/reconciler.js";
 import { Store } from "../../../src/runtime/store.js";

@@ -2,7 +2,7 @@
 // where it is served, the queue's view appearing or going, the deadline warning, or a material ETA move.
 import type { PrCondition } from "../../../src/api/provisioning-request.js";
 import { rfc3339Seconds } from "../../../src/api/time.js";
-import { LATE_WARNING } from "../../../src/provisioning/messages.js";
+import { LATE_WARNING } from "../../../src/provisioning/conditions.js";
 import {
   MATERIAL_ETA_MS,
   etaMovedMaterially,

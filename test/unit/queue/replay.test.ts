@@ -7,15 +7,15 @@
 //
 // Two cadences of passes: "clock", one pass per second whatever happens; "watch", the operator's: a
 // pass that wrote a request is followed at once by another (its own write is a watch event on a
-// request in play, src/controller/setup.ts), and the clock moves one second only after a pass that
+// request in play, src/controllers/resize/controller.ts), and the clock moves one second only after a pass that
 // wrote nothing. A release that must be applied before the head fits takes a pass of its own (the
 // release is recorded and applied, the next pass sees it applied and starts the head): under "clock"
 // that pass costs a second the model does not count; under "watch" it costs no time, and the model's
 // start is exact.
 import fc from "fast-check";
 import type { InstanceGroupManagerStatus } from "../../../src/api/instance-group-manager.js";
-import { decide } from "../../../src/controller/decide/index.js";
-import type { GroupSnapshot } from "../../../src/controller/snapshot.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
+import type { GroupSnapshot } from "../../../src/controllers/resize/snapshot.js";
 import { queueInsight } from "../../../src/queue/insight.js";
 import { CFG, MIN, SEC, T0, changeOf, group, req, snap, startedIn } from "../controller/builders.js";
 import { execute } from "../controller/cluster.js";

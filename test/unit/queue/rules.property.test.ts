@@ -5,8 +5,9 @@
 // them to it (docs/architecture.md "Where behaviour lives").
 import fc from "fast-check";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { decide } from "../../../src/controller/decide/index.js";
-import type { GroupSnapshot, RequestView } from "../../../src/controller/snapshot.js";
+import { decide } from "../../../src/controllers/resize/decide/index.js";
+import type { GroupSnapshot } from "../../../src/controllers/resize/snapshot.js";
+import type { RequestView } from "../../../src/cache/request-view.js";
 import { queueInsight } from "../../../src/queue/insight.js";
 import { releaseLowers, releaseTarget } from "../../../src/queue/rules.js";
 import {

@@ -4,7 +4,8 @@
 // generated state goes to both decide() and queueInsight(); and succeeded requests for such states.
 import { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import type { Release } from "../../../src/api/resize-request.js";
-import type { GroupSnapshot, RequestView } from "../../../src/controller/snapshot.js";
+import type { GroupSnapshot } from "../../../src/controllers/resize/snapshot.js";
+import type { RequestView } from "../../../src/cache/request-view.js";
 import type { QueueInput } from "../../../src/queue/insight.js";
 import { finalStatus, identityOf, iso, req } from "../controller/builders.js";
 import { groupObject, requestObject } from "../controller/cluster.js";

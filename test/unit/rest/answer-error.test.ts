@@ -1,26 +1,38 @@
 // What a failed call logs: the error itself, with its stack and cause, while the client gets only the
 // Google error body.
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import { StoreUnavailableError } from "../../../src/operations/store.js";
-import { answerError } from "../../../src/rest/answer-error.js";
+import { googleErrors } from "../../../src/rest/answer-error.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
 import { captureLog, loggedError } from "../../support/log-capture.js";
+
+/** An app whose one route runs `route`, with the REST error handler answering on `log`. */
+async function serve(
+  log: ReturnType<typeof captureLog>["log"],
+  route: (req: FastifyRequest) => Promise<unknown>,
+): Promise<{ app: FastifyInstance; url: string }> {
+  const app = Fastify();
+  app.decorateRequest("call", null);
+  app.decorateRequest("output", null);
+  app.setErrorHandler(googleErrors(log));
+  app.get("/", route);
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/` };
+}
 
 async function answer(
   err: unknown,
 ): Promise<{ status: number; body: string; lines: ReturnType<typeof captureLog>["lines"] }> {
   const { log, lines } = captureLog();
-  const server = createServer((_req, res) => {
-    answerError(res, err, log);
-  }).listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
+  const { app, url } = await serve(log, () => {
+    throw err;
+  });
   try {
-    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const res = await fetch(url);
     return { status: res.status, body: await res.text(), lines };
   } finally {
-    server.closeAllConnections();
-    server.close();
+    await app.close();
   }
 }
 
@@ -59,22 +71,25 @@ test("a client gone before the answer: nothing is sent and nothing is logged as 
   const { log, lines } = captureLog();
   let settled: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (settled = resolve));
-  const server = createServer((req, res) => {
-    // The handler's wait outlives the client: answered only once the connection has closed.
-    res.once("close", () => {
-      answerError(res, Object.assign(new Error("aborted"), { name: "AbortError" }), log);
-      settled();
-    });
-    req.socket.destroy();
-  }).listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
+  const { app, url } = await serve(
+    log,
+    // The handler's wait outlives the client: it fails only once the connection has closed.
+    (req) =>
+      new Promise((_resolve, reject) => {
+        const { socket } = req.raw;
+        socket.once("close", () => {
+          reject(Object.assign(new Error("aborted"), { name: "AbortError" }));
+          setImmediate(settled);
+        });
+        socket.destroy();
+      }),
+  );
   try {
-    await expect(fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)).rejects.toThrow();
+    await expect(fetch(url)).rejects.toThrow();
     await done;
     expect(lines.filter((l) => Number(l.level) >= 30)).toEqual([]);
     expect(lines.map((l) => l.msg)).toEqual(["the client went away before the answer"]);
   } finally {
-    server.closeAllConnections();
-    server.close();
+    await app.close();
   }
 });
