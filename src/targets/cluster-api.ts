@@ -1,9 +1,10 @@
 // Cluster API's replica sets of Machines as a target kind (kind.ts): a MachineDeployment's or MachineSet's
-// instances are Machines (instances/machines.ts, at the target's version), and a release annotates a
-// request's own cluster.x-k8s.io/delete-machine before the replicas are lowered. A MachinePool is left
-// out: its instances are the infrastructure provider's (a cloud's scale set), not Machines it can be
-// told to delete. Why capacity is missing is what the scheduler says of the target's pods (pods.ts).
+// instances are Machines (cluster-api/machines.ts, at the target's version: `memberObjects` lists them
+// for instances/read.ts), and a release annotates a request's own cluster.x-k8s.io/delete-machine before
+// the replicas are lowered. A MachinePool is left out: its instances are the infrastructure provider's
+// (a cloud's scale set), not Machines it can be told to delete. Why capacity is missing is what the scheduler says of the target's pods (pods.ts).
 import { apiGroupOf } from "../api/target-kinds.js";
+import { machinesOf } from "./cluster-api/machines.js";
 import type { ScalePaths, TargetKind } from "./kind.js";
 import { podsCapacity } from "./pods.js";
 
@@ -31,4 +32,5 @@ export const clusterApi: TargetKind = {
   },
   details: () => ({}),
   capacity: podsCapacity,
+  memberObjects: machinesOf,
 };

@@ -7,7 +7,7 @@
 // what lowering the target must wait for. The resize decision (controllers/resize/decide/) sees only
 // the neutral views below and names no kind.
 import type { Provisioning } from "../api/resize-request.js";
-import type { Node, Unstructured } from "../runtime/builtin-kinds.js";
+import type { Node, ObjectCondition, ObjectMeta, Unstructured } from "../runtime/builtin-kinds.js";
 import type { KubeClient, MergePatch } from "../runtime/resource-client.js";
 import type { Identity } from "./instances/kinds.js";
 import type { InstancesView } from "./instances/view.js";
@@ -64,6 +64,12 @@ export interface CapacityLimit {
   readonly giveBack?: MergePatch;
 }
 
+/** One of a kind's own instance objects in the group's namespace: its labels and times, and its Ready condition. */
+export interface MemberObject {
+  readonly metadata?: ObjectMeta | undefined;
+  readonly status?: { readonly conditions?: readonly ObjectCondition[] | undefined } | undefined;
+}
+
 /** What the observer asks a kind module about capacity, once per pass. */
 export interface CapacityQuery {
   readonly client: KubeClient;
@@ -114,6 +120,19 @@ export interface TargetKind {
     readonly selected: readonly Node[];
     readonly rule: NodeReadinessRule;
   }): Promise<InstancesView | undefined>;
+  /**
+   * The group's instances where they are objects of the kind's own, in the group's namespace and
+   * selected by the selector its /scale reports (a MachineDeployment's Machines), as listed: instances/
+   * read.ts tells their owners and readiness apart. Undefined: they cannot be listed (count-only).
+   * Absent for a kind whose instances are pods (listed by instances/read.ts for any kind: pods are what
+   * a /scale selector selects, and core/v1's) or Nodes (`nodeInstances`).
+   */
+  memberObjects?(query: {
+    readonly client: KubeClient;
+    readonly namespace: string;
+    readonly ref: TargetRef;
+    readonly selector: string;
+  }): Promise<readonly MemberObject[] | undefined>;
   /** A capacity limit the operator holds while a request's own instances go, from the object as read. */
   capacityLimit?(object: Unstructured, instances: number | undefined): CapacityLimit;
 }

@@ -1,32 +1,29 @@
 // Reads a group's instances (view.ts decides what they mean): the Nodes its readiness counts, from the
 // one cluster-wide Node informer, matched by the target's kind to its own objects where it tells them
-// apart (kind.ts, nodeInstances: a NodePool's NodeClaims); for a workload whose instances are pods or
-// Machines, those by its selector (one list call). Read only when a pass may claim or remove instances
+// apart (kind.ts, nodeInstances: a NodePool's NodeClaims); for a workload whose instances are pods,
+// those by its selector (one list call), and for a kind whose instances are objects of its own, those
+// its module lists (kind.ts, memberObjects). Read only when a pass may claim or remove instances
 // (controllers/resize/observe.ts).
 import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
 import { GKE_PROVISIONING_REQUEST_LABEL } from "../../api/instance-labels.js";
 import { readinessSource } from "../../api/readiness.js";
-import { isForbidden } from "../../runtime/api-errors.js";
-import { PODS, type Node, type ObjectCondition, type Pod } from "../../runtime/builtin-kinds.js";
+import { PODS, type Node, type ObjectCondition } from "../../runtime/builtin-kinds.js";
 import type { KubeClient } from "../../runtime/resource-client.js";
-import { identityOf, targetKindOf } from "../index.js";
-import { machinesAt, type Machine } from "./machines.js";
+import { targetKindOf } from "../index.js";
+import type { MemberObject } from "../kind.js";
 import type { NodeCounter } from "../node-informers.js";
 import type { TargetRead } from "../scale-client.js";
 import { isReadyInstance, type NodeReadinessRule } from "../node-readiness.js";
-import {
-  ownerOf,
-  type InstancesView,
-  type ObservedInstance,
-  type ReleaseMechanism,
-  createdMs,
-} from "./view.js";
+import { ownerOf, type InstancesView, type ObservedInstance, createdMs } from "./view.js";
 
-/** A pod or a Machine: a namespaced object of the group whose Ready condition says it counts. */
-function fromMember(kind: "pod" | "machine", object: Pod | Machine): ObservedInstance {
+/** The field of an instance that names its object, by what the group's instances are. */
+const NAMED_AS = { Pod: "pod", Machine: "machine" } as const;
+
+/** A pod or a kind's own object (a Machine): a namespaced object of the group whose Ready condition says it counts. */
+function fromMember(field: "pod" | "machine", object: MemberObject): ObservedInstance {
   const m = object.metadata;
   return {
-    [kind]: m?.name,
+    [field]: m?.name,
     node: undefined,
     nodeClaim: undefined,
     owner: ownerOf(m?.labels),
@@ -40,37 +37,6 @@ function fromMember(kind: "pod" | "machine", object: Pod | Machine): ObservedIns
 
 const isReady = (conditions: readonly ObjectCondition[] | undefined): boolean =>
   conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
-
-/**
- * A workload's pods, or a Cluster API target's Machines, by the selector its /scale reports. Without
- * permission to list Machines (a chart without the Cluster API rules) the group stays count-only.
- */
-async function membersOf(
-  client: KubeClient,
-  namespace: string,
-  instances: "Pod" | "Machine",
-  mechanism: ReleaseMechanism,
-  apiVersion: string,
-  selector: string,
-): Promise<InstancesView | undefined> {
-  const at = { namespace, labelSelector: selector };
-  if (instances === "Pod")
-    return {
-      mechanism,
-      items: (await client.resource(PODS).list(at)).items.map((p) => fromMember("pod", p)),
-    };
-  try {
-    return {
-      mechanism,
-      items: (await client.resource(machinesAt(apiVersion)).list(at)).items.map((m) =>
-        fromMember("machine", m),
-      ),
-    };
-  } catch (err) {
-    if (isForbidden(err)) return undefined;
-    throw err;
-  }
-}
 
 function fromNode(node: Node, rule: NodeReadinessRule): ObservedInstance {
   const labels = node.metadata.labels;
@@ -95,13 +61,20 @@ export async function readInstances(
 ): Promise<InstancesView | undefined> {
   const source = readinessSource(group.spec);
   const ref = group.spec.targetRef;
+  const kind = targetKindOf(ref);
   if (source.kind !== "nodes") {
-    const identity = identityOf(ref, false);
+    const identity = kind.identity(ref, false);
     if (identity.instances === "Untracked" || identity.instances === "Node" || target.selector === undefined)
       return undefined;
-    const namespace = group.metadata.namespace ?? "";
     const { instances, mechanism } = identity;
-    return membersOf(client, namespace, instances, mechanism, ref.apiVersion, target.selector);
+    const q = { client, namespace: group.metadata.namespace ?? "", ref, selector: target.selector };
+    // Pods stay here rather than in apps.ts: a /scale selector selects pods whatever the kind, and a
+    // pod is core/v1's; only a kind whose instances are objects of its own lists them (a Machine).
+    const objects =
+      instances === "Pod"
+        ? (await client.resource(PODS).list({ namespace: q.namespace, labelSelector: q.selector })).items
+        : await kind.memberObjects?.(q);
+    return objects && { mechanism, items: objects.map((o) => fromMember(NAMED_AS[instances], o)) };
   }
   const rule = { nodeSelector: source.nodeSelector, declaredTaints: group.spec.instanceShape?.taints ?? [] };
   const selected = nodes.selected(source.nodeSelector);
@@ -110,6 +83,6 @@ export async function readInstances(
     items: selected.map((n) => fromNode(n, rule)),
   });
   // Where the kind tells its Nodes apart (a NodePool's NodeClaims), its own read; otherwise count-only.
-  const own = await targetKindOf(ref).nodeInstances?.({ client, ref, selected, rule });
+  const own = await kind.nodeInstances?.({ client, ref, selected, rule });
   return own ?? countOnly();
 }

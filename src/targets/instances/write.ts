@@ -7,7 +7,7 @@ import { isNotFound } from "../../runtime/api-errors.js";
 import { NODES, PODS } from "../../runtime/builtin-kinds.js";
 import type { KubeClient, MergePatch } from "../../runtime/resource-client.js";
 import { NODE_CLAIMS } from "../karpenter/launches.js";
-import { machinesAt } from "./machines.js";
+import { machinesAt } from "../cluster-api/machines.js";
 import type { InstanceWrite } from "./view.js";
 
 const ignoreGone = (err: unknown): undefined => {
