@@ -365,10 +365,7 @@ export async function runOperator(config: Config): Promise<void> {
     ],
     ...(rest && { rest }),
   });
-  const observeRest = restMetrics(metrics, ROUTES, REST_BASE);
-  app.fastify.addHook("onRequest", (req, reply, done) => {
-    observeRest(req.raw, reply.raw, done);
-  });
+  app.fastify.addHook("onRequest", restMetrics(metrics, ROUTES, REST_BASE));
   if (authSettings) await dashboardSite(authSettings).register(app.fastify);
   mgr.addRunnable(httpServer(app, config["http-port"], log), false);
   mgr.addRunnable(metricsServer(metrics, config["metrics-port"], log), false);

@@ -1,8 +1,7 @@
 // Metrics of the REST edge: requests by API method and status code, latency by method, and Redis
 // client errors. The method label is the route's API method id (compute.zoneOperations.get, …) so
 // the label set is bounded by the route table, never by the URLs clients send.
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { matchedRoute } from "../rest/route.js";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Counter, Gauge, Histogram, MetricsSink } from "../runtime/metrics.js";
 import { DOMAIN_METRIC } from "./metrics.js";
 
@@ -33,15 +32,15 @@ export function routeMatcher(routes: readonly RouteShape[]): (httpMethod: string
 }
 
 /**
- * A hook (node:http request and response, with a `next` callback) for the compute REST API under
- * `base`: counts `rest_requests_total{method,code}` and observes `rest_request_duration_seconds{method}`
- * when the response is finished or the client left. Other paths (health, discovery) are not counted.
+ * An onRequest hook of the app's Fastify instance for the compute REST API under `base`: counts
+ * `rest_requests_total{method,code}` and observes `rest_request_duration_seconds{method}` when the
+ * answer is finished or the client left. Other paths (health, discovery) are not counted.
  */
 export function restMetrics(
   sink: MetricsSink,
   routes: readonly RouteShape[],
   base: string,
-): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+): (request: FastifyRequest, reply: FastifyReply, done: () => void) => void {
   const match = routeMatcher(routes);
   // One instrument per label set, made once: prom-client hashes the labels on every `labels()`, a
   // visible share of a cheap call's CPU. Bounded: methods come from the route table, codes are ours.
@@ -59,27 +58,33 @@ export function restMetrics(
       durations.set(method, (histogram = sink.histogram(DOMAIN_METRIC.restDuration, { method })));
     return histogram;
   };
-  return (req, res, next) => {
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
+  return (request, reply, done) => {
+    const path = request.url.split("?")[0] ?? "/";
     if (!path.startsWith(`${base}/`)) {
-      next();
+      done();
       return;
     }
     const started = process.hrtime.bigint();
+    // Fastify's hooks do not see every end: onResponse runs only for an answer that was finished, and
+    // onRequestAbort watches the request's 'close', which Node emits once its body is read, so a
+    // client that leaves a call with a body is missed. The response's own events are watched, never
+    // written to: 'finish' when the answer is complete, 'close' also when the client left first.
+    const answer = reply.raw;
     let recorded = false;
     const record = (): void => {
       if (recorded) return;
       recorded = true;
-      // Calls refused before a route served them (a bad body, an unknown path) are matched here.
-      const method = matchedRoute(res) ?? match(req.method ?? "GET", path.slice(base.length));
+      // The compute route that served the call says so on the call's record (rest/compute.ts); calls
+      // refused before one served them (a bad body, an unknown path) are matched here.
+      const method = request.call?.route ?? match(request.method, path.slice(base.length));
       // A client that went away before the answer has no status; 499 as nginx logs it.
-      const code = res.writableFinished ? String(res.statusCode) : "499";
+      const code = answer.writableFinished ? String(reply.statusCode) : "499";
       count(method, code).inc();
       duration(method).observe(Number(process.hrtime.bigint() - started) / 1e9);
     };
-    res.on("finish", record);
-    res.on("close", record);
-    next();
+    answer.on("finish", record);
+    answer.on("close", record);
+    done();
   };
 }
 

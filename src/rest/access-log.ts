@@ -24,6 +24,8 @@ export interface CallRecord {
   /** A child of the app's logger with the request id, made on first use. */
   readonly log: Logger;
   user?: string;
+  /** The API method id of the compute route that served the call (compute.zoneOperations.get), for its metrics. */
+  route?: string;
 }
 
 declare module "fastify" {
@@ -43,6 +45,7 @@ const UNLOGGED = new Set(["/healthz", "/readyz"]);
  */
 class Call implements CallRecord {
   user?: string;
+  route?: string;
   private requestLog: Logger | undefined;
 
   constructor(

@@ -12,7 +12,7 @@ import { BackendError } from "./errors.js";
 import { addRoutes, type HttpRoute } from "./http-route.js";
 import { invoke } from "./invoke.js";
 import { asJson, outputOf, readSystemParameters } from "./json-answer.js";
-import { checkRoute, markRoute, type PathValues, type QueryValues, type Route } from "./route.js";
+import { checkRoute, type PathValues, type QueryValues, type Route } from "./route.js";
 import { queryToken } from "./system-parameters.js";
 
 export interface ComputeOptions {
@@ -41,12 +41,10 @@ const fastifyPath = (base: string, template: string): string =>
 /** The Fastify handler of one route: runs the call and returns its JSON body (undefined: no body). */
 function serving(route: Route, { deps, log }: ComputeOptions) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    // The Node response is the key metrics find the route by (route.ts), and the invoker's abort
-    // signal follows its closing: both read it, neither writes to it.
-    const res = reply.raw;
-    markRoute(res, route.id);
     const { call } = req;
     if (!call) throw new BackendError("The call has no access record.");
+    // The call's metrics are labelled by the route that served it (observability/rest.ts).
+    call.route = route.id;
     const query = req.query as QueryValues;
     const user = await deps.authenticator.authenticate(credentials(req, query));
     call.user = user.username;
@@ -61,7 +59,8 @@ function serving(route: Route, { deps, log }: ComputeOptions) {
       authorize: (u, check) => deps.authorizer.authorize(u, check),
       log: () => (logger ??= log.child({ reqId: call.reqId, method: route.id, user: user.username })),
       output: outputOf(req),
-      res,
+      // The invoker's abort signal follows the response's closing: it reads it, never writes to it.
+      res: reply.raw,
       deps,
     });
     if (answer.body === undefined) {

@@ -2,7 +2,6 @@
 // compute routes are registered from it (compute.ts), and so is the discovery document (resources, methods, parameters,
 // request/response schemas and scopes), so the two cannot disagree. Rows are written with
 // `defineRoute` (define-route.ts), which types a handler's `call.params` and `call.body` from its row.
-import type { ServerResponse } from "node:http";
 import type { z } from "zod";
 import type { Logger } from "pino";
 import { fieldTree } from "../api/tree.js";
@@ -150,23 +149,6 @@ export interface Route extends RouteDescription {
   readonly parameters: readonly RouteParameter[];
   readonly request?: RouteRequest;
   readonly handler: Handler;
-}
-
-/**
- * The route id of calls a compute route has served, so that metrics need not match them again. The
- * metrics hook (src/observability/rest.ts) sees Node's request and response only, so the id is found by
- * the response: in a WeakMap, not a property added to Node's object.
- */
-const matched = new WeakMap<ServerResponse, string>();
-
-/** Called by a compute route when it serves a call. */
-export function markRoute(res: ServerResponse, id: string): void {
-  matched.set(res, id);
-}
-
-/** The id of the route that served the call, if one did. */
-export function matchedRoute(res: ServerResponse): string | undefined {
-  return matched.get(res);
 }
 
 /**

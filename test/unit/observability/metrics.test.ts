@@ -1,6 +1,5 @@
-import { markRoute } from "../../../src/rest/route.js";
 import { EventEmitter } from "node:events";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { resizeEvents } from "../../../src/controllers/events.js";
@@ -302,18 +301,34 @@ describe("REST metrics", () => {
     expect(match("GET", "/projects/p/zones/z/operations/op-1/extra")).toBe("other");
   });
 
+  /** Fastify's request and reply as the hook reads them: the URL, the call's record, the status and Node's response. */
+  const exchange = (
+    url: string,
+    status: number,
+    finished: boolean,
+  ): { request: FastifyRequest; reply: FastifyReply; answer: EventEmitter } => {
+    const answer = Object.assign(new EventEmitter(), { writableFinished: finished });
+    const request = { url, method: "GET", call: { reqId: "r" } as { reqId: string; route?: string } };
+    const reply = { statusCode: status, raw: answer };
+    return {
+      request: request as unknown as FastifyRequest,
+      reply: reply as unknown as FastifyReply,
+      answer,
+    };
+  };
+
   test("counts requests by method and code and observes latency when the response finishes", async () => {
     const m = new PromMetrics();
-    const mw = restMetrics(m, routes, "/compute/v1");
+    const hook = restMetrics(m, routes, "/compute/v1");
     const call = (url: string, status: number, finished: boolean): void => {
-      const res = Object.assign(new EventEmitter(), { statusCode: status, writableFinished: finished });
+      const { request, reply, answer } = exchange(url, status, finished);
       let nexted = false;
-      mw({ url, method: "GET" } as IncomingMessage, res as unknown as ServerResponse, () => {
+      hook(request, reply, () => {
         nexted = true;
       });
       expect(nexted).toBe(true);
-      res.emit(finished ? "finish" : "close");
-      res.emit("close");
+      answer.emit(finished ? "finish" : "close");
+      answer.emit("close");
     };
     call("/compute/v1/projects/p/zones/z/operations/op-1?alt=json", 200, true);
     call("/compute/v1/projects/p/zones/z/operations/op-2", 404, true);
@@ -327,19 +342,15 @@ describe("REST metrics", () => {
     expect(text).not.toContain("healthz");
   });
 
-  test("takes the route id the REST router marked on the response instead of matching the path", async () => {
+  test("takes the route id the REST route wrote on the call's record instead of matching the path", async () => {
     const m = new PromMetrics();
-    const mw = restMetrics(m, routes, "/compute/v1");
-    const res = Object.assign(new EventEmitter(), { statusCode: 200, writableFinished: true });
-    // A path no route matches: only the mark can name the method.
-    mw(
-      { url: "/compute/v1/unmatched", method: "GET" } as IncomingMessage,
-      res as unknown as ServerResponse,
-      () => {
-        markRoute(res as unknown as ServerResponse, "compute.zoneOperations.get");
-      },
-    );
-    res.emit("finish");
+    const hook = restMetrics(m, routes, "/compute/v1");
+    // A path no route matches: only the call's record can name the method.
+    const { request, reply, answer } = exchange("/compute/v1/unmatched", 200, true);
+    hook(request, reply, () => {
+      if (request.call) request.call.route = "compute.zoneOperations.get";
+    });
+    answer.emit("finish");
     const text = await m.metrics();
     expect(sample(text, 'rest_requests_total{method="compute.zoneOperations.get",code="200"}')).toBe(1);
     expect(text).not.toContain('method="other"');
