@@ -81,9 +81,9 @@ function send(
   });
 }
 
-/** Whether `done` holds within two seconds. */
+/** Whether `done` holds within five seconds (a loaded machine answers late). */
 const within = async (done: () => boolean): Promise<boolean> => {
-  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   return done();
 };
 
