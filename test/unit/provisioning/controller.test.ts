@@ -6,8 +6,8 @@ import { PROVISIONING_REQUESTS, RESIZE_REQUESTS } from "../../../src/api/kinds.j
 import type { PrCondition, ProvisioningRequest } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { REQUEST_INDEXERS } from "../../../src/cache/indexes.js";
-import { consumptionCache } from "../../../src/provisioning/observe.js";
-import { provisioningReconciler } from "../../../src/provisioning/reconciler.js";
+import { consumptionCache } from "../../../src/controllers/provisioning/observe.js";
+import { provisioningReconciler } from "../../../src/controllers/provisioning/controller.js";
 import { Store } from "../../../src/runtime/store.js";
 import { captureLog } from "../../support/log-capture.js";
 import { FakeKube } from "../../support/fake-kube.js";
