@@ -6,7 +6,7 @@ import { z } from "zod";
 import { parseKubeDuration } from "./api/duration.js";
 import { DEFAULT_CLUSTER_SCOPED_TARGETS, GROUP_KIND_PATTERN } from "./api/target-kinds.js";
 import { DEFAULT_FINISHED_REQUEST_RETENTION } from "./controllers/retention-rule.js";
-import { DEFAULT_PROVISIONING_RETENTION } from "./provisioning/cleanup.js";
+import { DEFAULT_PROVISIONING_RETENTION } from "./controllers/provisioning/controller.js";
 import { DEFAULT_TOKEN_AUDIENCE } from "./rest/auth.js";
 
 const duration = (flag: string) =>

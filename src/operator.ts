@@ -25,7 +25,7 @@ import {
   type AuthSettings,
 } from "./dashboard/index.js";
 import { addOperationsController } from "./operations/controller.js";
-import { addProvisioningController } from "./provisioning/setup.js";
+import { addProvisioningController } from "./controllers/provisioning/controller.js";
 import { planEventMetrics, registerDomainMetrics } from "./observability/domain.js";
 import { createLogger } from "./observability/logger.js";
 import { PromMetrics } from "./observability/metrics.js";

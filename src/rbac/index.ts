@@ -4,7 +4,7 @@ import { CONTROLLER_PERMISSIONS } from "../controllers/resize/permissions.js";
 import { DASHBOARD_PERMISSIONS } from "../dashboard/permissions.js";
 import { EVENTS_PERMISSIONS } from "../events/permissions.js";
 import { OPERATIONS_PERMISSIONS } from "../operations/permissions.js";
-import { PROVISIONING_PERMISSIONS } from "../provisioning/permissions.js";
+import { PROVISIONING_PERMISSIONS } from "../controllers/provisioning/permissions.js";
 import { REST_PERMISSIONS } from "../rest/permissions.js";
 import { RUNTIME_PERMISSIONS } from "../runtime/permissions.js";
 import type { Permission } from "./permissions.js";

@@ -11,7 +11,7 @@ import { installProvisioningRequestCrd } from "../../../testbed/kueue.js";
 import { ensureTools } from "../../../testbed/tools.js";
 import { installApi, kubectl } from "../api/install.js";
 import { GROUP } from "../../../src/api/names.js";
-import { resizeRequestName } from "../../../src/provisioning/resize-request.js";
+import { resizeRequestName } from "../../../src/controllers/provisioning/resize-request.js";
 import type { ProvisioningRequest } from "../../../src/api/provisioning-request.js";
 import { createTestNamespace, eventually } from "../../support/kube.js";
 import { startOperator, stopAll, type OperatorProcess } from "../../support/operator.js";

@@ -22,11 +22,11 @@ const LAYERS: readonly { readonly name: string; readonly files: RegExp }[] = [
   { name: "targets", files: /^targets\// },
   // The caches and indexes of the controllers' own kinds, shared by every controller and reader.
   { name: "cache", files: /^cache\// },
-  // One folder per controller (its reconcile and its watches in controller.ts, which is also its public
-  // face with permissions.ts); at the root, what the controllers share (conditions, errors, the
-  // request's Events, the rule of a finished request's retention).
+  // One folder per controller — resize, retention, provisioning — (its reconcile and its watches in
+  // controller.ts, which is also its public face with permissions.ts); at the root, what the
+  // controllers share (conditions, errors, the request's Events, the rule of a finished request's
+  // retention).
   { name: "controllers", files: /^controllers\// },
-  { name: "provisioning", files: /^provisioning\// },
   { name: "booking", files: /^booking\// },
   { name: "operations", files: /^operations\// },
   { name: "rest", files: /^rest\/(?!app\.ts$)/ },
@@ -179,9 +179,20 @@ test("no area imports another controller's insides, only its controller.ts and p
     targets.filter((t) => intoInsides(file, t)).map((t) => `${file} imports ${t}`),
   );
   expect(made).toEqual([]);
-  expect(intoInsides("provisioning/cleanup.ts", "controllers/resize/execute.ts")).toBe(true);
+  // Every controller's folder is covered, the provisioner's included, with no exception.
+  for (const owner of ["resize", "retention", "provisioning"])
+    expect([...graph.keys()].filter((f) => controllerOf(f) === owner)).toContain(
+      `controllers/${owner}/controller.ts`,
+    );
+  expect(intoInsides("controllers/provisioning/cleanup.ts", "controllers/resize/execute.ts")).toBe(true);
+  expect(intoInsides("config.ts", "controllers/provisioning/cleanup.ts")).toBe(true);
+  expect(intoInsides("controllers/resize/observe.ts", "controllers/provisioning/snapshot.ts")).toBe(true);
   expect(intoInsides("observability/domain.ts", "controllers/resize/decide/plan.ts")).toBe(true);
-  expect(intoInsides("provisioning/cleanup.ts", "controllers/retention/controller.ts")).toBe(false);
+  expect(intoInsides("controllers/provisioning/execute.ts", "controllers/retention/controller.ts")).toBe(
+    false,
+  );
+  expect(intoInsides("config.ts", "controllers/provisioning/controller.ts")).toBe(false);
+  expect(intoInsides("rbac/index.ts", "controllers/provisioning/permissions.ts")).toBe(false);
   expect(intoInsides("rbac/index.ts", "controllers/resize/permissions.ts")).toBe(false);
   expect(intoInsides("controllers/resize/observe.ts", "controllers/resize/snapshot.ts")).toBe(false);
   expect(intoInsides("controllers/retention/controller.ts", "controllers/events.ts")).toBe(false);
@@ -244,7 +255,7 @@ test("the forbidden imports are the ones once made, and the group queue stays op
   for (const [from = "", to = ""] of once)
     expect([from, to, forbidden(from, to)]).toEqual([from, to, expect.any(String)]);
   expect(forbidden("dashboard/api.ts", "cache/group-queue.ts")).toBeUndefined();
-  expect(forbidden("provisioning/observe.ts", "cache/group-queue.ts")).toBeUndefined();
+  expect(forbidden("controllers/provisioning/observe.ts", "cache/group-queue.ts")).toBeUndefined();
 });
 
 test("the checks bite: a cycle and an upward import are found", () => {

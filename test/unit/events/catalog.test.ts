@@ -1,5 +1,5 @@
 import { bookingEvents } from "../../../src/booking/events.js";
-import { provisioningEvents } from "../../../src/provisioning/conditions.js";
+import { provisioningEvents } from "../../../src/controllers/provisioning/conditions.js";
 import { readFileSync } from "node:fs";
 import { catalogTableRows, defineEventCatalog, type EventDefinition } from "../../../src/events/catalog.js";
 import { resizeEvents } from "../../../src/controllers/events.js";

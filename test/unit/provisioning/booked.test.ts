@@ -5,9 +5,9 @@ import type { FutureReservation, ProcurementStatusName } from "../../../src/api/
 import { API_VERSION } from "../../../src/api/names.js";
 import type { PrCondition } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
-import { cleanupDecision } from "../../../src/provisioning/cleanup.js";
-import { decideProvisioning, type ProvisioningPlan } from "../../../src/provisioning/decide.js";
-import { windowOf } from "../../../src/provisioning/booked.js";
+import { cleanupDecision } from "../../../src/controllers/provisioning/cleanup.js";
+import { decideProvisioning, type ProvisioningPlan } from "../../../src/controllers/provisioning/decide.js";
+import { windowOf } from "../../../src/controllers/provisioning/booked.js";
 import { T0, at, cond, gpuPod, group, pr, snapshot, template } from "./fixtures.js";
 
 const START = at(3600);

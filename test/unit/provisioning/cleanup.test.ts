@@ -3,10 +3,9 @@
 // ResizeRequest finished; never one the provisioner did not make.
 import type { PrCondition } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { cleanupDecision, cleanupNote, finishedBy } from "../../../src/provisioning/cleanup.js";
-import { T0, at, cancelledAt, cond, group, pr, rr } from "./fixtures.js";
+import { cleanupDecision, cleanupNote, finishedBy } from "../../../src/controllers/provisioning/cleanup.js";
+import { HOUR, T0, at, cancelledAt, cond, group, pr, rr } from "./fixtures.js";
 
-const HOUR = 3_600_000;
 const accepted = [cond("Accepted", "True", "Accepted")];
 const provisioned = [...accepted, cond("Provisioned", "True", "Provisioned", 60)];
 const failed = (s = 100): PrCondition[] => [

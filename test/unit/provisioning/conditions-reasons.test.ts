@@ -2,8 +2,8 @@
 // same as in GKE's queued provisioning, ours where GKE has none. The literals here are GKE's
 // (GoogleCloudPlatform/cluster-autoscaler, pkg/provisioningrequests), so a rename fails this table.
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { decideProvisioning } from "../../../src/provisioning/decide.js";
-import { failedReason, Reason, waitingReason } from "../../../src/provisioning/conditions.js";
+import { decideProvisioning } from "../../../src/controllers/provisioning/decide.js";
+import { failedReason, Reason, waitingReason } from "../../../src/controllers/provisioning/conditions.js";
 import { cond, pr, rr, snapshot } from "./fixtures.js";
 
 const error = (code: string) => ({ errors: [{ code, message: "m" }] });

@@ -3,7 +3,11 @@
 // found there, or a namesake made before a crash, is followed or adopted only when the provisioner made
 // it for this request (its owner references); a PodTemplate owned by something else sizes nothing.
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
-import { decideProvisioning, REFRESH_MS, type ProvisioningPlan } from "../../../src/provisioning/decide.js";
+import {
+  decideProvisioning,
+  REFRESH_MS,
+  type ProvisioningPlan,
+} from "../../../src/controllers/provisioning/decide.js";
 import { UID, cond, gpuPod, group, pr, rr, snapshot, template, POLICY_DEFAULTS } from "./fixtures.js";
 
 const condition = (plan: ProvisioningPlan, type: string) =>

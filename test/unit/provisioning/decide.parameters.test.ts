@@ -2,7 +2,11 @@
 // (or refused by a strict group), and GKE's ValidUntilSeconds failing a request not provisioned in time.
 import type { ProvisioningRequest } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { decideProvisioning, REFRESH_MS, type ProvisioningPlan } from "../../../src/provisioning/decide.js";
+import {
+  decideProvisioning,
+  REFRESH_MS,
+  type ProvisioningPlan,
+} from "../../../src/controllers/provisioning/decide.js";
 import { POLICY_DEFAULTS, T0, at, cond, group, pr, rr, snapshot } from "./fixtures.js";
 
 const condition = (plan: ProvisioningPlan, type: string) =>

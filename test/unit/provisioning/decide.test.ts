@@ -2,10 +2,15 @@
 // (what is observed) → (the ResizeRequest created or cancelled, the conditions, the events).
 import { PROVISIONING_REQUEST_UID_LABEL } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { decideProvisioning, REFRESH_MS, type ProvisioningPlan } from "../../../src/provisioning/decide.js";
-import { resizeRequestName } from "../../../src/provisioning/resize-request.js";
+import {
+  decideProvisioning,
+  REFRESH_MS,
+  type ProvisioningPlan,
+} from "../../../src/controllers/provisioning/decide.js";
+import { resizeRequestName } from "../../../src/controllers/provisioning/resize-request.js";
 import type { RequestInsight } from "../../../src/queue/insight.js";
 import {
+  HOUR,
   T0,
   UID,
   at,
@@ -314,6 +319,7 @@ describe("when its ResizeRequest cannot be served", () => {
     const settled = decideProvisioning(
       snapshot({ request: pr({ conditions: failed }), resizeRequest: rr({ state: "CANCELLED" }) }),
     );
-    expect(settled).toEqual({ events: [] });
+    // Nothing to write or cancel: only its deletion waits, the retention after it was cancelled (at 0).
+    expect(settled).toEqual({ events: [], requeueAfterMs: HOUR - 60_000 });
   });
 });

@@ -8,7 +8,7 @@ import {
 } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { rfc3339, rfc3339Seconds } from "../../../src/api/time.js";
-import { decideProvisioning, type ProvisioningPlan } from "../../../src/provisioning/decide.js";
+import { decideProvisioning, type ProvisioningPlan } from "../../../src/controllers/provisioning/decide.js";
 import { queueInsight } from "../../../src/queue/insight.js";
 import { T0, group, pr, snapshot } from "./fixtures.js";
 

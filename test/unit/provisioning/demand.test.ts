@@ -1,7 +1,7 @@
 // Sizing a demand in instances: what one pod asks for, whether it fits an instance at all, and how
 // many instances hold every pod set (first-fit decreasing), as tables.
 import type { PodSpec } from "../../../src/api/provisioning-request.js";
-import { misfit, podRequests, sizeDemand } from "../../../src/provisioning/demand.js";
+import { misfit, podRequests, sizeDemand } from "../../../src/controllers/provisioning/demand.js";
 import { GPU_SHAPE, gpuPod } from "./fixtures.js";
 
 const c = (requests: Record<string, string>, restartPolicy?: string) => ({

@@ -2,9 +2,9 @@
 // message while the ResizeRequest waits (queue position, ETA, its kind: on a transition or a material
 // ETA move, rewrite.ts), trimmed once it no longer waits.
 import type { RequestInsight } from "../../../src/queue/insight.js";
-import { decideProvisioning } from "../../../src/provisioning/decide.js";
-import { classDetails, sameDetails, withoutQueue } from "../../../src/provisioning/details.js";
-import { Reason } from "../../../src/provisioning/conditions.js";
+import { decideProvisioning } from "../../../src/controllers/provisioning/decide.js";
+import { classDetails, sameDetails, withoutQueue } from "../../../src/controllers/provisioning/details.js";
+import { Reason } from "../../../src/controllers/provisioning/conditions.js";
 import { T0, at, cond, group, pr, rr, snapshot, waitingInsight } from "./fixtures.js";
 
 const RR = "pr-job-a-prov-1-0f1e2d3c4b";

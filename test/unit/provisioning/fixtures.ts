@@ -15,15 +15,17 @@ import {
 } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { rfc3339 } from "../../../src/api/time.js";
-import { bookingEndsAt } from "../../../src/provisioning/booking.js";
-import type { ProvisioningSnapshot } from "../../../src/provisioning/decide.js";
-import { groupOf } from "../../../src/provisioning/ownership.js";
-import { parseParameters } from "../../../src/provisioning/parameters.js";
+import { bookingEndsAt } from "../../../src/controllers/provisioning/booking.js";
+import { groupOf } from "../../../src/controllers/provisioning/ownership.js";
+import { parseParameters } from "../../../src/controllers/provisioning/parameters.js";
+import type { RequestSnapshot } from "../../../src/controllers/provisioning/snapshot.js";
 import type { RequestInsight } from "../../../src/queue/insight.js";
 
 export const T0 = Date.parse("2026-01-01T00:00:00.000Z");
 /** `s` seconds after T0, as the operator writes times in status fields (api/time.ts). */
 export const at = (s: number): string => rfc3339(T0 + s * 1000);
+/** An hour: GKE's retention of a finished request's resize requests, the provisioner's default. */
+export const HOUR = 3_600_000;
 export const UID = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
 
 export const GPU_SHAPE: InstanceShape = {
@@ -166,10 +168,12 @@ export function rr(
  * booking are derived from the request, the groups and the ResizeRequest as observation derives them,
  * unless given.
  */
-export function snapshot(o: Partial<ProvisioningSnapshot> = {}): ProvisioningSnapshot {
+export function snapshot(o: Partial<RequestSnapshot> = {}): RequestSnapshot {
   const base = {
     request: pr(),
     nowMs: T0 + 60_000,
+    retentionMs: HOUR,
+    orphans: [],
     resizeRequest: undefined,
     namesakes: [],
     groups: [group()],

@@ -2,8 +2,8 @@
 // ProvisioningRequest gets, for the cases the decision tables do not reach.
 import { PROVISIONING_CLASS } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { etaPhrase, failureOf, waitingMessage } from "../../../src/provisioning/conditions.js";
-import { resizeRequestFor, resizeRequestName } from "../../../src/provisioning/resize-request.js";
+import { etaPhrase, failureOf, waitingMessage } from "../../../src/controllers/provisioning/conditions.js";
+import { resizeRequestFor, resizeRequestName } from "../../../src/controllers/provisioning/resize-request.js";
 import { T0, group, pr, rr } from "./fixtures.js";
 
 test.each([

@@ -8,13 +8,17 @@ import { POD_TEMPLATES, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
 import { CONSUME_ANNOTATION, type ProvisioningRequest } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { REQUEST_INDEXERS } from "../../../src/cache/indexes.js";
-import { decideProvisioning } from "../../../src/provisioning/decide.js";
-import { createResizeRequest } from "../../../src/provisioning/execute.js";
-import { consumptionCache, observeProvisioning, podSelector } from "../../../src/provisioning/observe.js";
+import { decideProvisioning } from "../../../src/controllers/provisioning/decide.js";
+import { createResizeRequest } from "../../../src/controllers/provisioning/execute.js";
+import {
+  consumptionCache,
+  observeProvisioning,
+  podSelector,
+} from "../../../src/controllers/provisioning/observe.js";
 import { PODS } from "../../../src/runtime/builtin-kinds.js";
 import { Store } from "../../../src/runtime/store.js";
 import { FakeKube } from "../../support/fake-kube.js";
-import { T0, at, cond, gpuPod, group, pr, rr, template } from "./fixtures.js";
+import { HOUR, T0, at, cond, gpuPod, group, pr, rr, template } from "./fixtures.js";
 
 const NAME = "pr-job-a-prov-1-0f1e2d3c4b";
 const accepted = [cond("Accepted", "True", "SuccessfullyQueued"), cond("Provisioned", "False", "Queued")];
@@ -61,14 +65,15 @@ function world(o: {
     client,
     now: () => T0,
     consumption: consumptionCache(),
+    retentionMs: HOUR,
   };
   return { client, observe: () => observeProvisioning(deps, "team-a", "job-a-prov-1") };
 }
 
 async function snapshotOf(w: ReturnType<typeof world>) {
-  const obs = await w.observe();
-  if (!obs.ours) throw new Error("not ours");
-  return obs.snapshot;
+  const s = await w.observe();
+  if (!s.request) throw new Error("not ours");
+  return s;
 }
 
 test("a new request: a namesake in another group's namespace is no candidate; the request gets its own", async () => {
@@ -165,6 +170,7 @@ describe("whether a pod consumes the capacity", () => {
       client,
       now: () => o.nowMs,
       consumption: consumptionCache(),
+      retentionMs: HOUR,
     };
     return {
       client,
@@ -263,6 +269,7 @@ describe("a request naming a booking", () => {
       client,
       now: () => T0,
       consumption: consumptionCache(),
+      retentionMs: HOUR,
     };
     return {
       client,

@@ -3,10 +3,10 @@
 import fc from "fast-check";
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import type { ResizeRequest, ResizeRequestStatus } from "../../../src/api/resize-request.js";
-import { decideProvisioning } from "../../../src/provisioning/decide.js";
+import { decideProvisioning } from "../../../src/controllers/provisioning/decide.js";
 import type { CachedQueue } from "../../../src/cache/group-queue.js";
-import { earliest, etaIfQueued, queuedEta } from "../../../src/provisioning/obtainability.js";
-import { place, type PlacementInput } from "../../../src/provisioning/placement.js";
+import { earliest, etaIfQueued, queuedEta } from "../../../src/controllers/provisioning/obtainability.js";
+import { place, type PlacementInput } from "../../../src/controllers/provisioning/placement.js";
 import type { Eta } from "../../../src/queue/insight.js";
 import { T0, at, gpuPod, group, pr, rr, snapshot } from "./fixtures.js";
 

@@ -8,7 +8,7 @@ import {
   notMadeFor,
   ownersOf,
   recordedNamespace,
-} from "../../../src/provisioning/ownership.js";
+} from "../../../src/controllers/provisioning/ownership.js";
 import { UID, cond, gpuPod, group, pr, rr, template } from "./fixtures.js";
 
 const prOwner = { apiVersion: "autoscaling.x-k8s.io/v1", kind: "ProvisioningRequest", name: "job-a-prov-1" };

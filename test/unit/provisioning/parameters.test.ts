@@ -6,8 +6,8 @@ import {
   WORKLOAD_ANNOTATION,
   servedBy,
 } from "../../../src/api/served-by.js";
-import { parseParameters } from "../../../src/provisioning/parameters.js";
-import { runDurationSeconds } from "../../../src/provisioning/resize-request.js";
+import { parseParameters } from "../../../src/controllers/provisioning/parameters.js";
+import { runDurationSeconds } from "../../../src/controllers/provisioning/resize-request.js";
 import { POLICY_DEFAULTS, group } from "./fixtures.js";
 
 test.each<[Record<string, string> | undefined, object]>([

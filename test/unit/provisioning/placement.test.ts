@@ -7,7 +7,7 @@ import {
   place,
   selects,
   type PlacementInput,
-} from "../../../src/provisioning/placement.js";
+} from "../../../src/controllers/provisioning/placement.js";
 import { gpuPod, group, POLICY_DEFAULTS } from "./fixtures.js";
 
 const input = (o: Partial<PlacementInput> = {}): PlacementInput => ({

@@ -2,13 +2,13 @@
 // where it is served, the queue's view appearing or going, the deadline warning, or a material ETA move.
 import type { PrCondition } from "../../../src/api/provisioning-request.js";
 import { rfc3339Seconds } from "../../../src/api/time.js";
-import { LATE_WARNING } from "../../../src/provisioning/conditions.js";
+import { LATE_WARNING } from "../../../src/controllers/provisioning/conditions.js";
 import {
   MATERIAL_ETA_MS,
   etaMovedMaterially,
   waitingRewriteDue,
   type WaitingStatus,
-} from "../../../src/provisioning/rewrite.js";
+} from "../../../src/controllers/provisioning/rewrite.js";
 import { T0, cond } from "./fixtures.js";
 
 const MIN = 60_000;

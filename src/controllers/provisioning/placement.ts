@@ -4,10 +4,10 @@
 // ordered by namespace (the request's own first), then name, so the choice is stable and explainable.
 // With capacitySearchStrategy OBTAINABILITY the candidate whose queue gives the earliest ETA is chosen
 // instead, among those that can take the request (obtainability.ts).
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import type { LabelSelector } from "../api/instance-shape.js";
-import { everFits } from "../api/lifecycle.js";
-import type { Eta } from "../queue/insight.js";
+import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
+import type { LabelSelector } from "../../api/instance-shape.js";
+import { everFits } from "../../api/lifecycle.js";
+import type { Eta } from "../../queue/insight.js";
 import { misfit, sizeDemand, type PodSetDemand } from "./demand.js";
 import { unavailableGroupMessage, Reason } from "./conditions.js";
 import { earliest } from "./obtainability.js";

@@ -1,10 +1,10 @@
 // The booking of a provisioned request (pure): when it ends, computed once per pass by observation and
 // read by the decision, which sets BookingExpired at that moment unless a pod consumes the capacity.
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { DEFAULT_BOOKING_WINDOW } from "../api/instance-shape.js";
-import { parseKubeDuration } from "../api/duration.js";
-import { ProvisioningCondition as C, type PrCondition } from "../api/provisioning-request.js";
-import type { ResizeRequest } from "../api/resize-request.js";
+import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
+import { DEFAULT_BOOKING_WINDOW } from "../../api/instance-shape.js";
+import { parseKubeDuration } from "../../api/duration.js";
+import { ProvisioningCondition as C, type PrCondition } from "../../api/provisioning-request.js";
+import type { ResizeRequest } from "../../api/resize-request.js";
 import type { ParsedParameters } from "./parameters.js";
 
 const DEFAULT_WINDOW_MS = 600_000;

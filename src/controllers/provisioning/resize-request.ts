@@ -1,18 +1,18 @@
 // The ResizeRequest that serves a ProvisioningRequest (pure). Its name is derived from the request's
 // name and uid: Kueue may delete a request and create another of the same name (a retry), and the new
 // one must get a ResizeRequest of its own, never adopt the old one's.
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { parseKubeDuration } from "../api/duration.js";
-import { DEFAULT_MAX_RUN_DURATION } from "../api/instance-shape.js";
-import { API_VERSION, RESIZE_REQUEST } from "../api/names.js";
+import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
+import { parseKubeDuration } from "../../api/duration.js";
+import { DEFAULT_MAX_RUN_DURATION } from "../../api/instance-shape.js";
+import { API_VERSION, RESIZE_REQUEST } from "../../api/names.js";
 import {
   PROVISIONING_CLASS,
   PROVISIONING_REQUEST_ANNOTATION,
   PROVISIONING_REQUEST_UID_LABEL,
   WORKLOAD_ANNOTATION,
   type ProvisioningRequest,
-} from "../api/provisioning-request.js";
-import type { ResizeRequest } from "../api/resize-request.js";
+} from "../../api/provisioning-request.js";
+import type { ResizeRequest } from "../../api/resize-request.js";
 import { resizeRequestOwners } from "./ownership.js";
 import type { Parameters } from "./parameters.js";
 

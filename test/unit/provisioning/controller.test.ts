@@ -1,13 +1,14 @@
 // The provisioner's pass deletes the ResizeRequests of finished or deleted ProvisioningRequests once
 // its retention elapsed (conditionally on what it decided on, with a RetentionExpired Event), and
-// otherwise looks again when the next one is due.
+// otherwise looks again when the next one is due; a deleted request's ResizeRequests still queued are
+// cancelled first.
 import type { InstanceGroupManager } from "../../../src/api/instance-group-manager.js";
 import { PROVISIONING_REQUESTS, RESIZE_REQUESTS } from "../../../src/api/kinds.js";
 import type { PrCondition, ProvisioningRequest } from "../../../src/api/provisioning-request.js";
 import type { ResizeRequest } from "../../../src/api/resize-request.js";
 import { REQUEST_INDEXERS } from "../../../src/cache/indexes.js";
-import { consumptionCache } from "../../../src/provisioning/observe.js";
-import { provisioningReconciler } from "../../../src/provisioning/reconciler.js";
+import { consumptionCache } from "../../../src/controllers/provisioning/observe.js";
+import { provisioningReconciler } from "../../../src/controllers/provisioning/controller.js";
 import { Store } from "../../../src/runtime/store.js";
 import { captureLog } from "../../support/log-capture.js";
 import { FakeKube } from "../../support/fake-kube.js";
@@ -22,7 +23,11 @@ const failed: PrCondition[] = [
 ];
 const recorded = { ResizeRequestName: "pr-job-a-prov-1-0f1e2d3c4b", InstanceGroupManager: "team-a/gpu" };
 
-function world(request: ProvisioningRequest | undefined, served: ResizeRequest, nowMs: number) {
+function world(
+  request: ProvisioningRequest | undefined,
+  served: ResizeRequest | readonly ResizeRequest[],
+  nowMs: number,
+) {
   const requests = new Store<ProvisioningRequest>();
   const client = new FakeKube();
   if (request) {
@@ -30,8 +35,8 @@ function world(request: ProvisioningRequest | undefined, served: ResizeRequest, 
     client.seed(PROVISIONING_REQUESTS, request);
   }
   const resizeRequests = new Store<ResizeRequest>(REQUEST_INDEXERS);
-  const stored = client.seed(RESIZE_REQUESTS, served) as unknown as ResizeRequest;
-  resizeRequests.set(stored);
+  for (const x of "metadata" in served ? [served] : served)
+    resizeRequests.set(client.seed(RESIZE_REQUESTS, x) as unknown as ResizeRequest);
   const groups = new Store<InstanceGroupManager>();
   groups.set(group());
   const recorder = new RecordingRecorder();
@@ -87,4 +92,17 @@ test("a deleted request's cancelled ResizeRequest is deleted too; one still held
   );
   expect(await held.run()).toBeUndefined();
   expect(held.client.writes()).toEqual([]);
+});
+
+test("a deleted request's ResizeRequests in one pass: the queued one cancelled, then the one past retention deleted", async () => {
+  const queued = rr({ state: "ACCEPTED" }, { name: "queued" });
+  const gone = world(undefined, [queued, rr(cancelled)], T0 + 3_720_000);
+  expect(await gone.run()).toBeUndefined();
+  expect(gone.client.writes()).toEqual([
+    { verb: "mergePatch", resource: "resizerequests", namespace: "team-a", name: "queued" },
+    { verb: "delete", resource: "resizerequests", namespace: "team-a", name: "pr-job-a-prov-1-0f1e2d3c4b" },
+  ]);
+  expect(gone.client.peek(RESIZE_REQUESTS, { namespace: "team-a", name: "queued" })).toMatchObject({
+    spec: { cancel: true },
+  });
 });

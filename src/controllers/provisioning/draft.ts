@@ -1,4 +1,4 @@
-// The next status of a ProvisioningRequest as one pass decides it (pure): its conditions, its
+// The draft of a ProvisioningRequest's next status as one pass decides it (pure): its conditions, its
 // provisioningClassDetails and the Event of each condition whose status or reason changes. Shared by
 // the decision of a request served by its own ResizeRequest (decide.ts) and of one served from a
 // booking (booked.ts).
@@ -6,9 +6,9 @@ import {
   ProvisioningCondition as C,
   type PrCondition,
   type ProvisioningRequest,
-} from "../api/provisioning-request.js";
-import { setCondition, type ConditionInput } from "../controllers/conditions.js";
-import type { EventDefinition } from "../events/catalog.js";
+} from "../../api/provisioning-request.js";
+import { setCondition, type ConditionInput } from "../conditions.js";
+import type { EventDefinition } from "../../events/catalog.js";
 import { sameDetails, withoutQueue } from "./details.js";
 import { provisioningEvents as E, Reason } from "./conditions.js";
 import { unknownParametersMessage } from "./parameters.js";
@@ -19,7 +19,7 @@ export const find = (conditions: readonly PrCondition[] | undefined, type: strin
   conditions?.find((c) => c.type === type);
 
 /** Accumulates the next conditions; an event for each condition whose status or reason changes. */
-export class Draft {
+export class ProvisioningDraft {
   conditions: PrCondition[];
   details: Readonly<Record<string, string>> | undefined;
   readonly events: { definition: EventDefinition; note: string }[] = [];
@@ -50,7 +50,7 @@ export class Draft {
 }
 
 /** Failed=True (with Accepted and Provisioned False) for `reason`, and its Event. */
-export function fail(d: Draft, reason: Reason, message: string): void {
+export function fail(d: ProvisioningDraft, reason: Reason, message: string): void {
   d.details = withoutQueue(d.details);
   d.set({ type: C.Accepted, status: "False", reason, message });
   d.set({ type: C.Provisioned, status: "False", reason, message });
@@ -61,7 +61,7 @@ export function fail(d: Draft, reason: Reason, message: string): void {
  * Accepted=True with `message`, and the parameter keys the request carries that the provisioner does not
  * know: named in the message and, once (admission runs only until Accepted=True is written), in an Event.
  */
-export function accept(d: Draft, message: string, unknown: readonly string[]): void {
+export function accept(d: ProvisioningDraft, message: string, unknown: readonly string[]): void {
   const ignored = unknown.length > 0 ? `Ignored ${unknownParametersMessage(unknown)}.` : undefined;
   d.set(
     {

@@ -1,12 +1,18 @@
-// What the ProvisioningRequest provisioner calls on the API server (informer in setup.ts, reads in
+// What the ProvisioningRequest provisioner calls on the API server (informer in controller.ts, reads in
 // observe.ts, writes in execute.ts). The chart's RBAC is generated from this list.
-import { FUTURE_RESERVATION, GROUP, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST, USE_VERB } from "../api/names.js";
+import {
+  FUTURE_RESERVATION,
+  GROUP,
+  INSTANCE_GROUP_MANAGER,
+  RESIZE_REQUEST,
+  USE_VERB,
+} from "../../api/names.js";
 import {
   PROVISIONING_API_GROUP,
   PROVISIONING_CLASS,
   PROVISIONING_REQUEST,
-} from "../api/provisioning-request.js";
-import { permission } from "../rbac/permissions.js";
+} from "../../api/provisioning-request.js";
+import { permission } from "../../rbac/permissions.js";
 
 export const PROVISIONING_PERMISSIONS = [
   permission({

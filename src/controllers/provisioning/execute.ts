@@ -1,20 +1,27 @@
-// Carries out a provisioner plan: create the ResizeRequest (idempotent: an existing one the provisioner
-// made for the same request — its uid label and owner references — counts as created), cancel one,
-// write the request's status through its status subresource guarded by its resourceVersion, and emit
-// the events of the condition changes.
-import { PROVISIONING_REQUESTS, RESIZE_REQUESTS } from "../api/kinds.js";
-import { INSTANCE_GROUP_MANAGER } from "../api/names.js";
-import type { ProvisioningRequest } from "../api/provisioning-request.js";
-import type { ResizeRequest } from "../api/resize-request.js";
-import type { EventRecorder } from "../events/recorder.js";
-import { isAlreadyExists, isConflict, isNotFound } from "../runtime/api-errors.js";
-import type { KubeClient } from "../runtime/resource-client.js";
+// Carries out a provisioner plan, in this order: cancel the ResizeRequests a deleted request left;
+// create the request's ResizeRequest (idempotent: an existing one the provisioner made for the same
+// request — its uid label and owner references — counts as created) or cancel it; write the request's
+// status through its status subresource guarded by its resourceVersion, and emit the events of the
+// condition changes; then delete the ResizeRequests whose retention is over, each conditionally on
+// what was decided on (the retention controller's delete, with its RetentionExpired Event).
+import { PROVISIONING_REQUESTS, RESIZE_REQUESTS } from "../../api/kinds.js";
+import { INSTANCE_GROUP_MANAGER } from "../../api/names.js";
+import type { ProvisioningRequest } from "../../api/provisioning-request.js";
+import type { ResizeRequest } from "../../api/resize-request.js";
+import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
+import type { EventRecorder } from "../../events/recorder.js";
+import { isAlreadyExists, isConflict, isNotFound } from "../../runtime/api-errors.js";
+import type { KubeClient } from "../../runtime/resource-client.js";
+import type { Lister } from "../../runtime/store.js";
+import { deleteFinishedRequest } from "../retention/controller.js";
 import type { ProvisioningPlan } from "./decide.js";
 import { notMadeFor, ownersOf } from "./ownership.js";
 
 export interface ProvisioningExecuteDeps {
   readonly client: KubeClient;
   readonly recorder: EventRecorder;
+  /** The groups, for the related object of a deleted ResizeRequest's Event. */
+  readonly groups: Lister<InstanceGroupManager>;
 }
 
 /**
@@ -62,8 +69,23 @@ export async function cancelResizeRequest(client: KubeClient, rr: ResizeRequest)
   }
 }
 
-/** Returns "conflict" when the request moved on under us (the next pass decides again). */
+/**
+ * Returns "conflict" when the request moved on under us (the next pass decides again); `pr` is the
+ * request the plan was decided on, undefined when it is gone (the plan then holds no write of it).
+ */
 export async function executeProvisioningPlan(
+  deps: ProvisioningExecuteDeps,
+  pr: ProvisioningRequest | undefined,
+  plan: ProvisioningPlan,
+): Promise<"done" | "conflict"> {
+  for (const rr of plan.cancelOrphans ?? []) await cancelResizeRequest(deps.client, rr);
+  if (pr && (await executeRequestPlan(deps, pr, plan)) === "conflict") return "conflict";
+  for (const d of plan.delete ?? []) await deleteFinishedRequest(deps, d.resizeRequest, d.note);
+  return "done";
+}
+
+/** The request's own part: its ResizeRequest created or cancelled, its status, its events. */
+async function executeRequestPlan(
   deps: ProvisioningExecuteDeps,
   pr: ProvisioningRequest,
   plan: ProvisioningPlan,

@@ -5,10 +5,10 @@
 // EstimateKind), come from the same rounding as the Provisioned=False message (shownEta) and are
 // written with it (when rewrite.ts says), so they say what the message says and cost no write of their
 // own.
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { ClassDetail, type ProvisioningRequest } from "../api/provisioning-request.js";
-import type { ResizeRequest } from "../api/resize-request.js";
-import type { RequestInsight } from "../queue/insight.js";
+import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
+import { ClassDetail, type ProvisioningRequest } from "../../api/provisioning-request.js";
+import type { ResizeRequest } from "../../api/resize-request.js";
+import type { RequestInsight } from "../../queue/insight.js";
 import { shownEta } from "./conditions.js";
 import { groupOf } from "./ownership.js";
 

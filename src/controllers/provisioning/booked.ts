@@ -15,32 +15,18 @@ import {
   FutureReservationCondition as FC,
   windowLengthMs,
   type FutureReservation,
-} from "../api/future-reservation.js";
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import {
-  ClassDetail,
-  ProvisioningCondition as C,
-  type PodTemplate,
-  type ProvisioningRequest,
-} from "../api/provisioning-request.js";
-import { rfc3339 } from "../api/time.js";
-import { deliveryName } from "../queue/booking-wait.js";
+} from "../../api/future-reservation.js";
+import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
+import { ClassDetail, ProvisioningCondition as C } from "../../api/provisioning-request.js";
+import { rfc3339 } from "../../api/time.js";
+import { deliveryName } from "../../queue/booking-wait.js";
 import { sizeDemand } from "./demand.js";
 import { classDetails } from "./details.js";
-import { accept, fail, isTrue, type Draft } from "./draft.js";
+import { accept, fail, isTrue, type ProvisioningDraft } from "./draft.js";
 import { provisioningEvents as E, Reason } from "./conditions.js";
 import { unknownParametersMessage, type ParsedParameters } from "./parameters.js";
 import { podSetDemands } from "./pod-sets.js";
-
-/** What the decision reads of the pass's snapshot (decide.ts's BookedSnapshot has it all). */
-export interface BookedSnapshot {
-  readonly request: ProvisioningRequest;
-  readonly parameters: ParsedParameters;
-  readonly groups: readonly InstanceGroupManager[];
-  readonly templates: ReadonlyMap<string, PodTemplate | undefined>;
-  readonly futureReservation?: FutureReservation;
-  readonly futureReservationsServed?: boolean;
-}
+import type { RequestSnapshot } from "./snapshot.js";
 
 /** The booking's window as resolved: its status's, else computed from its spec. */
 export function windowOf(b: FutureReservation): { readonly start: string; readonly end: string } {
@@ -63,7 +49,7 @@ function unusable(b: FutureReservation, key: string): string | undefined {
 }
 
 /** Where the request is served, recorded at acceptance: the delivery request, its group, the booking. */
-function details(s: BookedSnapshot, b: FutureReservation, group: InstanceGroupManager) {
+function details(s: RequestSnapshot, b: FutureReservation, group: InstanceGroupManager) {
   const ns = s.request.metadata.namespace ?? "";
   const name = b.metadata.name ?? "";
   return {
@@ -80,8 +66,8 @@ function details(s: BookedSnapshot, b: FutureReservation, group: InstanceGroupMa
 
 /** Admission of a request naming booking `b`: the same pod-set checks as any, then the booking's size. */
 function admitBooked(
-  s: BookedSnapshot,
-  d: Draft,
+  s: RequestSnapshot,
+  d: ProvisioningDraft,
   b: FutureReservation,
   parameters: Extract<ParsedParameters, { ok: true }>,
 ): boolean {
@@ -160,7 +146,7 @@ function waitingMessage(b: FutureReservation, key: string, delivery: string): st
 }
 
 /** The conditions of a request served from the booking the `futureReservation` parameter names. */
-export function decideBooked(s: BookedSnapshot, d: Draft, name: string): void {
+export function decideBooked(s: RequestSnapshot, d: ProvisioningDraft, name: string): void {
   const pr = s.request;
   const ns = pr.metadata.namespace ?? "";
   const key = `${ns}/${name}`;

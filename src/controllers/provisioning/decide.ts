@@ -1,76 +1,35 @@
-// The provisioner's decision for one ProvisioningRequest of our class (pure, table-tested): from the
-// request, its ResizeRequest (if any) and the queue model, the conditions it should carry, the
-// ResizeRequest to create or cancel, and the events of each condition change. The I/O lives in
-// observe.ts and execute.ts; the rules of the queue itself stay in the resize controller and the queue
-// model, which this only reads.
-import type { FutureReservation } from "../api/future-reservation.js";
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { isFinalState } from "../api/lifecycle.js";
+// The provisioner's decision for one pass (pure, table-tested): from the snapshot (snapshot.ts) alone,
+// the plan — for a request of our class, the conditions it should carry, the ResizeRequest to create
+// or cancel and the events of each condition change; for every key, the ResizeRequests a deleted
+// request left that are cancelled, and those whose retention is over that are deleted (cleanup.ts),
+// decided on the request as this pass leaves it; and when to look again, the soonest of every wait.
+// The I/O lives in observe.ts and execute.ts; the rules of the queue itself stay in the resize
+// controller and the queue model, which this only reads.
+import { isFinalState } from "../../api/lifecycle.js";
 import {
   ProvisioningCondition as C,
-  type PodTemplate,
   type PrCondition,
   type ProvisioningRequest,
-} from "../api/provisioning-request.js";
-import type { ResizeRequest } from "../api/resize-request.js";
-import { rfc3339 } from "../api/time.js";
-import type { EventDefinition } from "../events/catalog.js";
-import type { RequestInsight } from "../queue/insight.js";
+} from "../../api/provisioning-request.js";
+import type { ResizeRequest } from "../../api/resize-request.js";
+import { rfc3339 } from "../../api/time.js";
+import type { EventDefinition } from "../../events/catalog.js";
 import { provisioningEvents as E, failureOf, waitingMessage, Reason } from "./conditions.js";
 import { decideBooked } from "./booked.js";
+import { cleanupPlan, type Deletion } from "./cleanup.js";
 import { classDetails, detailsFor } from "./details.js";
-import { accept, Draft, fail, find, isTrue } from "./draft.js";
+import { accept, ProvisioningDraft, fail, find, isTrue } from "./draft.js";
 import { acceptedMessage, groupOf, notMadeFor } from "./ownership.js";
 import { podSetDemands } from "./pod-sets.js";
-import type { CachedQueue } from "../cache/group-queue.js";
 import { insightIfQueued, queuedEta } from "./obtainability.js";
 import { unknownParametersMessage, type ParsedParameters } from "./parameters.js";
 import { place } from "./placement.js";
 import { waitingRewriteDue } from "./rewrite.js";
 import { resizeRequestFor } from "./resize-request.js";
+import type { ProvisioningSnapshot, RequestSnapshot } from "./snapshot.js";
 
 /** How often a waiting request is looked at again (its ETA; written only as rewrite.ts says). */
 export const REFRESH_MS = 10_000;
-
-export interface ProvisioningSnapshot {
-  readonly request: ProvisioningRequest;
-  readonly nowMs: number;
-  /** Its parameters, parsed once per pass. */
-  readonly parameters: ParsedParameters;
-  /**
-   * When the booking of its provisioned capacity ends (booking.ts), computed once per pass; undefined
-   * without a ResizeRequest, once expired or once the capacity was released.
-   */
-  readonly bookingEndsAt: number | undefined;
-  /** The request's ResizeRequest once it is accepted, if it exists: the one at the place recorded then. */
-  readonly resizeRequest: ResizeRequest | undefined;
-  /**
-   * ResizeRequests of the name derived from the request in the groups' namespaces, read while it is not
-   * accepted: one the provisioner made before a crash kept it from recording the acceptance is adopted.
-   */
-  readonly namesakes: readonly ResizeRequest[];
-  /** Every group the cache holds (placement reads them before the ResizeRequest exists). */
-  readonly groups: readonly InstanceGroupManager[];
-  /** Its pod sets' templates by name (read only before the ResizeRequest exists); undefined: missing. */
-  readonly templates: ReadonlyMap<string, PodTemplate | undefined>;
-  /** Labels of the request's namespace, when a group selects namespaces. */
-  readonly namespaceLabels: Readonly<Record<string, string>> | undefined;
-  /** The queue model's view of the ResizeRequest while it waits or provisions. */
-  readonly insight: RequestInsight | undefined;
-  /** Queue length of the ResizeRequest's group. */
-  readonly queueLength: number;
-  /** A pod consuming the request's capacity exists (Kueue's consume-provisioning-request annotation). */
-  readonly consumed: boolean;
-  /**
-   * Every group's queue, read only while placing a request: capacitySearchStrategy OBTAINABILITY
-   * compares them, and the acceptance says the position and ETA the chosen one gives.
-   */
-  readonly queues?: ReadonlyMap<string, CachedQueue>;
-  /** The booking the futureReservation parameter names, from the cache (undefined: none of that name). */
-  readonly futureReservation?: FutureReservation;
-  /** Whether this operator serves FutureReservations at all (their CRD was installed at start-up). */
-  readonly futureReservationsServed?: boolean;
-}
 
 export interface ProvisioningPlan {
   readonly create?: ResizeRequest;
@@ -82,13 +41,43 @@ export interface ProvisioningPlan {
     readonly provisioningClassDetails?: Readonly<Record<string, string>>;
   };
   readonly events: readonly { readonly definition: EventDefinition; readonly note: string }[];
+  /**
+   * ResizeRequests a deleted request left still queued or provisioning: cancelled (once provisioned,
+   * capacity is released by its run duration, never pulled from under running pods).
+   */
+  readonly cancelOrphans?: readonly ResizeRequest[];
+  /** ResizeRequests whose retention is over (cleanup.ts), deleted last, each with its Event's note. */
+  readonly delete?: readonly Deletion[];
+  /** When to look again: the soonest of every wait (the request's, each ResizeRequest's retention). */
   readonly requeueAfterMs?: number;
 }
 
 export function decideProvisioning(s: ProvisioningSnapshot): ProvisioningPlan {
+  const cancelOrphans = s.orphans.filter((rr) => !isFinalState(rr.status?.state) && !rr.spec.cancel);
+  const { requeueAfterMs: wait, ...own } = s.request ? decideRequest(s) : { events: [] };
+  // Decided on the request as this pass leaves it: the pass that finishes it schedules the cleanup.
+  const left = s.request && leftBy(s.request, own);
+  const served = [...s.orphans, ...(s.request && s.resizeRequest ? [s.resizeRequest] : [])];
+  const cleanup = cleanupPlan(served, left, s);
+  const requeueAfterMs = Math.min(wait ?? Infinity, cleanup.nextMs ?? Infinity);
+  return {
+    ...own,
+    ...(cancelOrphans.length > 0 && { cancelOrphans }),
+    ...(cleanup.deletions.length > 0 && { delete: cleanup.deletions }),
+    ...(requeueAfterMs !== Infinity && { requeueAfterMs }),
+  };
+}
+
+/** The request as a pass carrying out `plan` leaves it. */
+function leftBy(pr: ProvisioningRequest, plan: ProvisioningPlan): ProvisioningRequest {
+  return plan.status ? { ...pr, status: { ...pr.status, ...plan.status } } : pr;
+}
+
+/** The request's own part of the plan: its status, its events, its ResizeRequest created or cancelled. */
+function decideRequest(s: RequestSnapshot): ProvisioningPlan {
   const pr = s.request;
   const conditions = pr.status?.conditions;
-  const d = new Draft(pr, rfc3339(s.nowMs));
+  const d = new ProvisioningDraft(pr, rfc3339(s.nowMs));
   const rr = s.resizeRequest;
   const provisioned = isTrue(conditions, C.Provisioned);
   const failed = isTrue(conditions, C.Failed);
@@ -159,7 +148,7 @@ function waitDeadline(pr: ProvisioningRequest, parameters: ParsedParameters): nu
 }
 
 /** A ResizeRequest the provisioner made for the request and that still holds or waits for capacity. */
-function cancellable(s: ProvisioningSnapshot, rr: ResizeRequest): ResizeRequest | undefined {
+function cancellable(s: RequestSnapshot, rr: ResizeRequest): ResizeRequest | undefined {
   return !isFinalState(rr.status?.state) &&
     !rr.spec.cancel &&
     notMadeFor(rr, s.request, groupOf(s.groups, rr)) === undefined
@@ -172,8 +161,8 @@ function cancellable(s: ProvisioningSnapshot, rr: ResizeRequest): ResizeRequest 
  * create (or the one made before a crash, adopted), or Failed.
  */
 function admit(
-  s: ProvisioningSnapshot,
-  d: Draft,
+  s: RequestSnapshot,
+  d: ProvisioningDraft,
 ): { create: ResizeRequest | undefined; requeueAfterMs: number | undefined } {
   const none = { create: undefined, requeueAfterMs: undefined };
   const pr = s.request;
@@ -247,9 +236,9 @@ function admit(
 
 /** The request follows its ResizeRequest; returns when to look again. */
 function follow(
-  s: ProvisioningSnapshot,
+  s: RequestSnapshot,
   rr: ResizeRequest,
-  d: Draft,
+  d: ProvisioningDraft,
   provisioned: boolean,
 ): number | undefined {
   const state = rr.status?.state;
@@ -273,9 +262,9 @@ function follow(
 }
 
 function afterSuccess(
-  s: ProvisioningSnapshot,
+  s: RequestSnapshot,
   rr: ResizeRequest,
-  d: Draft,
+  d: ProvisioningDraft,
   provisioned: boolean,
 ): number | undefined {
   const group = rr.spec.instanceGroupManager;

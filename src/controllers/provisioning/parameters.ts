@@ -5,8 +5,8 @@
 // failing on one would fail (and Kueue retry, and fail again) a request either of them serves. Unknown
 // keys are returned for the caller to warn about, or to refuse when the group asks for strictness. A
 // known key with an invalid value is always an error.
-import { parseKubeDuration } from "../api/duration.js";
-import { RFC1035_LABEL } from "../api/primitives.js";
+import { parseKubeDuration } from "../../api/duration.js";
+import { RFC1035_LABEL } from "../../api/primitives.js";
 
 export interface Parameters {
   /** The group asked for: name in the request's namespace, or in another namespace. */

@@ -5,13 +5,13 @@
 // queue, and places it in the group with the earliest one. The ETA is the queue model's own
 // (queueInsight, the one the Provisioned=False message and the dashboard show), run on the group's
 // queue with the request added, so the choice and what the request then reports agree.
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import type { ProvisioningRequest } from "../api/provisioning-request.js";
-import type { ResizeRequest } from "../api/resize-request.js";
-import { rfc3339Seconds } from "../api/time.js";
-import { cachedQueue, statusTarget, type CachedQueue } from "../cache/group-queue.js";
-import { queueInsight, type Eta, type RequestInsight } from "../queue/insight.js";
-import { objectKey, type Lister } from "../runtime/store.js";
+import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
+import type { ProvisioningRequest } from "../../api/provisioning-request.js";
+import type { ResizeRequest } from "../../api/resize-request.js";
+import { rfc3339Seconds } from "../../api/time.js";
+import { cachedQueue, statusTarget, type CachedQueue } from "../../cache/group-queue.js";
+import { queueInsight, type Eta, type RequestInsight } from "../../queue/insight.js";
+import { objectKey, type Lister } from "../../runtime/store.js";
 import type { Parameters } from "./parameters.js";
 import { resizeRequestFor } from "./resize-request.js";
 

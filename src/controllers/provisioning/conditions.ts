@@ -14,14 +14,14 @@
 // the queue position and the ETA where they look. They are as of the message's write: it is written on
 // a transition and when the ETA moves materially, not at every queue move (rewrite.ts). An ETA is given
 // to the second when exact and to the minute when estimated.
-import { ErrorCode } from "../api/errors.js";
-import type { ResizeRequest } from "../api/resize-request.js";
-import { PROVISIONING_CLASS } from "../api/provisioning-request.js";
-import { defineEventCatalog } from "../events/catalog.js";
-import { rfc3339Seconds } from "../api/time.js";
-import { messageOf } from "../controllers/errors.js";
-import type { Eta, RequestInsight } from "../queue/insight.js";
-import { waitingForSentence } from "../queue/text.js";
+import { ErrorCode } from "../../api/errors.js";
+import type { ResizeRequest } from "../../api/resize-request.js";
+import { PROVISIONING_CLASS } from "../../api/provisioning-request.js";
+import { defineEventCatalog } from "../../events/catalog.js";
+import { rfc3339Seconds } from "../../api/time.js";
+import { messageOf } from "../errors.js";
+import type { Eta, RequestInsight } from "../../queue/insight.js";
+import { waitingForSentence } from "../../queue/text.js";
 
 export const Reason = {
   // ---- GKE's words, for the same situation ----

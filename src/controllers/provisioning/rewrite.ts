@@ -5,7 +5,7 @@
 // says the position and the ETA when the request is queued, and again only on a transition (its reason:
 // Queued, Provisioning, ResourcePoolExhausted), when where it is served changes, or when the ETA moves
 // materially; the live position is the ResizeRequest's (`kubectl resize explain`, the dashboard).
-import { ClassDetail, type PrCondition } from "../api/provisioning-request.js";
+import { ClassDetail, type PrCondition } from "../../api/provisioning-request.js";
 import type { ClassDetails } from "./details.js";
 import { sameDetails, withoutQueue } from "./details.js";
 import { LATE_WARNING } from "./conditions.js";

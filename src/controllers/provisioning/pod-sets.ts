@@ -1,7 +1,7 @@
 // The pod sets of a new ProvisioningRequest as demand (pure): each set's count and the spec of its
 // PodTemplate, read in its own namespace. A request without pod sets, a template that is missing or
 // one owned by someone else (ownership.ts) is refused with the reason to fail it with.
-import type { PodTemplate, ProvisioningRequest } from "../api/provisioning-request.js";
+import type { PodTemplate, ProvisioningRequest } from "../../api/provisioning-request.js";
 import type { PodSetDemand } from "./demand.js";
 import { foreignTemplate } from "./ownership.js";
 import { Reason } from "./conditions.js";

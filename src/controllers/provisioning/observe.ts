@@ -1,4 +1,5 @@
-// What one pass of the provisioner reads for a ProvisioningRequest key: the request (cache), its
+// What one pass of the provisioner reads for a ProvisioningRequest key, its snapshot (snapshot.ts):
+// the time, the retention, the request (cache), its
 // ResizeRequest — only at the place recorded at acceptance, in the group's namespace (cache, and one
 // live read where a cache miss would otherwise fail a request whose ResizeRequest was created a moment
 // ago) — or, before acceptance, the namesakes in the groups' namespaces; the ResizeRequests a deleted
@@ -12,9 +13,9 @@
 // pod labels there, so this finds that workload's pods, never the whole namespace's), whose answer
 // "consumed" is remembered per request (it stays true), so later passes read nothing; "not consumed"
 // is answered by BookingExpired, after which nothing is read either.
-import type { FutureReservation } from "../api/future-reservation.js";
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { POD_TEMPLATES, RESIZE_REQUESTS } from "../api/kinds.js";
+import type { FutureReservation } from "../../api/future-reservation.js";
+import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
+import { POD_TEMPLATES, RESIZE_REQUESTS } from "../../api/kinds.js";
 import {
   CONSUME_ANNOTATION,
   PROVISIONING_CLASS,
@@ -22,24 +23,24 @@ import {
   ProvisioningCondition as C,
   type PodTemplate,
   type ProvisioningRequest,
-} from "../api/provisioning-request.js";
-import type { ResizeRequest } from "../api/resize-request.js";
-import { groupKeyOf } from "../api/identity.js";
-import { groupQueue } from "../cache/group-queue.js";
-import { BY_PROVISIONING_REQUEST } from "../cache/indexes.js";
-import { isNotFound } from "../runtime/api-errors.js";
-import { NAMESPACES, PODS } from "../runtime/builtin-kinds.js";
-import type { Addressable, KubeClient } from "../runtime/resource-client.js";
-import type { ObjectKey, ResourceKind } from "../runtime/resource-kind.js";
-import type { Lister } from "../runtime/store.js";
-import { TtlCache } from "../runtime/ttl-cache.js";
+} from "../../api/provisioning-request.js";
+import type { ResizeRequest } from "../../api/resize-request.js";
+import { groupKeyOf } from "../../api/identity.js";
+import { groupQueue } from "../../cache/group-queue.js";
+import { BY_PROVISIONING_REQUEST } from "../../cache/indexes.js";
+import { isNotFound } from "../../runtime/api-errors.js";
+import { NAMESPACES, PODS } from "../../runtime/builtin-kinds.js";
+import type { Addressable, KubeClient } from "../../runtime/resource-client.js";
+import type { ObjectKey, ResourceKind } from "../../runtime/resource-kind.js";
+import type { Lister } from "../../runtime/store.js";
+import { TtlCache } from "../../runtime/ttl-cache.js";
 import { bookingEndsAt } from "./booking.js";
-import type { ProvisioningSnapshot } from "./decide.js";
 import { groupOf, recordedNamespace } from "./ownership.js";
 import { parseParameters } from "./parameters.js";
 import { groupQueues } from "./obtainability.js";
 import { needsNamespaceLabels } from "./placement.js";
 import { resizeRequestName } from "./resize-request.js";
+import type { ProvisioningSnapshot } from "./snapshot.js";
 
 export interface ProvisioningObserveDeps {
   readonly provisioningRequests: Lister<ProvisioningRequest>;
@@ -51,16 +52,9 @@ export interface ProvisioningObserveDeps {
   readonly now: () => number;
   /** Requests (by uid) a pod was found consuming; only that answer is kept (`consumptionCache`). */
   readonly consumption: TtlCache<string, boolean>;
+  /** How long a ResizeRequest of a finished ProvisioningRequest is kept once nothing is held. */
+  readonly retentionMs: number;
 }
-
-export type ProvisioningObservation =
-  /** Not ours: another class, or gone; `orphans` are ResizeRequests left behind by a deleted request. */
-  | { readonly ours: false; readonly orphans: readonly ResizeRequest[] }
-  | {
-      readonly ours: true;
-      readonly snapshot: ProvisioningSnapshot;
-      readonly orphans: readonly ResizeRequest[];
-    };
 
 const isTrue = (pr: ProvisioningRequest, type: string): boolean =>
   pr.status?.conditions?.some((c) => c.type === type && c.status === "True") ?? false;
@@ -69,19 +63,22 @@ export async function observeProvisioning(
   deps: ProvisioningObserveDeps,
   namespace: string,
   name: string,
-): Promise<ProvisioningObservation> {
+): Promise<ProvisioningSnapshot> {
   const key = `${namespace}/${name}`;
   const pr = deps.provisioningRequests.get(key);
   const served = deps.resizeRequests.byIndex(BY_PROVISIONING_REQUEST, key);
+  const groups = deps.groups.list();
+  const nowMs = deps.now();
+  const pass = { nowMs, retentionMs: deps.retentionMs, groups };
+  // Of another class: none of its business. Gone: every ResizeRequest it left is an orphan.
   if (!pr || pr.spec.provisioningClassName !== PROVISIONING_CLASS)
-    return { ours: false, orphans: pr ? [] : served };
+    return { ...pass, request: undefined, orphans: pr ? [] : served };
   const uid = pr.metadata.uid ?? "";
   const orphans = served.filter((rr) => rr.metadata.labels?.[PROVISIONING_REQUEST_UID_LABEL] !== uid);
   const accepted = isTrue(pr, C.Accepted);
   const failed = isTrue(pr, C.Failed);
   const provisioned = isTrue(pr, C.Provisioned);
   const admitting = !accepted && !failed && !provisioned;
-  const groups = deps.groups.list();
   const parameters = parseParameters(pr.spec.parameters);
   // Served from a booking: its delivery request is the booking's, so no ResizeRequest of ours is read.
   const booked = parameters.ok ? parameters.value.futureReservation : undefined;
@@ -102,7 +99,6 @@ export async function observeProvisioning(
     if (!resizeRequest && !failed && !provisioned)
       resizeRequest = await getIfExists(deps.client, RESIZE_REQUESTS, { namespace: recorded, name: rrName });
   }
-  const nowMs = deps.now();
   const groupKey = resizeRequest && groupKeyOf(resizeRequest);
   const queue =
     groupKey && deps.groups.get(groupKey)
@@ -114,29 +110,25 @@ export async function observeProvisioning(
   // Consuming pods matter only once the booking window is over.
   const bookingDue = provisioned && booking !== undefined && nowMs >= booking;
   return {
-    ours: true,
+    ...pass,
     orphans,
-    snapshot: {
-      request: pr,
-      nowMs,
-      parameters,
-      bookingEndsAt: booking,
-      resizeRequest,
-      namesakes,
-      groups,
-      templates: admitting ? await templatesOf(deps.client, pr) : new Map(),
-      namespaceLabels:
-        admitting && needsNamespaceLabels(groups) ? await namespaceLabels(deps.client, namespace) : undefined,
-      insight: queue?.insight.requests.find((r) => r.name === resizeRequest?.metadata.name),
-      queueLength: queue?.insight.queueLength ?? 0,
-      consumed: bookingDue ? await deps.consumption.get(uid, () => consumed(deps.client, pr)) : false,
-      // Placement reads them (OBTAINABILITY), and the acceptance tells the position and ETA they give.
-      ...(admitting && parameters.ok && !booked && { queues: groupQueues(groups, deps.resizeRequests) }),
-      ...(booked !== undefined && {
-        futureReservationsServed: deps.bookings !== undefined,
-        ...withBooking(deps.bookings?.get(`${namespace}/${booked}`)),
-      }),
-    },
+    request: pr,
+    parameters,
+    bookingEndsAt: booking,
+    resizeRequest,
+    namesakes,
+    templates: admitting ? await templatesOf(deps.client, pr) : new Map(),
+    namespaceLabels:
+      admitting && needsNamespaceLabels(groups) ? await namespaceLabels(deps.client, namespace) : undefined,
+    insight: queue?.insight.requests.find((r) => r.name === resizeRequest?.metadata.name),
+    queueLength: queue?.insight.queueLength ?? 0,
+    consumed: bookingDue ? await deps.consumption.get(uid, () => consumed(deps.client, pr)) : false,
+    // Placement reads them (OBTAINABILITY), and the acceptance tells the position and ETA they give.
+    ...(admitting && parameters.ok && !booked && { queues: groupQueues(groups, deps.resizeRequests) }),
+    ...(booked !== undefined && {
+      futureReservationsServed: deps.bookings !== undefined,
+      ...withBooking(deps.bookings?.get(`${namespace}/${booked}`)),
+    }),
   };
 }
 

@@ -6,8 +6,8 @@
 // - a PodTemplate its pod sets reference is sized only when nothing owns it, or the request or the
 //   request's controller does (Kueue creates each one owned by the Workload that owns the request, then
 //   hands it to the request), never when it belongs to something else.
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { API_VERSION, INSTANCE_GROUP_MANAGER } from "../api/names.js";
+import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
+import { API_VERSION, INSTANCE_GROUP_MANAGER } from "../../api/names.js";
 import {
   ClassDetail,
   PROVISIONING_API_VERSION,
@@ -16,8 +16,8 @@ import {
   ProvisioningCondition,
   type PodTemplate,
   type ProvisioningRequest,
-} from "../api/provisioning-request.js";
-import type { ResizeRequest } from "../api/resize-request.js";
+} from "../../api/provisioning-request.js";
+import type { ResizeRequest } from "../../api/resize-request.js";
 
 export interface OwnerReference {
   readonly apiVersion: string;

@@ -11,22 +11,19 @@
 // and then after the provisioner's retention (--provisioning-resize-request-retention), counted from
 // when it finished. The group's finishedRequestRetention still applies through the retention
 // controller, so the shorter of the two wins.
-import type { InstanceGroupManager } from "../api/instance-group-manager.js";
-import { API_VERSION, INSTANCE_GROUP_MANAGER } from "../api/names.js";
+import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
+import { API_VERSION, INSTANCE_GROUP_MANAGER } from "../../api/names.js";
 import {
   PROVISIONING_REQUEST,
   PROVISIONING_REQUEST_ANNOTATION,
   PROVISIONING_REQUEST_UID_LABEL,
   ProvisioningCondition as C,
   type ProvisioningRequest,
-} from "../api/provisioning-request.js";
-import type { ResizeRequest } from "../api/resize-request.js";
-import { retentionDecision, type RetentionDecision } from "../controllers/retention-rule.js";
-import { humanDuration } from "../controllers/retention/controller.js";
+} from "../../api/provisioning-request.js";
+import type { ResizeRequest } from "../../api/resize-request.js";
+import { retentionDecision, type RetentionDecision } from "../retention-rule.js";
+import { humanDuration } from "../retention/controller.js";
 import { groupOf, notMadeFor, ownersOf } from "./ownership.js";
-
-/** GKE's: its finished ProvisioningRequests' resize requests are deleted an hour later. */
-export const DEFAULT_PROVISIONING_RETENTION = "1h";
 
 /** The conditions after which a ProvisioningRequest holds nothing any more (for its provider). */
 const FINISHED: readonly string[] = [C.Failed, C.CapacityRevoked, C.BookingExpired];
@@ -56,6 +53,39 @@ export function cleanupDecision(
   if (serving && finishedBy(serving) === undefined)
     return { action: "keep", why: "its ProvisioningRequest is not finished" };
   return retentionDecision(rr, retentionMs, nowMs);
+}
+
+/** A ResizeRequest whose retention is over, and the note of its RetentionExpired Event. */
+export interface Deletion {
+  readonly resizeRequest: ResizeRequest;
+  readonly note: string;
+}
+
+/**
+ * Which of `served`, the ResizeRequests serving one key, are deleted now, and the time until the next
+ * one is due (undefined: none waits). `request` is as in `cleanupDecision`.
+ */
+export function cleanupPlan(
+  served: readonly ResizeRequest[],
+  request: ProvisioningRequest | undefined,
+  s: {
+    readonly groups: readonly InstanceGroupManager[];
+    readonly retentionMs: number;
+    readonly nowMs: number;
+  },
+): { readonly deletions: readonly Deletion[]; readonly nextMs: number | undefined } {
+  const deletions: Deletion[] = [];
+  let nextMs: number | undefined;
+  for (const rr of served) {
+    const decision = cleanupDecision(rr, request, s.groups, s.retentionMs, s.nowMs);
+    if (decision.action === "wait") nextMs = Math.min(nextMs ?? Infinity, decision.afterMs);
+    if (decision.action === "delete")
+      deletions.push({
+        resizeRequest: rr,
+        note: cleanupNote(rr, request, decision.finishedTime, s.retentionMs),
+      });
+  }
+  return { deletions, nextMs };
 }
 
 /** The RetentionExpired note of a ResizeRequest deleted by `cleanupDecision`. */

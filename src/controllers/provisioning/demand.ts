@@ -2,9 +2,9 @@
 // with its containers' requests, packed first-fit-decreasing onto instances of the group's shape. A pod
 // that fits no instance (a nodeSelector the instances do not satisfy, a taint it does not tolerate, a
 // resource it needs more of than one instance has) makes the whole request infeasible: all or nothing.
-import type { InstanceShape, Taint } from "../api/instance-shape.js";
-import type { Container, PodSpec, Toleration } from "../api/provisioning-request.js";
-import { parseQuantity } from "../api/quantity.js";
+import type { InstanceShape, Taint } from "../../api/instance-shape.js";
+import type { Container, PodSpec, Toleration } from "../../api/provisioning-request.js";
+import { parseQuantity } from "../../api/quantity.js";
 
 /** One pod set: `count` pods of one template. */
 export interface PodSetDemand {
