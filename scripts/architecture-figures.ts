@@ -1,7 +1,8 @@
 // `tsx scripts/architecture-figures.ts [git-ref]`: the figures of the layout (docs/architecture.md) on
 // the working tree, or on a commit (e.g. d3c214b, before the target-kind seam), so that a before/after
 // comparison can be recomputed: files per folder of src/, imports into a controller's insides from
-// outside it, and the files that name a target kind outside that kind's module.
+// outside it, the files that name a target kind outside that kind's module, and the retired names of
+// a pass (docs/architecture.md "One pass"; e.g. 4e913e4, before the one vocabulary).
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -100,4 +101,34 @@ for (const kind of KINDS) {
     `${String(naming.length).padStart(4)} files (${inDecide.length} in ${decideDir})  ${kind.name}`,
   );
   for (const f of inDecide) console.log(`      ${f}: ${mentions(f)}`);
+}
+
+// 4. The retired names of a pass (docs/architecture.md "One pass"), as words in the code of the
+// controllers' folders (controllers/, provisioning/: events/series.ts has an Observation of its own, an
+// Event series', not a pass's), comments left out (a comment may say "turn" or "pass" in plain
+// English). `Draft` counts only the bare class name, not RequestDraft, PlanDraft or ProvisioningDraft.
+const RETIRED: readonly { name: string; word: RegExp }[] = [
+  { name: "Turn", word: /\bTurn\b/g },
+  { name: "FIRST_TURN", word: /\bFIRST_TURN\b/g },
+  { name: "Pass (a type)", word: /\bPass\b/g },
+  { name: "Observation", word: /\bObservation\b/g },
+  { name: "ProvisioningObservation", word: /\bProvisioningObservation\b/g },
+  { name: "Draft (bare)", word: /\bDraft\b/g },
+];
+/** `text` without its comments (line comments and blocks; a string holding // is rare enough here). */
+const codeOf = (text: string): string =>
+  text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+const code = new Map(
+  [...texts].filter(([f]) => /^(controllers|provisioning)\//.test(f)).map(([f, text]) => [f, codeOf(text)]),
+);
+console.log(
+  "\n## retired names of a pass: occurrences in the code of src/controllers/ and src/provisioning/",
+);
+for (const { name, word } of RETIRED) {
+  const perFile = [...code]
+    .map(([f, text]) => [f, text.match(word)?.length ?? 0] as const)
+    .filter(([, n]) => n > 0);
+  const total = perFile.reduce((sum, [, n]) => sum + n, 0);
+  console.log(`${String(total).padStart(4)} (${perFile.length} files)  ${name}`);
+  for (const [f, n] of perFile.sort()) console.log(`      ${f}: ${n}`);
 }

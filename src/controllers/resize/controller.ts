@@ -1,6 +1,6 @@
-// The resize controller: its reconcile (observe a group, decide, execute) and its watches. One key per
-// InstanceGroupManager ("namespace/name"), so a group's queue, its single attempt and its scale changes
-// are serialised by the work queue (never two workers on one key).
+// The resize controller: its reconcile (a pass: observe a group's snapshot, decide a plan, execute it)
+// and its watches. One key per InstanceGroupManager ("namespace/name"), so a group's queue, its single
+// attempt and its scale changes are serialised by the work queue (never two workers on one key).
 //
 // Wired into a manager: cluster-wide informers for both kinds (decoded and
 // validated with the model), a controller keyed by group, the reconciler, the Node informers of
@@ -24,15 +24,18 @@ import { TargetInformers } from "../../targets/informers.js";
 import { NodeInformers } from "../../targets/node-informers.js";
 import { ScaleClient } from "../../targets/scale-client.js";
 import { AdmissionGuard } from "./admission-guard.js";
-import { WriteCoalescer } from "./coalesce.js";
 import { decide } from "./decide/index.js";
 import { executePlan, type ExecuteDeps } from "./execute.js";
 import { observeGroup, type ObserveDeps } from "./observe.js";
-import { TARGET_RECHECK_POLLS, type DecideConfig } from "./snapshot.js";
+import { GROUP_STATUS_INTERVAL_MS, TARGET_RECHECK_POLLS, type DecideConfig } from "./snapshot.js";
+
+/** The decision's settings as the operator's flags give them; the group status interval has its default. */
+export type ResizeSettings = Omit<DecideConfig, "groupStatusIntervalMs"> &
+  Partial<Pick<DecideConfig, "groupStatusIntervalMs">>;
 
 export interface ResizeControllerOptions {
   readonly recorder: EventRecorder;
-  readonly config: DecideConfig;
+  readonly config: ResizeSettings;
   readonly concurrency: number;
   readonly logger: Logger;
   readonly metrics?: MetricsSink;
@@ -134,25 +137,29 @@ export function addResizeController(mgr: Manager, options: ResizeControllerOptio
   return controller;
 }
 
-/** The group's status is written at most once per this interval (per group). */
-export const GROUP_STATUS_INTERVAL_MS = 1000;
-
-export function resizeReconciler(
-  deps: ObserveDeps & ExecuteDeps,
-  config: DecideConfig,
-  groupStatusIntervalMs = GROUP_STATUS_INTERVAL_MS,
-): Reconciler {
-  const groupStatusWrites = new WriteCoalescer(groupStatusIntervalMs);
+/**
+ * The reconcile of one key, a pass: observe → snapshot → decide → plan → execute. It decides nothing:
+ * it wires the steps, remembers when it wrote each group's status (the snapshot carries it, so that
+ * decide() withholds a write within its interval, decide/coalesce.ts), and maps the executor's outcome
+ * to a requeue.
+ */
+export function resizeReconciler(deps: ObserveDeps & ExecuteDeps, settings: ResizeSettings): Reconciler {
+  const config: DecideConfig = { groupStatusIntervalMs: GROUP_STATUS_INTERVAL_MS, ...settings };
+  /** When each group's status was last written, by key: kept between passes, forgotten when the group goes. */
+  const groupStatusWritten = new Map<string, number>();
   return async (request, { log }) => {
     const namespace = request.namespace ?? "";
     const key = `${namespace}/${request.name}`;
     try {
-      const obs = await observeGroup(deps, namespace, request.name);
-      if (!obs.group) groupStatusWrites.forget(key);
-      const decided = decide(obs.snapshot, config, obs.group?.status);
-      // The group's summary waits for its interval; the pass after it writes the summary of that time.
-      const wait = decided.groupStatus ? groupStatusWrites.waitMs(key, obs.snapshot.nowMs) : 0;
-      const plan = wait > 0 ? { ...decided, groupStatus: undefined, groupEvents: [] } : decided;
+      const { snapshot, objects } = await observeGroup(
+        deps,
+        namespace,
+        request.name,
+        config,
+        groupStatusWritten.get(key),
+      );
+      if (!snapshot.group) groupStatusWritten.delete(key);
+      const plan = decide(snapshot);
       // A state change is logged where its Event is emitted (its record written), not when decided: a
       // pass that loses a conflict decides it again, and logging both passes printed it twice.
       const outcome = await executePlan(
@@ -163,16 +170,15 @@ export function resizeReconciler(
             deps.onPlanEvent?.(e);
           },
         },
-        obs,
+        objects,
         plan,
       );
       if (outcome === "conflict") {
         log.debug("state moved under us; reconciling again with fresh state");
         return { requeue: true };
       }
-      if (plan.groupStatus) groupStatusWrites.wrote(key, obs.snapshot.nowMs);
-      const requeues = [plan.requeueAfterMs, wait > 0 ? wait : undefined].filter((v) => v !== undefined);
-      return requeues.length === 0 ? undefined : { requeueAfterMs: Math.min(...requeues) };
+      if (plan.groupStatus) groupStatusWritten.set(key, snapshot.nowMs);
+      return plan.requeueAfterMs === undefined ? undefined : { requeueAfterMs: plan.requeueAfterMs };
     } catch (err) {
       // Shown on the group (`kubectl events --for igm/NAME`); the runtime retries with backoff.
       const group = deps.groups.get(`${namespace}/${request.name}`);

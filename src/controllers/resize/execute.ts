@@ -16,7 +16,7 @@ import type { MergePatch } from "../../runtime/resource-client.js";
 import type { KubeClient } from "../../runtime/resource-client.js";
 import type { Plan, PlannedEvent } from "./decide/index.js";
 import { deleteNodeClaims, writeInstances } from "../../targets/instances/write.js";
-import type { Observation } from "./observe.js";
+import type { GroupObjects } from "./observe.js";
 import type { ScaleClient } from "../../targets/scale-client.js";
 
 /** An event of a plan whose record was written, with the request as observed before this pass. */
@@ -52,33 +52,37 @@ function recordsScale(status: ResizeRequestStatus | undefined, replicas: number)
   );
 }
 
-/** The observed group, as an Event names it. */
-function groupRef(obs: Observation): ObjectRef {
+/** The group as read, as an Event names it. */
+function groupRef(objects: GroupObjects): ObjectRef {
   return {
     apiVersion: API_VERSION,
     kind: INSTANCE_GROUP_MANAGER.kind,
-    namespace: obs.snapshot.namespace,
-    name: obs.snapshot.groupName,
-    uid: obs.group?.metadata.uid ?? "",
+    namespace: objects.namespace,
+    name: objects.groupName,
+    uid: objects.group?.metadata.uid ?? "",
   };
 }
 
 /** Merges `patch` into the observed target object (a held node limit, targets/karpenter/node-limit.ts). */
-async function patchTarget(deps: ExecuteDeps, obs: Observation, patch: MergePatch): Promise<void> {
-  const target = obs.target;
-  const ref = obs.group?.spec.targetRef;
+async function patchTarget(deps: ExecuteDeps, objects: GroupObjects, patch: MergePatch): Promise<void> {
+  const target = objects.target;
+  const ref = objects.group?.spec.targetRef;
   if (!target?.found || !ref) return;
   const where = { apiVersion: ref.apiVersion, ...target.served };
   await deps.client
     .resource(unstructuredOf(where, ref.kind))
-    .mergePatch({ namespace: obs.snapshot.namespace, name: ref.name }, patch);
+    .mergePatch({ namespace: objects.namespace, name: ref.name }, patch);
 }
 
-export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Plan): Promise<ExecuteOutcome> {
+export async function executePlan(
+  deps: ExecuteDeps,
+  objects: GroupObjects,
+  plan: Plan,
+): Promise<ExecuteOutcome> {
   const requests = deps.client.resource(RESIZE_REQUESTS);
-  const namespace = obs.snapshot.namespace;
-  const home = { namespace, targetApiVersion: obs.group?.spec.targetRef.apiVersion ?? "" };
-  const latest = new Map(obs.requests);
+  const namespace = objects.namespace;
+  const home = { namespace, targetApiVersion: objects.group?.spec.targetRef.apiVersion ?? "" };
+  const latest = new Map(objects.requests);
   const written = new Set<string>();
 
   const setFinalizers = async (name: string, add: boolean): Promise<void> => {
@@ -116,7 +120,7 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
       written.add(change.name);
     }
     await Promise.all(adding.values());
-    if (plan.scale && obs.group) {
+    if (plan.scale && objects.group) {
       const { request, from, replicas } = plan.scale;
       // The cache may lag behind our own writes; the server's copy of the record must call for this change.
       const record = written.has(request)
@@ -125,31 +129,40 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
       if (!recordsScale(record?.status, replicas)) return "conflict";
       // Under the resourceVersion of the Scale observed at the start of this pass: a change since
       // (ours or anyone's) is a conflict, and the pass is decided again from fresh state.
-      const observed = obs.target?.found ? obs.target.scale : undefined;
+      const observed = objects.target?.found ? objects.target.scale : undefined;
       // The node limit held, the request's NodeClaims deleted, the pool lowered: Karpenter then neither
       // replaces them nor picks others (targets/karpenter/node-limit.ts).
       const removal = plan.scale.removal;
-      if (removal?.hold) await patchTarget(deps, obs, removal.hold);
+      if (removal?.hold) await patchTarget(deps, objects, removal.hold);
       if (removal) {
-        await deleteNodeClaims(deps.client, removal.nodeClaims);
+        await deleteNodeClaims(
+          deps.client,
+          removal.deletes.map((o) => o.name),
+        );
         await writeInstances(deps.client, home, removal.writes);
       }
-      const applied = await deps.scale.scale(namespace, obs.group.spec.targetRef, from, replicas, observed);
+      const applied = await deps.scale.scale(
+        namespace,
+        objects.group.spec.targetRef,
+        from,
+        replicas,
+        observed,
+      );
       if (!applied) return "conflict";
     }
     // Independent of each other: finalizer removals (of finished requests) and the group's summary.
     const { groupStatus } = plan;
-    const group = obs.group && groupStatus && { ...obs.group, status: groupStatus };
+    const group = objects.group && groupStatus && { ...objects.group, status: groupStatus };
     await Promise.all([
       ...plan.requests
         .filter((change) => change.finalizer === "remove")
         .map((change) => setFinalizers(change.name, false)),
       ...(group ? [deps.client.resource(INSTANCE_GROUP_MANAGERS).updateStatus(group)] : []),
     ]);
-    if (plan.targetPatch) await patchTarget(deps, obs, plan.targetPatch);
+    if (plan.targetPatch) await patchTarget(deps, objects, plan.targetPatch);
     // The group's own Events tell the condition just written (its target refused).
     for (const e of group ? plan.groupEvents : [])
-      deps.recorder.emit({ ...e.event, note: e.note, regarding: groupRef(obs) });
+      deps.recorder.emit({ ...e.event, note: e.note, regarding: groupRef(objects) });
   } catch (err) {
     if (isOutdated(err)) return "conflict";
     throw err;
@@ -168,13 +181,13 @@ export async function executePlan(deps: ExecuteDeps, obs: Observation, plan: Pla
           name: e.request,
           uid: rr.metadata.uid ?? "",
         },
-        ...(obs.group && { related: groupRef(obs) }),
+        ...(objects.group && { related: groupRef(objects) }),
       });
       deps.onPlanEvent?.({
         namespace,
-        group: obs.snapshot.groupName,
+        group: objects.groupName,
         event: e,
-        before: obs.requests.get(e.request),
+        before: objects.requests.get(e.request),
       });
     }
   }

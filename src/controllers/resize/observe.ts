@@ -1,4 +1,5 @@
-// Gathers a group's snapshot for the decision: the group and its requests from the informer caches;
+// Gathers a group's snapshot for the decision (with the time, the settings and when the controller last
+// wrote the group's status, which the reconciler remembers): the group and its requests from the informer caches;
 // the target from its kind's informer where the operator may list and watch it (targets/informers.ts),
 // otherwise with GETs of the object and its /scale (targets/scale-client.ts); the ready count from the target or from
 // the Nodes cache (node-informers.ts); and, only while an attempt is in flight, what the target's kind
@@ -26,7 +27,7 @@ import { readInstances } from "../../targets/instances/read.js";
 import type { CapacityReading } from "../../targets/kind.js";
 import type { NodeCounter } from "../../targets/node-informers.js";
 import { NODE_READINESS_FORBIDDEN } from "../../targets/node-readiness.js";
-import type { GroupSnapshot } from "./snapshot.js";
+import type { DecideConfig, GroupSnapshot } from "./snapshot.js";
 import { requestView } from "../../cache/request-view.js";
 import { type TargetView } from "../../targets/view.js";
 import type { ScaleClient, TargetRead } from "../../targets/scale-client.js";
@@ -74,9 +75,15 @@ async function targetViewOf(
   };
 }
 
-export interface Observation {
-  readonly snapshot: GroupSnapshot;
+/**
+ * The objects a snapshot was made from, as read (resourceVersions included): what the executor writes
+ * over (execute.ts), each write guarded by the version read.
+ */
+export interface GroupObjects {
+  readonly namespace: string;
+  readonly groupName: string;
   readonly group: InstanceGroupManager | undefined;
+  /** The requests in play, by name. */
   readonly requests: ReadonlyMap<string, ResizeRequest>;
   readonly target: TargetRead | undefined;
 }
@@ -102,11 +109,17 @@ function mayClaimOrRemove(
   });
 }
 
+/**
+ * One group's snapshot, read with the settings and what the controller remembers of the key (when it
+ * last wrote the group's status), and the objects it was made from.
+ */
 export async function observeGroup(
   deps: ObserveDeps,
   namespace: string,
   groupName: string,
-): Promise<Observation> {
+  config: DecideConfig,
+  groupStatusWrittenMs?: number,
+): Promise<{ readonly snapshot: GroupSnapshot; readonly objects: GroupObjects }> {
   const group = deps.groups.get(`${namespace}/${groupName}`);
   // Only the requests in play: a finished request with nothing left to do costs the pass nothing.
   const requests = deps.requests.byIndex(IN_PLAY_BY_GROUP, `${namespace}/${groupName}`);
@@ -151,6 +164,7 @@ export async function observeGroup(
       : undefined;
   const snapshot: GroupSnapshot = {
     nowMs,
+    config,
     namespace,
     groupName,
     group: group && {
@@ -174,11 +188,15 @@ export async function observeGroup(
     ...(limit && { limit }),
     requests: requests.map(requestView),
     ...(deps.bookings && { bookings: deps.bookings.byIndex(BOOKINGS_BY_GROUP, `${namespace}/${groupName}`) }),
+    ...(group?.status && { groupStatus: group.status }),
+    ...(group && groupStatusWrittenMs !== undefined && { groupStatusWrittenMs }),
   };
-  return {
-    snapshot,
+  const objects: GroupObjects = {
+    namespace,
+    groupName,
     group,
     requests: new Map(requests.map((r) => [r.metadata.name ?? "", r])),
     target,
   };
+  return { snapshot, objects };
 }

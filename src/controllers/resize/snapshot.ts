@@ -1,6 +1,8 @@
 // What the reconcile decision sees of one group: plain data gathered by the observer (observe.ts) from
-// the informer caches and the target's /scale subresource. No I/O happens past this point.
+// the informer caches and the target's /scale subresource, with the time, the settings and what the
+// controller remembers of the key between passes. No I/O happens past this point.
 import type { FutureReservation } from "../../api/future-reservation.js";
+import type { InstanceGroupManagerStatus } from "../../api/instance-group-manager.js";
 import type { Location } from "../../api/location.js";
 import type { RequestView } from "../../cache/request-view.js";
 import type { Identity } from "../../targets/instances/kinds.js";
@@ -31,6 +33,8 @@ export interface GroupView {
 
 export interface GroupSnapshot {
   readonly nowMs: number;
+  /** The decision's settings (the operator's flags). */
+  readonly config: DecideConfig;
   readonly namespace: string;
   readonly groupName: string;
   /** Undefined when no InstanceGroupManager of that name exists. */
@@ -58,6 +62,13 @@ export interface GroupSnapshot {
    * holds (queue/booking-wait.ts). Empty when the operator serves no bookings.
    */
   readonly bookings?: readonly FutureReservation[];
+  /** The group's status as read (what the pass's status is compared with); undefined when it has none. */
+  readonly groupStatus?: InstanceGroupManagerStatus | undefined;
+  /**
+   * When the controller last wrote this group's status (its memory of the key between passes, dropped
+   * when the group goes); undefined when it has not since the group appeared or the operator started.
+   */
+  readonly groupStatusWrittenMs?: number | undefined;
 }
 
 export interface DecideConfig {
@@ -70,7 +81,12 @@ export interface DecideConfig {
   readonly admissionGraceMs: number;
   /** How often an attempt in progress is re-checked when no watch event arrives first. */
   readonly pollIntervalMs: number;
+  /** The group's status is written at most once per this interval (decide/coalesce.ts). */
+  readonly groupStatusIntervalMs: number;
 }
+
+/** The group's status is written at most once per this interval (per group), unless set otherwise. */
+export const GROUP_STATUS_INTERVAL_MS = 1000;
 
 /**
  * A group whose target is briefly missing, or refused (targets/access.ts), is looked at again after this
@@ -84,4 +100,5 @@ export const DEFAULT_DECIDE_CONFIG: DecideConfig = {
   backoffMaxMs: 300_000,
   admissionGraceMs: 30_000,
   pollIntervalMs: 1_000,
+  groupStatusIntervalMs: GROUP_STATUS_INTERVAL_MS,
 };

@@ -78,9 +78,21 @@ export interface InstanceWrite {
   readonly annotations?: Readonly<Record<string, string>>;
 }
 
-/** What a release or rollback does to the instances it removes, before the replicas are lowered. */
+/** An object of an instance that a removal deletes itself (only a NodePool's NodeClaims, DeleteNodeClaims). */
+export interface InstanceObject {
+  readonly kind: "NodeClaim";
+  readonly name: string;
+}
+
+/**
+ * What a release or rollback does to the instances it removes, before the replicas are lowered, in words
+ * that name no kind (the decision reads it): the instances' own objects it deletes, while which the
+ * target's capacity limit is held (targets/kind.ts, CapacityLimit), and the writes that put them first
+ * in line.
+ */
 export interface Removal {
-  readonly nodeClaims: readonly string[];
+  /** The instances' own objects deleted before the replicas are lowered; empty when the kind's controller deletes them. */
+  readonly deletes: readonly InstanceObject[];
   readonly writes: readonly InstanceWrite[];
 }
 
@@ -193,11 +205,13 @@ function firstToGo(mechanism: ReleaseMechanism, i: ObservedInstance): InstanceWr
 /** What removing `instances` takes, by the kind's mechanism; undefined for a count-only kind. */
 export function removalOf(view: InstancesView, instances: readonly ObservedInstance[]): Removal | undefined {
   if (view.mechanism === "DeleteNodeClaims") {
-    const nodeClaims = instances.flatMap((i) => (i.nodeClaim === undefined ? [] : [i.nodeClaim]));
-    return nodeClaims.length === 0 ? undefined : { nodeClaims, writes: [] };
+    const deletes = instances.flatMap((i): InstanceObject[] =>
+      i.nodeClaim === undefined ? [] : [{ kind: "NodeClaim", name: i.nodeClaim }],
+    );
+    return deletes.length === 0 ? undefined : { deletes, writes: [] };
   }
   const writes = instances.flatMap((i) => firstToGo(view.mechanism, i) ?? []);
-  return writes.length === 0 ? undefined : { nodeClaims: [], writes };
+  return writes.length === 0 ? undefined : { deletes: [], writes };
 }
 
 /** status.instances (and instancesTruncated) for `instances`, oldest first. */

@@ -203,14 +203,14 @@ test("no area imports another controller's insides, only its controller.ts and p
  * only through the neutral views of targets/kind.ts and targets/view.ts. They import no kind module,
  * not even through another file, and name no kind: a kind's words come from its module (targets/<kind>.ts)
  * through the snapshot. The words checked, case-insensitively, in code and comments alike: Karpenter,
- * NodePool (Karpenter's), Deployment, ReplicaSet, StatefulSet (apps/v1), MachineDeployment, MachineSet,
- * MachinePool, "Cluster API" and cluster.x-k8s.io (Cluster API's). Not yet checked: NodeClaim, which
- * the release's Removal still names (targets/instances/view.ts).
+ * NodePool, NodeClaim (Karpenter's), Deployment, ReplicaSet, StatefulSet (apps/v1), MachineDeployment,
+ * MachineSet, MachinePool, "Cluster API" and cluster.x-k8s.io (Cluster API's). A release's Removal says
+ * in neutral words what it deletes (targets/instances/view.ts).
  */
 const PURE_CORE = /^controllers\/resize\/decide\//;
 const KIND_MODULE = /^targets\/(index|apps|karpenter|cluster-api|scale|pods)\.ts$|^targets\/karpenter\//;
 const KIND_WORDS =
-  /karpenter|nodepool|deployment|replicaset|statefulset|machinedeployment|machineset|machinepool|cluster api|cluster\.x-k8s\.io/i;
+  /karpenter|nodepool|nodeclaim|deployment|replicaset|statefulset|machinedeployment|machineset|machinepool|cluster api|cluster\.x-k8s\.io/i;
 
 /** Every src file `file` imports, directly or through others. */
 function reachable(file: string): Set<string> {

@@ -159,6 +159,7 @@ export function snap(o: SnapshotOptions = {}): GroupSnapshot {
   const replicas = o.replicas ?? 2;
   return {
     nowMs: o.now ?? T0,
+    config: CFG,
     namespace: NAMESPACE,
     groupName: GROUP_NAME,
     group: g,
@@ -460,7 +461,7 @@ export async function drive(start: GroupSnapshot, o: DriveOptions = {}): Promise
   const violations: string[] = [];
   for (let i = 0; i < (o.maxSteps ?? 200); i++) {
     if (o.before) s = o.before(i, s);
-    const plan = decide(s, cfg, groupStatus);
+    const plan = decide({ ...s, config: cfg, groupStatus });
     const replicasBefore = s.target?.found ? s.target.replicas : 0;
     const dropScale = o.crashAt?.includes(i) ?? false;
     const writes = o.conflictAt?.(i, plan);

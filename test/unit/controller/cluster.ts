@@ -10,7 +10,7 @@ import { API_VERSION, FINALIZER, INSTANCE_GROUP_MANAGER, RESIZE_REQUEST } from "
 import { ResizeRequest } from "../../../src/api/resize-request.js";
 import type { Plan } from "../../../src/controllers/resize/decide/index.js";
 import { executePlan, type ExecuteOutcome } from "../../../src/controllers/resize/execute.js";
-import type { Observation } from "../../../src/controllers/resize/observe.js";
+import type { GroupObjects } from "../../../src/controllers/resize/observe.js";
 import type { GroupSnapshot, GroupView } from "../../../src/controllers/resize/snapshot.js";
 import type { RequestView } from "../../../src/cache/request-view.js";
 import { ScaleClient, type TargetRead, type TargetRef } from "../../../src/targets/scale-client.js";
@@ -146,12 +146,8 @@ export function clusterOf(s: GroupSnapshot, groupStatus?: InstanceGroupManagerSt
   return fake;
 }
 
-/** What the observer would hand the executor, read from the cluster (with resourceVersions). */
-export async function observationOf(
-  fake: FakeKube,
-  s: GroupSnapshot,
-  scale: ScaleClient,
-): Promise<Observation> {
+/** The objects the observer would hand the executor, read from the cluster (with resourceVersions). */
+export async function objectsOf(fake: FakeKube, s: GroupSnapshot, scale: ScaleClient): Promise<GroupObjects> {
   const raw = fake.peek(INSTANCE_GROUP_MANAGERS, { namespace: s.namespace, name: s.groupName });
   const group = raw && InstanceGroupManager.parse(raw);
   const requests = new Map<string, ResizeRequest>();
@@ -162,7 +158,7 @@ export async function observationOf(
   const ref = targetRefOf(s);
   let target: TargetRead | undefined = s.target?.found === false ? s.target : undefined;
   if (s.target?.found && ref) target = await scale.read(s.namespace, ref, READY_FIELD);
-  return { snapshot: s, group, requests, target };
+  return { namespace: s.namespace, groupName: s.groupName, group, requests, target };
 }
 
 /** The snapshot after the pass: requests as stored (gone once deleted), the target's replicas. */
@@ -198,7 +194,7 @@ export async function execute(
 ): Promise<Executed> {
   const fake = clusterOf(s, options.groupStatus);
   const scale = new ScaleClient(fake);
-  const obs = await observationOf(fake, s, scale);
+  const objects = await objectsOf(fake, s, scale);
   if (options.inject) fake.inject(options.inject);
   if (options.statusWrites !== undefined)
     fake.inject({
@@ -216,7 +212,7 @@ export async function execute(
   const recorder = new RecordingRecorder();
   let outcome: Executed["outcome"];
   try {
-    outcome = await executePlan({ client: fake, scale, recorder }, obs, plan);
+    outcome = await executePlan({ client: fake, scale, recorder }, objects, plan);
   } catch (err) {
     if (!(err instanceof CrashError)) throw err;
     outcome = "crashed";

@@ -41,7 +41,7 @@ describe("admission of a new request (no status)", () => {
   ];
 
   describe.each(waits)("$name within the admission grace", ({ snapshot, reason }) => {
-    const plan = decide(snap({ ...snapshot, requests: [req("a", { created: createdAt })] }), CFG);
+    const plan = decide(snap({ ...snapshot, requests: [req("a", { created: createdAt })] }));
     const status = statusOf(plan, "a");
 
     test("stays CREATING with the reason and Accepted=Unknown", () => {
@@ -59,7 +59,6 @@ describe("admission of a new request (no status)", () => {
     test("a second decision on its own output emits nothing and writes nothing", () => {
       const again = decide(
         snap({ ...snapshot, now: T0 + SEC, requests: [req("a", { created: createdAt, status })] }),
-        CFG,
       );
       expect(again.events).toEqual([]);
       expect(again.requests).toEqual([]);
@@ -74,7 +73,6 @@ describe("admission of a new request (no status)", () => {
     ])("%s fails with RESOURCE_NOT_FOUND", (_label, initial) => {
       const plan = decide(
         snap({ ...snapshot, requests: [req("a", { created: createdLongAgo, status: initial })] }),
-        CFG,
       );
       const status = statusOf(plan, "a");
       expect(status.state).toBe("FAILED");
@@ -88,15 +86,12 @@ describe("admission of a new request (no status)", () => {
   });
 
   test("exactly at the end of the grace the request fails (grace is a half-open interval)", () => {
-    const plan = decide(
-      snap({ group: null, requests: [req("a", { created: T0 - CFG.admissionGraceMs })] }),
-      CFG,
-    );
+    const plan = decide(snap({ group: null, requests: [req("a", { created: T0 - CFG.admissionGraceMs })] }));
     expect(statusOf(plan, "a").state).toBe("FAILED");
   });
 
   test("the group-missing message names the group and the namespace", () => {
-    const plan = decide(snap({ group: null, requests: [req("a", { created: createdLongAgo })] }), CFG);
+    const plan = decide(snap({ group: null, requests: [req("a", { created: createdLongAgo })] }));
     expect(statusOf(plan, "a").error?.errors[0]?.message).toContain(GROUP_NAME);
     expect(statusOf(plan, "a").error?.errors[0]?.message).toContain("team-a");
   });
@@ -105,7 +100,7 @@ describe("admission of a new request (no status)", () => {
     ["within the grace", createdAt],
     ["after the grace", createdLongAgo],
   ])("target NotScalable %s → FAILED UNSUPPORTED_OPERATION at once", (_label, created) => {
-    const plan = decide(snap({ target: notScalableTarget, requests: [req("a", { created })] }), CFG);
+    const plan = decide(snap({ target: notScalableTarget, requests: [req("a", { created })] }));
     const status = statusOf(plan, "a");
     expect(status.state).toBe("FAILED");
     expect(status.reason).toBe("TargetNotScalable");
@@ -135,7 +130,6 @@ describe("admission of a new request (no status)", () => {
           replicas: 0,
           requests: [req("a", opts)],
         }),
-        CFG,
       );
       const status = statusOf(plan, "a");
       expect(status.state).toBe("FAILED");
@@ -163,7 +157,7 @@ describe("admission of a new request (no status)", () => {
       ["no maxSize at all", { resizeBy: 1000 }],
     ])("%s is admitted", (label, opts) => {
       const g = label === "no maxSize at all" ? group({ maxSize: undefined }) : group();
-      const plan = decide(snap({ group: g, replicas: 0, requests: [req("a", opts)] }), CFG);
+      const plan = decide(snap({ group: g, replicas: 0, requests: [req("a", opts)] }));
       expect(statusOf(plan, "a").state).toBe("ACCEPTED");
     });
 
@@ -174,7 +168,6 @@ describe("admission of a new request (no status)", () => {
           replicas: 3,
           requests: [req("a", { resizeBy: 4, status: { ...identityOf("a"), state: "ACCEPTED" } })],
         }),
-        CFG,
       );
       const status = statusOf(plan, "a");
       expect(status.state).toBe("FAILED");
@@ -199,7 +192,6 @@ describe("admission of a new request (no status)", () => {
       // A StatefulSet (named instances are its next ordinals, api/instance-names.ts).
       const plan = decide(
         snap({ group: group({ targetKind: "StatefulSet" }), replicas: base, requests: [req("a", opts)] }),
-        CFG,
       );
       const change = changeOf(plan, "a");
       const status = statusOf(plan, "a");
@@ -228,15 +220,12 @@ describe("admission of a new request (no status)", () => {
     });
 
     test("the deadline follows the group's provisioningTimeout", () => {
-      const plan = decide(
-        snap({ group: group({ provisioningTimeoutMs: 90 * SEC }), requests: [req("a")] }),
-        CFG,
-      );
+      const plan = decide(snap({ group: group({ provisioningTimeoutMs: 90 * SEC }), requests: [req("a")] }));
       expect(statusOf(plan, "a").provisioning?.deadline).toBe(iso(T0 + 90 * SEC));
     });
 
     test("the new status carries kind, id, creation time, zone and self links", () => {
-      const plan = decide(snap({ requests: [req("a")] }), CFG);
+      const plan = decide(snap({ requests: [req("a")] }));
       expect(statusOf(plan, "a")).toMatchObject(identityOf("a"));
     });
 
@@ -245,7 +234,6 @@ describe("admission of a new request (no status)", () => {
         snap({
           requests: [req("b", { created: T0 - 5 * SEC }), req("a", { created: T0 - 9 * SEC })],
         }),
-        CFG,
       );
       expect(plan.scale?.request).toBe("a");
       const b = statusOf(plan, "b");
@@ -267,7 +255,7 @@ describe("admission of a new request (no status)", () => {
     });
 
     test("admitted but no room: ACCEPTED, WaitingForCapacity, no scale", () => {
-      const plan = decide(snap({ replicas: 9, requests: [req("a", { resizeBy: 2 })] }), CFG);
+      const plan = decide(snap({ replicas: 9, requests: [req("a", { resizeBy: 2 })] }));
       const status = statusOf(plan, "a");
       expect(status.state).toBe("ACCEPTED");
       expect(status.reason).toBe("WaitingForCapacity");

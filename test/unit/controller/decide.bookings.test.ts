@@ -8,20 +8,7 @@ import { rfc3339Seconds } from "../../../src/api/time.js";
 import { decide } from "../../../src/controllers/resize/decide/index.js";
 import { WAITING_FOR_BOOKING } from "../../../src/controllers/resize/decide/bookings.js";
 import type { RequestView } from "../../../src/cache/request-view.js";
-import {
-  CFG,
-  MIN,
-  SEC,
-  T0,
-  accepted,
-  changeOf,
-  cond,
-  group,
-  iso,
-  req,
-  snap,
-  statusAfter,
-} from "./builders.js";
+import { MIN, SEC, T0, accepted, changeOf, cond, group, iso, req, snap, statusAfter } from "./builders.js";
 
 /** An approved booking of `count` instances of the pool from `start` for `length` ms. */
 export function booking(
@@ -70,19 +57,19 @@ describe("a queued request against approved bookings", () => {
     ["one for ever: 2 replicas + 1 + 2 booked exceed 4", 1, undefined, false],
   ])("%s", (_, size, run, starts) => {
     const r = queued("r", size, run);
-    const plan = decide(snap({ group: pool, replicas: 2, requests: [r], bookings: [window] }), CFG);
+    const plan = decide(snap({ group: pool, replicas: 2, requests: [r], bookings: [window] }));
     expect(started(plan, "r")).toBe(starts);
   });
 
   test("beside a booking: 1 replica + 1 for ever + 2 booked fits maxSize 4", () => {
     const r = queued("r", 1);
-    const plan = decide(snap({ group: pool, replicas: 1, requests: [r], bookings: [window] }), CFG);
+    const plan = decide(snap({ group: pool, replicas: 1, requests: [r], bookings: [window] }));
     expect(started(plan, "r")).toBe(true);
   });
 
   test("the waiting head's condition names the booking and when it can start; the group wakes then", () => {
     const r = queued("r", 2, 25);
-    const plan = decide(snap({ group: pool, replicas: 2, requests: [r], bookings: [window] }), CFG);
+    const plan = decide(snap({ group: pool, replicas: 2, requests: [r], bookings: [window] }));
     const status = statusAfter(plan, r);
     expect(status.reason).toBe(WAITING_FOR_BOOKING);
     const end = T0 + 90 * MIN;
@@ -101,14 +88,14 @@ describe("a queued request against approved bookings", () => {
   ])("a booking %s holds nothing", (_, status) => {
     const r = queued("r", 2);
     const b = booking("b", 2, T0 + 30 * MIN, 60 * MIN, status);
-    const plan = decide(snap({ group: pool, replicas: 2, requests: [r], bookings: [b] }), CFG);
+    const plan = decide(snap({ group: pool, replicas: 2, requests: [r], bookings: [b] }));
     expect(started(plan, "r")).toBe(true);
   });
 
   test("a window already over holds nothing", () => {
     const r = queued("r", 2);
     const b = booking("past", 2, T0 - 90 * MIN, 60 * MIN, "FULFILLED");
-    const plan = decide(snap({ group: pool, replicas: 2, requests: [r], bookings: [b] }), CFG);
+    const plan = decide(snap({ group: pool, replicas: 2, requests: [r], bookings: [b] }));
     expect(started(plan, "r")).toBe(true);
   });
 
@@ -121,7 +108,7 @@ describe("a queued request against approved bookings", () => {
     // 2 held until minute 20, then 0: 2 more for ever, then 2 booked from minute 30, never exceed 4
     // (without the release, 2 + 2 + 2 would).
     const r = queued("r", 2);
-    const plan = decide(snap({ group: pool, replicas: 2, requests: [holder, r], bookings: [window] }), CFG);
+    const plan = decide(snap({ group: pool, replicas: 2, requests: [holder, r], bookings: [window] }));
     expect(started(plan, "r")).toBe(true);
   });
 });
@@ -135,14 +122,14 @@ describe("a booking's delivery", () => {
   test("consumes its own booking's hold: it starts though the booking fills the group", () => {
     const d = delivery("fr-training", "training", T0 + 90 * MIN, T0 - MIN);
     const soon = booking("training", 2, T0 + 30 * SEC, 60 * MIN);
-    const plan = decide(snap({ group: pool, replicas: 2, requests: [d], bookings: [soon] }), CFG);
+    const plan = decide(snap({ group: pool, replicas: 2, requests: [d], bookings: [soon] }));
     expect(started(plan, "fr-training")).toBe(true);
   });
 
   test("goes ahead of an older request waiting for the window it delivers", () => {
     const older = queued("older", 2, undefined, T0 - 20 * MIN);
     const d = delivery("fr-training", "training", T0 + 90 * MIN, T0 - MIN);
-    const plan = decide(snap({ group: pool, replicas: 2, requests: [older, d], bookings: [window] }), CFG);
+    const plan = decide(snap({ group: pool, replicas: 2, requests: [older, d], bookings: [window] }));
     expect(started(plan, "fr-training")).toBe(true);
     expect(started(plan, "older")).toBe(false);
   });
@@ -151,7 +138,7 @@ describe("a booking's delivery", () => {
     const d = delivery("fr-training", "training", T0 + 90 * MIN, T0 - MIN);
     // 2 replicas + 2 delivered + 2 of "other" overlapping: 6 > 4.
     const other = booking("other", 2, T0 + 60 * MIN, 10 * MIN);
-    const plan = decide(snap({ group: pool, replicas: 2, requests: [d], bookings: [window, other] }), CFG);
+    const plan = decide(snap({ group: pool, replicas: 2, requests: [d], bookings: [window, other] }));
     expect(changeOf(plan, "fr-training")?.status?.reason).toBe(WAITING_FOR_BOOKING);
   });
 
@@ -179,10 +166,7 @@ describe("a booking's delivery", () => {
       delivery: { booking: "b", windowEnd: end },
     };
     const b = booking("b", 2, T0 + 10 * MIN, 40 * MIN);
-    const plan = decide(
-      snap({ group: pool, replicas: 2, ready: 2, requests: [attempting], bookings: [b] }),
-      CFG,
-    );
+    const plan = decide(snap({ group: pool, replicas: 2, ready: 2, requests: [attempting], bookings: [b] }));
     expect(changeOf(plan, "fr-b")?.status).toMatchObject({ state: "SUCCEEDED", runUntil: iso(end) });
   });
 
@@ -193,7 +177,7 @@ describe("a booking's delivery", () => {
     const older = queued("older", 1, 10, T0 - 20 * MIN);
     const claim = delivery(name, "training", T0 + 90 * MIN, T0 - MIN);
     const held = { ...window, status: { procurementStatus: status } };
-    const plan = decide(snap({ group: pool, replicas: 2, requests: [older, claim], bookings: [held] }), CFG);
+    const plan = decide(snap({ group: pool, replicas: 2, requests: [older, claim], bookings: [held] }));
     expect(started(plan, "older")).toBe(true);
     expect(started(plan, name)).toBe(false);
   });

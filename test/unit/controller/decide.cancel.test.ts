@@ -6,7 +6,6 @@ import type { ResizeRequestStatus } from "../../../src/api/resize-request.js";
 import { decide } from "../../../src/controllers/resize/decide/index.js";
 import type { RequestView } from "../../../src/cache/request-view.js";
 import {
-  CFG,
   MIN,
   SEC,
   T0,
@@ -90,7 +89,7 @@ describe.each(HOWS)("%s of a request that has no instances yet → CANCELLED at 
   ];
   test.each(cases)("$label", ({ status, snapshot, created }) => {
     const a = victim(how, status, created === undefined ? {} : { created });
-    const plan = decide(snap({ replicas: 2, ...snapshot, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 2, ...snapshot, requests: [a] }));
     const next = statusOf(plan, "a");
     expect(next.state).toBe("CANCELLED");
     expect(next.reason).toBe("Cancelled");
@@ -112,7 +111,7 @@ describe.each(HOWS)("%s of a request that has no instances yet → CANCELLED at 
   test("the cancelled head's successor starts in the same decision", () => {
     const a = victim(how, accepted("a"));
     const b = req("b", { created: T0 - 5 * MIN, status: accepted("b") });
-    const plan = decide(snap({ replicas: 2, requests: [a, b] }), CFG);
+    const plan = decide(snap({ replicas: 2, requests: [a, b] }));
     expect(statusOf(plan, "a").state).toBe("CANCELLED");
     expect(plan.scale).toEqual({ request: "b", from: 2, replicas: 4 });
   });
@@ -126,7 +125,7 @@ describe.each(HOWS)("%s during an attempt", (how) => {
 
   test("Applying, not applied yet (target == base): CANCELLED without any scale", () => {
     const a = victim(how, applying(), { hasFinalizer: true });
-    const plan = decide(snap({ replicas: 2, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 2, requests: [a] }));
     const next = statusOf(plan, "a");
     expect(next.state).toBe("CANCELLED");
     expect(next.provisioning).toBeUndefined();
@@ -140,7 +139,7 @@ describe.each(HOWS)("%s during an attempt", (how) => {
 
   test("Applying and the target changed outside: abandoned and CANCELLED, no scale", () => {
     const a = victim(how, applying(), { hasFinalizer: true });
-    const plan = decide(snap({ replicas: 7, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 7, requests: [a] }));
     const next = statusOf(plan, "a");
     expect(next.state).toBe("CANCELLED");
     expect(next.lastAttempt).toBeUndefined();
@@ -160,7 +159,6 @@ describe.each(HOWS)("%s during an attempt", (how) => {
       const a = victim(how, status, { hasFinalizer: true });
       const plan = decide(
         snap({ target: { found: false, reason: "NotFound", message: "gone" }, requests: [a] }),
-        CFG,
       );
       const next = statusOf(plan, "a");
       expect(next.state).toBe("CANCELLED");
@@ -177,7 +175,7 @@ describe.each(HOWS)("%s during an attempt", (how) => {
 
   test("Applied and the target changed outside: abandoned and CANCELLED, no rollback", () => {
     const a = victim(how, applying({ phase: "Applied", appliedTime: iso(T0 - SEC) }), { hasFinalizer: true });
-    const plan = decide(snap({ replicas: 7, ready: 7, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 7, ready: 7, requests: [a] }));
     const next = statusOf(plan, "a");
     expect(next.state).toBe("CANCELLED");
     expect(next.provisioning).toBeUndefined();
@@ -200,7 +198,7 @@ describe.each(HOWS)("%s during an attempt", (how) => {
     const a = victim(how, status, { hasFinalizer: true });
     const b = req("b", { created: T0 - 5 * MIN, status: acceptedAt("b", T0 - 5 * MIN) });
     const s = snap({ replicas, requests: [a, b] });
-    const plan = decide(s, CFG);
+    const plan = decide(s);
 
     test("starts in the decision that cancels a, from the replicas left by a, recorded after a's cancel", async () => {
       expect(statusOf(plan, "a").state).toBe("CANCELLED");
@@ -232,7 +230,7 @@ describe.each(HOWS)("%s during an attempt", (how) => {
       expect(byName(cut, "a")?.hasFinalizer).toBe(true);
       expect(byName(cut, "b")?.status).toEqual(b.status);
       expect(replicasOf(cut)).toBe(replicas);
-      const retry = decide({ ...cut, nowMs: T0 + SEC }, CFG);
+      const retry = decide({ ...cut, nowMs: T0 + SEC });
       expect(statusOf(retry, "a").state).toBe("CANCELLED");
       expect(retry.scale).toEqual({ request: "b", from: replicas, replicas: replicas + 2 });
       expect(statusWrites(retry)).toEqual(["a", "b"]);
@@ -255,7 +253,7 @@ describe.each(HOWS)("%s during an attempt", (how) => {
   ])("$label", ({ status, ready }) => {
     const a = victim(how, status, { hasFinalizer: true });
     const s0 = snap({ replicas: 5, ready, requests: [a] });
-    const first = decide(s0, CFG);
+    const first = decide(s0);
 
     test("first decision: RollingBack recorded, the rollback scale planned, still ACCEPTED", () => {
       const next = statusOf(first, "a");
@@ -268,17 +266,14 @@ describe.each(HOWS)("%s during an attempt", (how) => {
     });
 
     test("a crash before the rollback is applied: the next decision re-plans it, nothing else", async () => {
-      const again = decide(
-        { ...(await afterExecuting(s0, first, { dropScale: true })), nowMs: T0 + SEC },
-        CFG,
-      );
+      const again = decide({ ...(await afterExecuting(s0, first, { dropScale: true })), nowMs: T0 + SEC });
       expect(again.scale).toEqual({ request: "a", from: 5, replicas: 2 });
       expect(again.requests).toEqual([]);
     });
 
     test("next decision, rollback applied: CANCELLED, RolledBack + Cancelled, finalizer removed", async () => {
       const s1 = await afterExecuting(s0, first);
-      const second = decide({ ...s1, nowMs: T0 + SEC }, CFG);
+      const second = decide({ ...s1, nowMs: T0 + SEC });
       const next = statusOf(second, "a");
       expect(next.state).toBe("CANCELLED");
       expect(next.provisioning).toBeUndefined();
@@ -297,10 +292,10 @@ describe.each(HOWS)("%s during an attempt", (how) => {
       provisioningStatus("a", { phase: "RollingBack", baseReplicas: 5, targetReplicas: 2 }),
       { hasFinalizer: true },
     );
-    const pending = decide(snap({ replicas: 5, requests: [a] }), CFG);
+    const pending = decide(snap({ replicas: 5, requests: [a] }));
     expect(pending.scale).toEqual({ request: "a", from: 5, replicas: 2 });
     expect(pending.requests).toEqual([]);
-    const done = decide(snap({ replicas: 2, requests: [a] }), CFG);
+    const done = decide(snap({ replicas: 2, requests: [a] }));
     expect(statusOf(done, "a").state).toBe("CANCELLED");
     expect(done.scale).toBeUndefined();
     expect(changeOf(done, "a")?.finalizer).toBe("remove");
@@ -326,7 +321,7 @@ describe("a request in a final state refuses a late cancel", () => {
   ];
   describe.each(finals)("$label + spec.cancel", ({ label, status }) => {
     const a = req("a", { resizeBy: 3, cancel: true, status });
-    const plan = decide(snap({ replicas: 5, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 5, requests: [a] }));
     const next = statusOf(plan, "a");
 
     test("state unchanged, Cancelled=False CancelRefused, one CancelRefused event", () => {
@@ -345,7 +340,7 @@ describe("a request in a final state refuses a late cancel", () => {
     });
 
     test("a second decision with the refusal recorded emits nothing and writes nothing", () => {
-      const again = decide(snap({ now: T0 + MIN, replicas: 5, requests: [{ ...a, status: next }] }), CFG);
+      const again = decide(snap({ now: T0 + MIN, replicas: 5, requests: [{ ...a, status: next }] }));
       expect(again.events).toEqual([]);
       expect(again.requests).toEqual([]);
       expect(again.scale).toBeUndefined();
@@ -354,7 +349,7 @@ describe("a request in a final state refuses a late cancel", () => {
 
   test("CANCELLED + spec.cancel: nothing to refuse, nothing written", () => {
     const a = req("a", { cancel: true, status: finalStatus("a", "CANCELLED") });
-    const plan = decide(snap({ requests: [a] }), CFG);
+    const plan = decide(snap({ requests: [a] }));
     expect(plan.requests).toEqual([]);
     expect(plan.events).toEqual([]);
   });
@@ -382,7 +377,7 @@ describe("deleting a finished request", () => {
   ];
   test.each(finals)("$label: finalizer removed, no scale, state unchanged", ({ status }) => {
     const a = req("a", { resizeBy: 3, deleting: true, hasFinalizer: true, status });
-    const plan = decide(snap({ replicas: 5, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 5, requests: [a] }));
     expect(changeOf(plan, "a")?.finalizer).toBe("remove");
     expect(plan.scale).toBeUndefined();
     expect(statusAfter(plan, a).state).toBe(status.state);
@@ -395,7 +390,7 @@ describe("deleting a finished request", () => {
       deleting: true,
       status: finalStatus("a", "SUCCEEDED", { runUntil: iso(T0 - MIN) }),
     });
-    const plan = decide(snap({ replicas: 5, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 5, requests: [a] }));
     expect(plan.requests).toEqual([]);
     expect(plan.scale).toBeUndefined();
   });

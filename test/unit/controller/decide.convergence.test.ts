@@ -9,7 +9,6 @@ import { decide } from "../../../src/controllers/resize/decide/index.js";
 import type { GroupSnapshot } from "../../../src/controllers/resize/snapshot.js";
 import type { RequestView } from "../../../src/cache/request-view.js";
 import {
-  CFG,
   MIN,
   SEC,
   T0,
@@ -49,7 +48,7 @@ function expectHealthy(r: DriveResult): void {
   expect(r.violations).toEqual([]);
   expect(r.quiet).toBe(true);
   // Once quiet, deciding again on the final snapshot is still quiet.
-  const again = decide(r.final, CFG, r.groupStatus);
+  const again = decide({ ...r.final, groupStatus: r.groupStatus });
   expect(again.requests).toEqual([]);
   expect(again.scale).toBeUndefined();
   expect(again.groupStatus).toBeUndefined();
@@ -493,9 +492,9 @@ describe("crashes between the status write and /scale never apply a change twice
 
   test("deciding twice on the same snapshot gives the same plan (pure, deterministic)", () => {
     const s0 = scenario();
-    const plan = decide(s0, CFG);
+    const plan = decide(s0);
     expect(plan.scale).toEqual({ request: "r1", from: 1, replicas: 3 });
-    const again = decide(s0, CFG);
+    const again = decide(s0);
     expect(again).toEqual(plan);
   });
 });

@@ -112,7 +112,7 @@ describe("final states never change state, and status.error stays", () => {
   const table = finals.flatMap((f) => inputs.map((i) => ({ ...i, final: f.label, status: f.status })));
   test.each(table)("$final × $label", ({ status, snapshot, request }) => {
     const a = req("a", { resizeBy: 3, ...request, status });
-    const plan = decide(snap({ replicas: 2, ...snapshot, requests: [a, ...(snapshot.requests ?? [])] }), CFG);
+    const plan = decide(snap({ replicas: 2, ...snapshot, requests: [a, ...(snapshot.requests ?? [])] }));
     const next = statusAfter(plan, a);
     expect(next.state).toBe(status.state);
     expect(next.error).toEqual(status.error);
@@ -136,7 +136,7 @@ describe("final states never change state, and status.error stays", () => {
     const a = req("a", {
       status: finalStatus("a", "FAILED", { error: quotaError, lastAttempt: { error: quotaError } }),
     });
-    const plan = decide(snap({ requests: [a] }), CFG);
+    const plan = decide(snap({ requests: [a] }));
     expect(statusAfter(plan, a).error).toEqual(quotaError);
   });
 });
@@ -156,7 +156,7 @@ describe("run duration", () => {
     "runUntil in $left ms: nothing written, requeue at runUntil",
     ({ left }) => {
       const a = succeeded({ runUntil: iso(T0 + left) });
-      const plan = decide(snap({ replicas: 5, requests: [a] }), CFG);
+      const plan = decide(snap({ replicas: 5, requests: [a] }));
       expect(plan.requests).toEqual([]);
       expect(plan.scale).toBeUndefined();
       expect(plan.requeueAfterMs).toBe(left);
@@ -173,7 +173,7 @@ describe("run duration", () => {
     "elapsed ($label): release Applying t→max(minSize, t−k) recorded and the scale planned",
     ({ minSize, t, to, runUntil }) => {
       const a = succeeded({ runUntil: iso(runUntil ?? T0 - SEC) });
-      const plan = decide(snap({ group: group({ minSize }), replicas: t, requests: [a] }), CFG);
+      const plan = decide(snap({ group: group({ minSize }), replicas: t, requests: [a] }));
       const next = statusOf(plan, "a");
       expect(next.state).toBe("SUCCEEDED");
       expect(next.release).toEqual({
@@ -195,7 +195,7 @@ describe("run duration", () => {
     { label: "already empty", minSize: 0, t: 0 },
   ])("elapsed, $label: Applied at once, without a scale", ({ minSize, t }) => {
     const a = succeeded({ runUntil: iso(T0 - SEC) });
-    const plan = decide(snap({ group: group({ minSize }), replicas: t, requests: [a] }), CFG);
+    const plan = decide(snap({ group: group({ minSize }), replicas: t, requests: [a] }));
     const next = statusOf(plan, "a");
     expect(plan.scale).toBeUndefined();
     expect(next.state).toBe("SUCCEEDED");
@@ -215,7 +215,7 @@ describe("run duration", () => {
     { label: "minSize 10, target 9", minSize: 10, t: 9 },
   ])("elapsed, target already below the floor ($label): Applied at once, no scale up", ({ minSize, t }) => {
     const a = succeeded({ runUntil: iso(T0 - SEC) });
-    const plan = decide(snap({ group: group({ minSize }), replicas: t, requests: [a] }), CFG);
+    const plan = decide(snap({ group: group({ minSize }), replicas: t, requests: [a] }));
     const next = statusOf(plan, "a");
     expect(plan.scale).toBeUndefined();
     expect(next.state).toBe("SUCCEEDED");
@@ -236,7 +236,7 @@ describe("run duration", () => {
     for (const minSize of [0, 1, 2, 3, 4, 5, 9, 10]) {
       for (const t of [0, 1, 3, 4, 5, 9]) {
         const a = succeeded({ runUntil: iso(T0 - SEC) });
-        const plan = decide(snap({ group: group({ minSize }), replicas: t, requests: [a] }), CFG);
+        const plan = decide(snap({ group: group({ minSize }), replicas: t, requests: [a] }));
         if (plan.scale) expect(plan.scale.replicas).toBeLessThan(plan.scale.from);
         const release = statusOf(plan, "a").release;
         expect(release?.targetReplicas).toBeLessThanOrEqual(t);
@@ -249,7 +249,7 @@ describe("run duration", () => {
       runUntil: iso(T0 - MIN),
       release: releaseOf({ phase: "Applying", baseReplicas: 5, targetReplicas: 2 }),
     });
-    const plan = decide(snap({ replicas: 5, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 5, requests: [a] }));
     expect(plan.scale).toEqual({ request: "a", from: 5, replicas: 2 });
     expect(plan.requeueAfterMs).toBe(CFG.pollIntervalMs);
     expect(plan.requests).toEqual([]);
@@ -259,7 +259,7 @@ describe("run duration", () => {
   test("release Applying and the target == targetReplicas: Applied, Released=True, event, still SUCCEEDED", () => {
     const release = releaseOf({ phase: "Applying", baseReplicas: 5, targetReplicas: 2 });
     const a = succeeded({ runUntil: iso(T0 - MIN), release });
-    const plan = decide(snap({ replicas: 2, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 2, requests: [a] }));
     const next = statusOf(plan, "a");
     expect(plan.scale).toBeUndefined();
     expect(next.state).toBe("SUCCEEDED");
@@ -269,7 +269,7 @@ describe("run duration", () => {
     expect(plan.events[0]?.note).toContain("from 5 to 2");
     // The confirmed release is a resolution: the next decision follows at once.
     expect(plan.requeueAfterMs).toBe(0);
-    const again = decide(snap({ now: T0 + MIN, replicas: 2, requests: [{ ...a, status: next }] }), CFG);
+    const again = decide(snap({ now: T0 + MIN, replicas: 2, requests: [{ ...a, status: next }] }));
     expect(again.requests).toEqual([]);
     expect(again.events).toEqual([]);
     expect(again.scale).toBeUndefined();
@@ -281,7 +281,7 @@ describe("run duration", () => {
       runUntil: iso(T0 - MIN),
       release: releaseOf({ phase: "Applying", baseReplicas: 5, targetReplicas: 2 }),
     });
-    const plan = decide(snap({ replicas: 7, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 7, requests: [a] }));
     expect(plan.scale).toBeUndefined();
     expect(statusOf(plan, "a").release?.phase).toBe("Applied");
     expect(plan.events[0]?.note).toContain("left alone");
@@ -303,7 +303,7 @@ describe("run duration", () => {
     test("the head of the queue starts in the decision that confirms, its record written last", async () => {
       const head = req("q", { created: T0 - MIN, status: acceptedAt("q", T0 - MIN) });
       const s = snap({ replicas: 2, requests: [done(), head] });
-      const plan = decide(s, CFG);
+      const plan = decide(s);
       expect(statusOf(plan, "a").release?.phase).toBe("Applied");
       expect(plan.scale).toEqual({ request: "q", from: 2, replicas: 4 });
       expect(reasons(plan, "q")).toEqual(["ProvisioningStarted"]);
@@ -315,7 +315,7 @@ describe("run duration", () => {
       expect(statusAfter(plan, head).provisioning).toBeDefined();
       expect(byName(cut, "q")?.status.provisioning).toBeUndefined();
       expect(cut.target).toEqual(s.target);
-      const retry = decide({ ...cut, nowMs: T0 + SEC }, CFG);
+      const retry = decide({ ...cut, nowMs: T0 + SEC });
       expect(retry.scale).toEqual({ request: "q", from: 2, replicas: 4 });
       expect(statusWrites(retry)).toEqual(["a", "q"]);
     });
@@ -328,7 +328,7 @@ describe("run duration", () => {
         status: finalStatus("b", "SUCCEEDED", { runUntil: iso(T0 - SEC) }),
       });
       const s = snap({ replicas: 2, requests: [done(), other] });
-      const plan = decide(s, CFG);
+      const plan = decide(s);
       expect(statusOf(plan, "a").release?.phase).toBe("Applied");
       expect(plan.scale).toEqual({ request: "b", from: 2, replicas: 1 });
       expect(statusOf(plan, "b").release).toMatchObject({
@@ -341,7 +341,7 @@ describe("run duration", () => {
     });
 
     test("a release re-planned after a crash (not resolved) keeps blocking as before, with no requeue at 0", () => {
-      const plan = decide(snap({ replicas: 5, requests: [done()] }), CFG);
+      const plan = decide(snap({ replicas: 5, requests: [done()] }));
       expect(plan.scale).toEqual({ request: "a", from: 5, replicas: 2 });
       expect(plan.requeueAfterMs).not.toBe(0);
     });
@@ -355,7 +355,7 @@ describe("run duration", () => {
     const a = succeeded({ runUntil: iso(T0 - SEC) });
     const head = req("q", { created: T0 - MIN, status: acceptedAt("q", T0 - MIN) });
     const s = snap({ group: group({ minSize: 5 }), replicas: 3, requests: [a, head] });
-    const plan = decide(s, CFG);
+    const plan = decide(s);
 
     test("a's release Applied, then q's attempt recorded from 3 to 5, written last", async () => {
       expect(statusOf(plan, "a").release).toMatchObject({
@@ -383,7 +383,7 @@ describe("run duration", () => {
       expect(byName(cut, "a")?.status).toEqual(a.status);
       expect(byName(cut, "q")?.status).toEqual(head.status);
       expect(replicasOf(cut)).toBe(3);
-      const retry = decide({ ...cut, nowMs: T0 + SEC }, CFG);
+      const retry = decide({ ...cut, nowMs: T0 + SEC });
       expect(statusOf(retry, "a").release?.phase).toBe("Applied");
       expect(retry.scale).toEqual({ request: "q", from: 3, replicas: 5 });
       expect(statusWrites(retry)).toEqual(["a", "q"]);
@@ -406,7 +406,7 @@ describe("run duration", () => {
     });
     const q = req("q", { created: T0 - MIN, status: acceptedAt("q", T0 - MIN) });
     const s = snap({ replicas: 5, ready: 5, requests: [c, a, q] });
-    const plan = decide(s, CFG);
+    const plan = decide(s);
     expect(statusOf(plan, "a").state).toBe("SUCCEEDED");
     expect(statusOf(plan, "c").release).toMatchObject({
       phase: "Applying",
@@ -428,7 +428,7 @@ describe("run duration", () => {
     expect(byName(cut, "a")?.status).toEqual(a.status);
     expect(byName(cut, "c")?.status).toEqual(c.status);
     expect(replicasOf(cut)).toBe(5);
-    const retry = decide({ ...cut, nowMs: T0 + SEC }, CFG);
+    const retry = decide({ ...cut, nowMs: T0 + SEC });
     expect(statusOf(retry, "a").state).toBe("SUCCEEDED");
     expect(retry.scale).toEqual({ request: "c", from: 5, replicas: 4 });
     expect(checkStep(cut, retry, await afterExecuting(cut, retry))).toEqual([]);
@@ -439,7 +439,7 @@ describe("run duration", () => {
       resizeBy: 3,
       status: finalStatus("a", "SUCCEEDED", { succeededTime: iso(T0 - 60 * MIN) }),
     });
-    const plan = decide(snap({ now: T0 + 365 * 24 * 60 * MIN, replicas: 5, requests: [a] }), CFG);
+    const plan = decide(snap({ now: T0 + 365 * 24 * 60 * MIN, replicas: 5, requests: [a] }));
     expect(plan.requests).toEqual([]);
     expect(plan.scale).toBeUndefined();
     expect(plan.requeueAfterMs).toBeUndefined();
@@ -450,7 +450,7 @@ describe("run duration", () => {
     { label: "target missing", snapshot: { target: notFoundTarget } },
   ])("elapsed but $label: nothing released yet", ({ snapshot }) => {
     const a = succeeded({ runUntil: iso(T0 - SEC) });
-    const plan = decide(snap({ ...snapshot, requests: [a] }), CFG);
+    const plan = decide(snap({ ...snapshot, requests: [a] }));
     expect(plan.scale).toBeUndefined();
     expect(statusAfter(plan, a).release).toBeUndefined();
   });
@@ -470,7 +470,7 @@ describe("run duration", () => {
       { label: "attempt rolling back", other: b("RollingBack", 7, 5), replicas: 7 },
     ])("$label", ({ other, replicas }) => {
       const a = succeeded({ runUntil: iso(T0 - SEC) });
-      const plan = decide(snap({ replicas, ready: 5, requests: [a, other] }), CFG);
+      const plan = decide(snap({ replicas, ready: 5, requests: [a, other] }));
       expect(plan.scale?.request ?? "b").toBe("b");
       expect(statusAfter(plan, a).release).toBeUndefined();
       expect(reasons(plan, "a")).toEqual([]);
@@ -487,7 +487,7 @@ describe("run duration", () => {
         }),
       });
       const a = succeeded({ runUntil: iso(T0 - SEC) });
-      const plan = decide(snap({ replicas: 5, requests: [a, other] }), CFG);
+      const plan = decide(snap({ replicas: 5, requests: [a, other] }));
       expect(plan.scale).toEqual({ request: "b", from: 5, replicas: 3 });
       expect(statusAfter(plan, a).release).toBeUndefined();
     });
@@ -500,7 +500,7 @@ describe("run duration", () => {
         status: finalStatus("b", "SUCCEEDED", { runUntil: iso(T0 - MIN) }),
       });
       const a = succeeded({ runUntil: iso(T0 - SEC) });
-      const plan = decide(snap({ replicas: 5, requests: [a, older] }), CFG);
+      const plan = decide(snap({ replicas: 5, requests: [a, older] }));
       expect(plan.scale).toEqual({ request: "b", from: 5, replicas: 3 });
       expect(statusAfter(plan, a).release).toBeUndefined();
     });
@@ -508,7 +508,7 @@ describe("run duration", () => {
     test("a release blocks the head of the queue from starting in the same decision", () => {
       const head = req("q", { created: T0 - MIN, status: acceptedAt("q", T0 - MIN) });
       const a = succeeded({ runUntil: iso(T0 - SEC) });
-      const plan = decide(snap({ replicas: 5, requests: [a, head] }), CFG);
+      const plan = decide(snap({ replicas: 5, requests: [a, head] }));
       expect(plan.scale).toEqual({ request: "a", from: 5, replicas: 2 });
       expect(statusAfter(plan, head).provisioning).toBeUndefined();
       expect(cond(statusAfter(plan, head), RC.Queued)).toMatchObject({
@@ -525,7 +525,7 @@ describe("run duration", () => {
       runUntil: iso(T0 - MIN),
       release: releaseOf({ phase: "Applying", baseReplicas: 5, targetReplicas: 2 }),
     });
-    const plan = decide(snap({ group: null, requests: [a] }), CFG);
+    const plan = decide(snap({ group: null, requests: [a] }));
     expect(plan.scale).toBeUndefined();
     expect(statusAfter(plan, a).release?.phase).toBe("Applying");
   });

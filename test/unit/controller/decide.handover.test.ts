@@ -5,7 +5,6 @@ import { REQUEST_LABEL } from "../../../src/api/instance-labels.js";
 import { decide } from "../../../src/controllers/resize/decide/index.js";
 import { ordinalHandover } from "../../../src/targets/instances/ordinals.js";
 import {
-  CFG,
   cond,
   finalStatus,
   found,
@@ -95,7 +94,7 @@ describe("a StatefulSet release resolved", () => {
   });
 
   test("hands a's surviving pods to b: relabelled, listed, told on both", () => {
-    const plan = decide(snap({ group: web, target: found(3), requests: [a, b] }), CFG);
+    const plan = decide(snap({ group: web, target: found(3), requests: [a, b] }));
     expect(statusOf(plan, "a").release?.phase).toBe("Applied");
     const bStatus = statusOf(plan, "b");
     expect(bStatus.instances).toEqual(pods("web-1", "web-2"));
@@ -120,16 +119,16 @@ describe("a StatefulSet release resolved", () => {
   });
 
   test("decided again from the statuses after a cut-short pass, it hands over nothing twice", () => {
-    const first = decide(snap({ group: web, target: found(3), requests: [a, b] }), CFG);
+    const first = decide(snap({ group: web, target: found(3), requests: [a, b] }));
     const bAfter = { ...b, status: statusOf(first, "b") };
-    const again = decide(snap({ group: web, target: found(3), requests: [a, bAfter] }), CFG);
+    const again = decide(snap({ group: web, target: found(3), requests: [a, bAfter] }));
     expect(again.labels).toEqual([]);
     expect(again.events.filter((e) => e.event.reason === "InstancesHandedOver")).toEqual([]);
   });
 
   test("a Deployment's release hands nothing over (its own pods went)", () => {
     const deployment = group({ identity: { instances: "Pod", mechanism: "PodDeletionCost" } });
-    const plan = decide(snap({ group: deployment, target: found(3), requests: [a, b] }), CFG);
+    const plan = decide(snap({ group: deployment, target: found(3), requests: [a, b] }));
     expect(plan.labels).toEqual([]);
     expect(statusWrites(plan)).toEqual(["a"]);
   });

@@ -8,7 +8,6 @@ import { decide } from "../../../src/controllers/resize/decide/index.js";
 import { inPlay } from "../../../src/cache/in-play.js";
 import type { RequestView } from "../../../src/cache/request-view.js";
 import {
-  CFG,
   MIN,
   SEC,
   T0,
@@ -152,19 +151,19 @@ async function check({ st, ob, u }: Case): Promise<void> {
   // z is the youngest request of the group, so it is always behind a.
   const z = req("z", { resizeBy: 1, created: T0 - 500, status: accepted("z") });
   const s = snap({ ...ob.snapshot, requests: [z, a] });
-  const plan = decide(s, CFG);
+  const plan = decide(s);
   const after = await afterExecuting(s, plan);
 
   // Protocol invariants: finals stay final, errors stay, one attempt, scales recorded and from == t.
   expect(checkStep(s, plan, after)).toEqual([]);
   // Deciding again right after the plan was carried out keeps them too.
-  const next = decide({ ...after, nowMs: after.nowMs + SEC }, CFG);
+  const next = decide({ ...after, nowMs: after.nowMs + SEC });
   expect(checkStep(after, next, await afterExecuting(after, next))).toEqual([]);
   // So does deciding again after the pass ended at any status write (a conflict or a crash).
   const writes = plan.requests.filter((c) => c.status !== undefined).length;
   for (let n = 0; n < writes; n++) {
     const cut = await afterExecuting(s, plan, { statusWrites: n });
-    const retry = decide({ ...cut, nowMs: cut.nowMs + SEC }, CFG);
+    const retry = decide({ ...cut, nowMs: cut.nowMs + SEC });
     expect([n, checkStep(cut, retry, await afterExecuting(cut, retry))]).toEqual([n, []]);
   }
 
@@ -172,10 +171,10 @@ async function check({ st, ob, u }: Case): Promise<void> {
   // the decision, and leaving it out changes nothing for the rest (before and after the plan).
   for (const seen of [s, { ...after, nowMs: after.nowMs + SEC }]) {
     for (const out of seen.requests.filter((r) => !inPlay(r))) {
-      const full = decide(seen, CFG);
+      const full = decide(seen);
       expect(changeOf(full, out.name)).toBeUndefined();
       expect(full.events.filter((e) => e.request === out.name)).toEqual([]);
-      const without = decide({ ...seen, requests: seen.requests.filter((r) => r !== out) }, CFG);
+      const without = decide({ ...seen, requests: seen.requests.filter((r) => r !== out) });
       expect(without).toEqual(full);
     }
   }

@@ -4,7 +4,7 @@
 import { ErrorCode } from "../../../src/api/errors.js";
 import { ResizeRequestCondition as RC } from "../../../src/api/conditions.js";
 import { decide } from "../../../src/controllers/resize/decide/index.js";
-import { CFG, cond, found, group, MIN, reasons, req, snap, statusOf, T0 } from "./builders.js";
+import { cond, found, group, MIN, reasons, req, snap, statusOf, T0 } from "./builders.js";
 
 const statefulSet = group({ targetKind: "StatefulSet", targetName: "web" });
 
@@ -34,7 +34,7 @@ describe("named instances", () => {
       message: /"runner-a" cannot be one of them/,
     },
   ])("refused at admission, never accepted and ignored: $why", ({ g, names, message }) => {
-    const plan = decide(snap({ group: g, replicas: 0, requests: [req("a", { instances: names })] }), CFG);
+    const plan = decide(snap({ group: g, replicas: 0, requests: [req("a", { instances: names })] }));
     const status = statusOf(plan, "a");
     expect(status.state).toBe("FAILED");
     expect(status.reason).toBe("InstanceNamesRefused");
@@ -48,7 +48,6 @@ describe("named instances", () => {
   test("a StatefulSet's next ordinals start an attempt that adds exactly them", () => {
     const plan = decide(
       snap({ group: statefulSet, replicas: 2, requests: [req("a", { instances: ["web-3", "web-2"] })] }),
-      CFG,
     );
     expect(statusOf(plan, "a").state).toBe("ACCEPTED");
     expect(plan.scale).toEqual({ request: "a", from: 2, replicas: 4 });
@@ -58,7 +57,6 @@ describe("named instances", () => {
     const target = { ...found(2), firstOrdinal: 10 };
     const plan = decide(
       snap({ group: statefulSet, target, requests: [req("a", { instances: ["web-12"] })] }),
-      CFG,
     );
     expect(plan.scale).toEqual({ request: "a", from: 2, replicas: 3 });
   });
@@ -73,7 +71,6 @@ describe("named instances", () => {
           req("b", { resizeBy: 1, created: T0 - 5 * MIN }),
         ],
       }),
-      CFG,
     );
     const status = statusOf(plan, "a");
     expect(status.state).toBe("FAILED");
@@ -89,7 +86,6 @@ describe("named instances", () => {
         replicas: 0,
         requests: [req("a", { resizeBy: 2 }), req("b", { instances: ["web-2"], created: T0 - 5 * MIN })],
       }),
-      CFG,
     );
     expect(plan.scale).toMatchObject({ request: "a" });
     expect(statusOf(plan, "b").state).toBe("ACCEPTED");

@@ -186,7 +186,7 @@ describe("a waiting request whose queue deadline passed goes FAILED (QueueDeadli
   ];
 
   describe.each(cases)("$label", ({ snapshot, name, message, location }) => {
-    const plan = decide(snap(snapshot), CFG);
+    const plan = decide(snap(snapshot));
     const status = statusOf(plan, name);
 
     test("FAILED with DEADLINE_EXCEEDED saying how long it waited and for what", () => {
@@ -227,10 +227,7 @@ describe("a waiting request whose queue deadline passed goes FAILED (QueueDeadli
 describe("a deadline that has not passed, or does not apply", () => {
   test("not yet: the request keeps waiting and the group is reconciled at its deadline", () => {
     // CREATING within the admission grace (29 s left): the 9 s to the deadline come first.
-    const plan = decide(
-      snap({ group: null, requests: [withDeadline("a", "10s", { created: at(-1) })] }),
-      CFG,
-    );
+    const plan = decide(snap({ group: null, requests: [withDeadline("a", "10s", { created: at(-1) })] }));
     expect(statusOf(plan, "a").state).toBe("CREATING");
     expect(plan.requeueAfterMs).toBe(9 * SEC);
   });
@@ -246,7 +243,6 @@ describe("a deadline that has not passed, or does not apply", () => {
           withDeadline("a", "10m20s", { status: accepted("a") }),
         ],
       }),
-      CFG,
     );
     expect(statusOf(plan, "a")).toMatchObject({ state: "ACCEPTED", reason: "Queued" });
     expect(plan.requeueAfterMs).toBe(20 * SEC);
@@ -256,7 +252,6 @@ describe("a deadline that has not passed, or does not apply", () => {
     const a = appliedRequest("a");
     const plan = decide(
       snap({ group: group({ maxQueueDurationMs: MIN }), replicas: 5, ready: 3, requests: [a] }),
-      CFG,
     );
     expect(statusAfter(plan, a)).toMatchObject({ state: "ACCEPTED", provisioning: { phase: "Applied" } });
     expect(reasons(plan)).toEqual([]);
@@ -268,7 +263,7 @@ describe("a deadline that has not passed, or does not apply", () => {
       hasFinalizer: true,
       status: provisioningStatus("a", { phase: "RollingBack", baseReplicas: 5, targetReplicas: 2 }),
     });
-    const plan = decide(snap({ group: group({ maxQueueDurationMs: MIN }), replicas: 2, requests: [a] }), CFG);
+    const plan = decide(snap({ group: group({ maxQueueDurationMs: MIN }), replicas: 2, requests: [a] }));
     expect(statusOf(plan, "a")).toMatchObject({ state: "FAILED", reason: "QueueDeadlineExceeded" });
     expect(statusOf(plan, "a").error?.errors[0]?.message).toContain("in backoff after 1 failed attempt;");
     expect(reasons(plan, "a")).toEqual(["RolledBack", "QueueDeadlineExceeded"]);
@@ -282,7 +277,6 @@ describe("a deadline that has not passed, or does not apply", () => {
         group: group({ maxSize: 2, maxQueueDurationMs: MIN }),
         requests: [req("a", { resizeBy: 3, status: accepted("a") })],
       }),
-      CFG,
     );
     expect(statusOf(plan, "a")).toMatchObject({ state: "FAILED", reason: "QuotaExceeded" });
     expect(reasons(plan, "a")).toEqual(["AdmissionFailed"]);
@@ -445,7 +439,7 @@ describe("decide(): an Applied attempt whose new pods are Unschedulable", () => 
       why: "the cluster autoscaler will not add capacity (NotTriggerScaleUp on pod w-2: pod didn't trigger scale-up: 1 Insufficient nvidia.com/gpu)",
     },
   ])("$label: rolled back after the grace with ZONE_RESOURCE_POOL_EXHAUSTED", ({ g, pods, why }) => {
-    const plan = decide(stuck(g, pods), CFG);
+    const plan = decide(stuck(g, pods));
     const status = statusOf(plan, "a");
     expect(status.provisioning).toMatchObject({ phase: "RollingBack", baseReplicas: 5, targetReplicas: 2 });
     expect(plan.scale).toEqual({ request: "a", from: 5, replicas: 2 });
@@ -470,7 +464,7 @@ describe("decide(): an Applied attempt whose new pods are Unschedulable", () => 
 
   test("within the grace: it waits, and the group is reconciled when the grace ends", () => {
     const g = group({ clusterAutoscaler: "None", unschedulableGracePeriodMs: 60 * SEC });
-    const plan = decide(stuck(g, [pod("w-2", at(-10))]), { ...CFG, pollIntervalMs: 5 * MIN });
+    const plan = decide({ ...stuck(g, [pod("w-2", at(-10))]), config: { ...CFG, pollIntervalMs: 5 * MIN } });
     expect(plan.scale).toBeUndefined();
     expect(statusOf(plan, "a")).toMatchObject({
       reason: "WaitingForInstances",
@@ -481,8 +475,8 @@ describe("decide(): an Applied attempt whose new pods are Unschedulable", () => 
 
   test("Detect with a scale-up on its way: it waits up to provisioningTimeout", () => {
     const pods = [pod("w-2", at(-29), [not(at(-20)), triggered(at(-15))])];
-    expect(decide(stuck(grace2s("Detect"), pods), CFG).scale).toBeUndefined();
-    const late = decide(stuck(grace2s("Detect"), pods, APPLIED + 10 * MIN), CFG);
+    expect(decide(stuck(grace2s("Detect"), pods)).scale).toBeUndefined();
+    const late = decide(stuck(grace2s("Detect"), pods, APPLIED + 10 * MIN));
     expect(late.scale).toEqual({ request: "a", from: 5, replicas: 2 });
     const error = statusOf(late, "a").lastAttempt?.error?.errors[0];
     expect(error?.message).toBe(

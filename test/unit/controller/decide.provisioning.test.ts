@@ -68,7 +68,7 @@ function head(
 describe("Applying: the change is recorded; was it applied?", () => {
   test("target == base (crash before /scale): the same scale is planned again, without a new record", () => {
     const a = head("Applying");
-    const plan = decide(snap({ replicas: 2, ready: 2, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 2, ready: 2, requests: [a] }));
     expect(plan.scale).toEqual({ request: "a", from: 2, replicas: 5 });
     expect(changeOf(plan, "a")).toBeUndefined();
     expect(plan.events).toEqual([]);
@@ -77,14 +77,14 @@ describe("Applying: the change is recorded; was it applied?", () => {
 
   test("target == base and the deadline passed: still applied (the attempt never really started)", () => {
     const a = head("Applying", { deadline: T0 - SEC });
-    const plan = decide(snap({ replicas: 2, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 2, requests: [a] }));
     expect(plan.scale).toEqual({ request: "a", from: 2, replicas: 5 });
     expect(changeOf(plan, "a")).toBeUndefined();
   });
 
   test("target == targetReplicas, instances not ready: phase Applied, appliedTime and deadline from now", () => {
     const a = head("Applying");
-    const plan = decide(snap({ replicas: 5, ready: 3, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 5, ready: 3, requests: [a] }));
     const status = statusOf(plan, "a");
     expect(status.provisioning).toEqual({
       ...a.status.provisioning,
@@ -103,15 +103,15 @@ describe("Applying: the change is recorded; was it applied?", () => {
 
   test("Applied, still waiting: requeue never later than the deadline", () => {
     const a = head("Applied", { deadline: T0 + 300 });
-    const plan = decide(snap({ replicas: 5, ready: 3, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 5, ready: 3, requests: [a] }));
     expect(plan.requeueAfterMs).toBe(300);
     expect(plan.scale).toBeUndefined();
   });
 
   test("Applied, still waiting with the same counts: nothing is written", () => {
-    const first = decide(snap({ replicas: 5, ready: 3, requests: [head("Applying")] }), CFG);
+    const first = decide(snap({ replicas: 5, ready: 3, requests: [head("Applying")] }));
     const a = { ...head("Applying"), status: statusOf(first, "a") };
-    const plan = decide(snap({ now: T0 + SEC, replicas: 5, ready: 3, requests: [a] }), CFG);
+    const plan = decide(snap({ now: T0 + SEC, replicas: 5, ready: 3, requests: [a] }));
     expect(plan.requests).toEqual([]);
     expect(plan.events).toEqual([]);
   });
@@ -130,7 +130,7 @@ describe("Applying: the change is recorded; was it applied?", () => {
         { extra: { lastAttempt: { error: { errors: [{ code: "PROVISIONING_TIMEOUT" }] } } } },
         run === undefined ? {} : { run },
       );
-      const plan = decide(snap({ replicas: 5, ready: 5, requests: [a] }), CFG);
+      const plan = decide(snap({ replicas: 5, ready: 5, requests: [a] }));
       const status = statusOf(plan, "a");
       expect(status.state).toBe("SUCCEEDED");
       expect(status.reason).toBe("Provisioned");
@@ -157,9 +157,9 @@ describe("Applying: the change is recorded; was it applied?", () => {
     { label: "run 1h", run: { seconds: "3600" }, requeue: 3_600_000 - SEC },
   ])("the decision after a success ($label) writes nothing and waits for runUntil", ({ run, requeue }) => {
     const a = head("Applied", {}, run === undefined ? {} : { run });
-    const first = decide(snap({ replicas: 5, ready: 5, requests: [a] }), CFG);
+    const first = decide(snap({ replicas: 5, ready: 5, requests: [a] }));
     const done = { ...a, hasFinalizer: false, status: statusOf(first, "a") };
-    const plan = decide(snap({ now: T0 + SEC, replicas: 5, ready: 5, requests: [done] }), CFG);
+    const plan = decide(snap({ now: T0 + SEC, replicas: 5, ready: 5, requests: [done] }));
     expect(plan.requests).toEqual([]);
     expect(plan.events).toEqual([]);
     expect(plan.scale).toBeUndefined();
@@ -167,24 +167,24 @@ describe("Applying: the change is recorded; was it applied?", () => {
   });
 
   test("more ready than desired also counts as all ready", () => {
-    const plan = decide(snap({ replicas: 5, ready: 6, requests: [head("Applied")] }), CFG);
+    const plan = decide(snap({ replicas: 5, ready: 6, requests: [head("Applied")] }));
     expect(statusOf(plan, "a").state).toBe("SUCCEEDED");
   });
 
   test("a ready count the workload has not caught up with (instances still being removed) is not trusted", () => {
     const stale = snap({ replicas: 5, ready: 8, requests: [head("Applied")] });
     const target = { found: true as const, replicas: 5, readyReplicas: 8, settled: false };
-    const plan = decide({ ...stale, target }, CFG);
+    const plan = decide({ ...stale, target });
     expect(statusOf(plan, "a").state).toBe("ACCEPTED");
     expect(statusOf(plan, "a").reason).toBe("WaitingForInstances");
-    const caughtUp = decide({ ...stale, target: { ...target, readyReplicas: 5, settled: true } }, CFG);
+    const caughtUp = decide({ ...stale, target: { ...target, readyReplicas: 5, settled: true } });
     expect(statusOf(caughtUp, "a").state).toBe("SUCCEEDED");
   });
 
   describe("after success the next request in the queue starts in the same decision, from the new size", () => {
     const b = req("b", { created: T0 - 5 * MIN, status: acceptedAt("b", T0 - 5 * MIN) });
     const s = snap({ replicas: 5, ready: 5, requests: [head("Applied"), b] });
-    const plan = decide(s, CFG);
+    const plan = decide(s);
 
     test("a SUCCEEDED and b's attempt recorded from 5 to 7 in one plan, b's record written last", async () => {
       expect(statusOf(plan, "a").state).toBe("SUCCEEDED");
@@ -219,7 +219,7 @@ describe("Applying: the change is recorded; was it applied?", () => {
     test("the next decision sees b's increase applied and starts nothing else", async () => {
       const s1 = { ...(await afterExecuting(s, plan)), nowMs: T0 + SEC };
       expect(s1.target).toMatchObject({ replicas: 7 });
-      const next = decide(s1, CFG);
+      const next = decide(s1);
       expect(next.scale).toBeUndefined();
       expect(statusWrites(next)).toEqual(["b"]);
       expect(statusOf(next, "b").provisioning).toMatchObject({ attempt: 1, phase: "Applied" });
@@ -232,7 +232,7 @@ describe("Applying: the change is recorded; was it applied?", () => {
       expect(byName(cut, "a")?.hasFinalizer).toBe(true);
       expect(byName(cut, "b")?.status).toEqual(b.status);
       expect(replicasOf(cut)).toBe(5);
-      const retry = decide({ ...cut, nowMs: T0 + SEC }, CFG);
+      const retry = decide({ ...cut, nowMs: T0 + SEC });
       expect(statusOf(retry, "a").state).toBe("SUCCEEDED");
       expect(retry.scale).toEqual({ request: "b", from: 5, replicas: 7 });
       expect(statusWrites(retry)).toEqual(["a", "b"]);
@@ -247,7 +247,7 @@ describe("Applying: the change is recorded; was it applied?", () => {
       expect(byName(cut, "a")?.status.state).toBe("SUCCEEDED");
       expect(byName(cut, "b")?.status.provisioning).toBeUndefined();
       expect(replicasOf(cut)).toBe(5);
-      const retry = decide({ ...cut, nowMs: T0 + SEC }, CFG);
+      const retry = decide({ ...cut, nowMs: T0 + SEC });
       expect(retry.scale).toEqual({ request: "b", from: 5, replicas: 7 });
       expect(statusWrites(retry)).toEqual(["b"]);
       expect(reasons(retry, "b")).toEqual(["ProvisioningStarted"]);
@@ -266,7 +266,7 @@ describe("after the head of a queue of several succeeds, the requests behind are
   // that is written.
   const g = group({ maxSize: 20 });
   const fresh = snap({ group: g, replicas: 5, ready: 2, requests: [head("Applied"), ...views] });
-  const admitted = decide(fresh, CFG);
+  const admitted = decide(fresh);
   // Carried out by the real executor before the tests look at them.
   let settled: GroupSnapshot;
   let success: Plan;
@@ -274,7 +274,7 @@ describe("after the head of a queue of several succeeds, the requests behind are
   beforeAll(async () => {
     settled = await afterExecuting(fresh, admitted);
     const s = { ...settled, target: { found: true as const, replicas: 5, readyReplicas: 5 } };
-    success = decide(s, CFG);
+    success = decide(s);
     s1 = { ...(await afterExecuting(s, success)), nowMs: T0 + SEC };
   });
 
@@ -287,7 +287,7 @@ describe("after the head of a queue of several succeeds, the requests behind are
         message: queuedMessage(),
       });
     }
-    expect(decide(settled, CFG).requests).toEqual([]);
+    expect(decide(settled).requests).toEqual([]);
     expect(admitted.groupStatus).toMatchObject({ queuedRequests: 4, activeRequests: 5 });
   });
 
@@ -318,7 +318,7 @@ describe("after the head of a queue of several succeeds, the requests behind are
       const t = replicasOf(state);
       if (allReady) ready = t;
       state = { ...state, target: { found: true, replicas: t, readyReplicas: ready } };
-      const plan = decide(state, CFG);
+      const plan = decide(state);
       writes.push(statusWrites(plan));
       state = { ...(await afterExecuting(state, plan)), nowMs: state.nowMs + SEC };
     }
@@ -348,7 +348,7 @@ describe("deadline passed without all instances ready → RollingBack", () => {
       { phase: "Applied" as const, deadline: T0, label: "exactly now" },
     ])("$phase, deadline $label", ({ phase, deadline }) => {
       const a = head(phase, { attempt: 2, deadline });
-      const plan = decide(snap({ replicas: 5, ready: 3, unschedulable, requests: [a] }), CFG);
+      const plan = decide(snap({ replicas: 5, ready: 3, unschedulable, requests: [a] }));
       const status = statusOf(plan, "a");
       expect(status.state).toBe("ACCEPTED");
       expect(status.reason).toBe("RollingBack");
@@ -382,7 +382,6 @@ describe("deadline passed without all instances ready → RollingBack", () => {
         ready: 3,
         requests: [head("Applied", { deadline: T0 - SEC })],
       }),
-      CFG,
     );
     expect(statusOf(plan, "a").lastAttempt?.error?.errors[0]?.message).toContain("after 1m30s");
   });
@@ -400,7 +399,7 @@ describe("deadline passed without all instances ready → RollingBack", () => {
         deadline: iso(T0 - SEC),
       }),
     });
-    const plan = decide(snap({ replicas: 3, ready: 0, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 3, ready: 0, requests: [a] }));
     expect(plan.scale).toEqual({ request: "a", from: 3, replicas: 0 });
     expect(statusOf(plan, "a").provisioning).toMatchObject({
       phase: "RollingBack",
@@ -411,10 +410,7 @@ describe("deadline passed without all instances ready → RollingBack", () => {
 
   test("deadline passed but the target was lowered after the increase: abandoned, never rolled back", () => {
     // Rolling back 3 from a target someone lowered to 2 would remove instances that are not ours.
-    const plan = decide(
-      snap({ replicas: 2, ready: 0, requests: [head("Applied", { deadline: T0 - SEC })] }),
-      CFG,
-    );
+    const plan = decide(snap({ replicas: 2, ready: 0, requests: [head("Applied", { deadline: T0 - SEC })] }));
     expect(plan.scale).toBeUndefined();
     expect(statusOf(plan, "a").lastAttempt?.error?.errors[0]?.code).toBe(AttemptErrorCode.TARGET_MODIFIED);
     expect(reasons(plan, "a")).toEqual(["AttemptAbandoned"]);
@@ -430,7 +426,7 @@ describe("Applied and the target's replicas changed outside the operator → aba
     { label: "raised above the target", t: 6 },
   ])("$label (target at $t, all ready)", ({ t }) => {
     const a = head("Applied", { attempt: 2 });
-    const plan = decide(snap({ replicas: t, ready: t, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: t, ready: t, requests: [a] }));
     const status = statusOf(plan, "a");
 
     test("not a success: TARGET_MODIFIED, back to the queue at its head with backoff", () => {
@@ -462,7 +458,7 @@ describe("Applied and the target's replicas changed outside the operator → aba
   });
 
   test("not ready either: abandoned all the same, not left waiting", () => {
-    const plan = decide(snap({ replicas: 4, ready: 2, requests: [head("Applied")] }), CFG);
+    const plan = decide(snap({ replicas: 4, ready: 2, requests: [head("Applied")] }));
     expect(statusOf(plan, "a").provisioning).toBeUndefined();
     expect(reasons(plan, "a")).toEqual(["AttemptAbandoned"]);
     expect(plan.scale).toBeUndefined();
@@ -472,7 +468,7 @@ describe("Applied and the target's replicas changed outside the operator → aba
     "%s asked as well: CANCELLED without rollback, AttemptAbandoned then Cancelled",
     (how) => {
       const a = head("Applied", {}, { cancel: how === "cancel", deleting: how === "delete" });
-      const plan = decide(snap({ replicas: 2, ready: 2, requests: [a] }), CFG);
+      const plan = decide(snap({ replicas: 2, ready: 2, requests: [a] }));
       const status = statusOf(plan, "a");
       expect(status.state).toBe("CANCELLED");
       expect(status.provisioning).toBeUndefined();
@@ -486,16 +482,16 @@ describe("Applied and the target's replicas changed outside the operator → aba
   );
 
   test("the target back at targetReplicas is still the attempt: waiting, then SUCCEEDED", () => {
-    const waiting = decide(snap({ replicas: 5, ready: 4, requests: [head("Applied")] }), CFG);
+    const waiting = decide(snap({ replicas: 5, ready: 4, requests: [head("Applied")] }));
     expect(statusAfter(waiting, head("Applied")).provisioning?.phase).toBe("Applied");
     expect(reasons(waiting, "a")).toEqual([]);
-    const done = decide(snap({ replicas: 5, ready: 5, requests: [head("Applied")] }), CFG);
+    const done = decide(snap({ replicas: 5, ready: 5, requests: [head("Applied")] }));
     expect(statusOf(done, "a").state).toBe("SUCCEEDED");
   });
 
   // Once the increase was seen applied only targetReplicas is expected; the base is not.
   test("the TARGET_MODIFIED message of an Applied attempt does not call the found value expected", () => {
-    const plan = decide(snap({ replicas: 2, ready: 2, requests: [head("Applied")] }), CFG);
+    const plan = decide(snap({ replicas: 2, ready: 2, requests: [head("Applied")] }));
     const message = statusOf(plan, "a").lastAttempt?.error?.errors[0]?.message ?? "";
     expect(message).toContain("found 2");
     expect(message).not.toMatch(/expected[^)]*\b2\b[^)]*, found 2/);
@@ -505,7 +501,7 @@ describe("Applied and the target's replicas changed outside the operator → aba
 describe("the provisioning deadline counts from when the increase is applied", () => {
   test("an increase applied late still gets the whole provisioningTimeout", () => {
     const a = head("Applying", { started: T0 - 20 * MIN, deadline: T0 - 10 * MIN });
-    const plan = decide(snap({ replicas: 5, ready: 2, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 5, ready: 2, requests: [a] }));
     expect(plan.scale).toBeUndefined();
     const status = statusOf(plan, "a");
     expect(status.provisioning).toEqual({
@@ -523,20 +519,16 @@ describe("the provisioning deadline counts from when the increase is applied", (
   test("then waits until the new deadline, and rolls back once it passes", () => {
     const g = group({ provisioningTimeoutMs: 90 * SEC });
     const a = head("Applying", { started: T0 - 20 * MIN, deadline: T0 - 10 * MIN });
-    const first = decide(snap({ group: g, replicas: 5, ready: 2, requests: [a] }), CFG);
+    const first = decide(snap({ group: g, replicas: 5, ready: 2, requests: [a] }));
     const applied = { ...a, status: statusOf(first, "a") };
     expect(applied.status.provisioning?.deadline).toBe(iso(T0 + 90 * SEC));
     const before = decide(
       snap({ group: g, now: T0 + 90 * SEC - 1, replicas: 5, ready: 2, requests: [applied] }),
-      CFG,
     );
     expect(before.scale).toBeUndefined();
     expect(before.requests).toEqual([]);
     expect(before.requeueAfterMs).toBe(1);
-    const after = decide(
-      snap({ group: g, now: T0 + 90 * SEC, replicas: 5, ready: 2, requests: [applied] }),
-      CFG,
-    );
+    const after = decide(snap({ group: g, now: T0 + 90 * SEC, replicas: 5, ready: 2, requests: [applied] }));
     expect(after.scale).toEqual({ request: "a", from: 5, replicas: 2 });
     expect(reasons(after, "a")).toEqual(["AttemptFailed"]);
     expect(statusOf(after, "a").lastAttempt?.error?.errors[0]?.message).toContain("after 1m30s");
@@ -544,14 +536,14 @@ describe("the provisioning deadline counts from when the increase is applied", (
 
   test("a short timeout caps the first requeue", () => {
     const g = group({ provisioningTimeoutMs: 300 });
-    const plan = decide(snap({ group: g, replicas: 5, ready: 2, requests: [head("Applying")] }), CFG);
+    const plan = decide(snap({ group: g, replicas: 5, ready: 2, requests: [head("Applying")] }));
     expect(statusOf(plan, "a").provisioning?.deadline).toBe(iso(T0 + 300));
     expect(plan.requeueAfterMs).toBe(300);
   });
 
   test("an increase applied late with all instances already ready goes straight to SUCCEEDED", () => {
     const a = head("Applying", { started: T0 - 20 * MIN, deadline: T0 - 10 * MIN });
-    const plan = decide(snap({ replicas: 5, ready: 5, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 5, ready: 5, requests: [a] }));
     expect(statusOf(plan, "a").state).toBe("SUCCEEDED");
     expect(statusOf(plan, "a").provisioning).toBeUndefined();
     expect(reasons(plan, "a")).toEqual(["Succeeded"]);
@@ -560,7 +552,7 @@ describe("the provisioning deadline counts from when the increase is applied", (
 
   test("an Applied record keeps its deadline: it is not moved again", () => {
     const a = head("Applied", { deadline: T0 + 2 * MIN });
-    const plan = decide(snap({ replicas: 5, ready: 3, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 5, ready: 3, requests: [a] }));
     expect(statusAfter(plan, a).provisioning).toEqual(a.status.provisioning);
   });
 });
@@ -568,7 +560,7 @@ describe("the provisioning deadline counts from when the increase is applied", (
 describe("Applying and the target changed outside (neither base nor target) → abandoned", () => {
   test.each([1, 3, 7])("target at %i: TARGET_MODIFIED, back to the queue with backoff, no scale", (t) => {
     const a = head("Applying", { attempt: 2 });
-    const plan = decide(snap({ replicas: t, ready: t, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: t, ready: t, requests: [a] }));
     const status = statusOf(plan, "a");
     expect(plan.scale).toBeUndefined();
     expect(status.state).toBe("ACCEPTED");
@@ -591,7 +583,7 @@ describe("Applying and the target changed outside (neither base nor target) → 
 describe("RollingBack", () => {
   test("target == base (crash before /scale): the rollback scale is planned again, nothing written", () => {
     const a = head("RollingBack");
-    const plan = decide(snap({ replicas: 5, ready: 3, requests: [a] }), CFG);
+    const plan = decide(snap({ replicas: 5, ready: 3, requests: [a] }));
     expect(plan.scale).toEqual({ request: "a", from: 5, replicas: 2 });
     expect(changeOf(plan, "a")).toBeUndefined();
     expect(plan.events).toEqual([]);
@@ -607,7 +599,7 @@ describe("RollingBack", () => {
     ({ attempt, delay }) => {
       const lastAttempt = { error: { errors: [{ code: "PROVISIONING_TIMEOUT", message: "late" }] } };
       const a = head("RollingBack", { attempt, extra: { lastAttempt } });
-      const plan = decide(snap({ replicas: 2, ready: 2, requests: [a] }), CFG);
+      const plan = decide(snap({ replicas: 2, ready: 2, requests: [a] }));
       const status = statusOf(plan, "a");
       expect(plan.scale).toBeUndefined();
       expect(status.state).toBe("ACCEPTED");
@@ -630,9 +622,9 @@ describe("RollingBack", () => {
   );
 
   test("the next decision keeps it queued at the head in backoff, without a new attempt", () => {
-    const first = decide(snap({ replicas: 2, requests: [head("RollingBack")] }), CFG);
+    const first = decide(snap({ replicas: 2, requests: [head("RollingBack")] }));
     const a = { ...head("RollingBack"), hasFinalizer: false, status: statusOf(first, "a") };
-    const plan = decide(snap({ now: T0 + 3 * SEC, replicas: 2, requests: [a] }), CFG);
+    const plan = decide(snap({ now: T0 + 3 * SEC, replicas: 2, requests: [a] }));
     expect(plan.scale).toBeUndefined();
     expect(statusAfter(plan, a).provisioning).toBeUndefined();
     expect(plan.requests).toEqual([]);
@@ -657,7 +649,7 @@ describe("RollingBack", () => {
   ])("the request behind a head that just went back to the queue ($label)", ({ a, replicas, event }) => {
     const b = req("b", { created: T0 - 5 * MIN, status: acceptedAt("b", T0 - 5 * MIN) });
     const s = snap({ replicas, requests: [a, b] });
-    const plan = decide(s, CFG);
+    const plan = decide(s);
 
     test("does not jump ahead: a stays the head in backoff, b waits behind it, nothing scales", () => {
       const next = statusOf(plan, "a").nextAttemptTime;
@@ -684,11 +676,11 @@ describe("RollingBack", () => {
 
     test("the next decisions keep it so until a's backoff is over; then a starts again, not b", async () => {
       const s1 = await afterExecuting(s, plan);
-      const waiting = decide({ ...s1, nowMs: T0 + SEC }, CFG);
+      const waiting = decide({ ...s1, nowMs: T0 + SEC });
       expect(waiting.requests).toEqual([]);
       expect(waiting.scale).toBeUndefined();
       expect(waiting.requeueAfterMs).toBe(backoffMs(1, CFG) - SEC);
-      const due = decide({ ...s1, nowMs: T0 + backoffMs(1, CFG) }, CFG);
+      const due = decide({ ...s1, nowMs: T0 + backoffMs(1, CFG) });
       expect(due.scale).toEqual({ request: "a", from: replicas, replicas: replicas + 3 });
       expect(statusOf(due, "a").provisioning).toMatchObject({ attempt: 2, phase: "Applying" });
       expect(statusAfter(due, b).provisioning).toBeUndefined();
@@ -699,7 +691,7 @@ describe("RollingBack", () => {
   });
 
   test("RollingBack and the target changed outside: treated as rolled back, no further scale", () => {
-    const plan = decide(snap({ replicas: 3, requests: [head("RollingBack")] }), CFG);
+    const plan = decide(snap({ replicas: 3, requests: [head("RollingBack")] }));
     expect(plan.scale).toBeUndefined();
     expect(statusOf(plan, "a").provisioning).toBeUndefined();
     expect(reasons(plan, "a")).toEqual(["RolledBack"]);
@@ -713,7 +705,6 @@ describe("the target disappears during an attempt", () => {
       const a = head(phase);
       const plan = decide(
         snap({ target: { found: false, reason: "NotFound", message: "gone" }, requests: [a] }),
-        CFG,
       );
       expect(plan.scale).toBeUndefined();
       const status = statusAfter(plan, a);

@@ -68,7 +68,6 @@ describe("FIFO order", () => {
           req("r4", { created: at(4) }),
         ],
       }),
-      CFG,
     );
     expect(plan.scale).toEqual({ request: "r1", from: 0, replicas: 2 });
     expect(statusOf(plan, "r1").provisioning?.phase).toBe("Applying");
@@ -96,11 +95,11 @@ describe("FIFO order", () => {
     const waitingForCapacity: string[] = [];
     let requests = threeQueued();
     while (requests.length > 0) {
-      const room = decide(snap({ replicas: 2, requests }), CFG);
+      const room = decide(snap({ replicas: 2, requests }));
       expect(room.scale).toBeDefined();
       const head = room.scale?.request ?? "";
       heads.push(head);
-      const full = decide(snap({ replicas: 9, requests }), CFG);
+      const full = decide(snap({ replicas: 9, requests }));
       expect(full.scale).toBeUndefined();
       const waiting = requests.filter((r) => statusAfter(full, r).reason === "WaitingForCapacity");
       waitingForCapacity.push(...waiting.map((r) => r.name));
@@ -112,7 +111,7 @@ describe("FIFO order", () => {
   });
 
   test("while the head waits for capacity, only the head says so; the others are just queued", () => {
-    const plan = decide(snap({ replicas: 9, requests: threeQueued() }), CFG);
+    const plan = decide(snap({ replicas: 9, requests: threeQueued() }));
     expect(plan.scale).toBeUndefined();
     expect(statusOf(plan, "c").reason).toBe("WaitingForCapacity");
     expect(cond(statusOf(plan, "c"), RC.Queued)).toMatchObject({
@@ -135,7 +134,6 @@ describe("FIFO order", () => {
           req("small", { resizeBy: 1, created: at(2), status: accepted("small") }),
         ],
       }),
-      CFG,
     );
     expect(plan.scale).toBeUndefined();
     expect(statusAfter(plan, req("small")).provisioning).toBeUndefined();
@@ -152,7 +150,6 @@ describe("FIFO order", () => {
           req("new", { created: T0 - 5 * SEC }),
         ],
       }),
-      CFG,
     );
     expect(statusOf(plan, "new").state).toBe("CREATING");
     expect(cond(statusOf(plan, "new"), RC.Queued)).toBeUndefined();
@@ -185,7 +182,7 @@ describe("one attempt at a time", () => {
         req("second", { created: at(1), status: accepted("second") }),
         req("third", { created: at(2) }),
       ];
-      const plan = decide(snap({ replicas, ready: 2, requests }), CFG);
+      const plan = decide(snap({ replicas, ready: 2, requests }));
       expect(plan.scale?.request ?? "head").toBe("head");
       expect(statusAfter(plan, requests[1] as RequestView).provisioning).toBeUndefined();
       expect(statusOf(plan, "third").provisioning).toBeUndefined();
@@ -214,7 +211,7 @@ describe("one attempt at a time", () => {
       }),
       req("next", { created: at(1), status: accepted("next") }),
     ];
-    const plan = decide(snap({ replicas: 4, requests }), CFG);
+    const plan = decide(snap({ replicas: 4, requests }));
     expect(plan.scale).toEqual({ request: "done", from: 4, replicas: 2 });
     expect(statusAfter(plan, requests[1] as RequestView).provisioning).toBeUndefined();
   });
@@ -246,7 +243,6 @@ describe("backoff", () => {
             : r,
         ),
       }),
-      CFG,
     );
     expect(plan.scale).toBeUndefined();
     expect(plan.requeueAfterMs).toBe(7 * SEC);
@@ -282,7 +278,6 @@ describe("backoff", () => {
           }),
         ],
       }),
-      CFG,
     );
     const c = statusOf(plan, "c");
     expect(plan.scale).toEqual({ request: "c", from: 2, replicas: 4 });
@@ -305,7 +300,6 @@ describe("backoff", () => {
         replicas: 9,
         requests: [req("c", { status: accepted("c", { nextAttemptTime: iso(T0 + MIN) }) })],
       }),
-      CFG,
     );
     expect(statusOf(plan, "c").reason).toBe("WaitingForCapacity");
   });
@@ -313,14 +307,13 @@ describe("backoff", () => {
 
 describe("a steady queue is not rewritten", () => {
   test("deciding again on the output of a waiting queue writes nothing and emits nothing", () => {
-    const first = decide(snap({ replicas: 9, requests: threeQueued() }), CFG);
+    const first = decide(snap({ replicas: 9, requests: threeQueued() }));
     const again = decide(
       snap({
         now: T0 + 5 * SEC,
         replicas: 9,
         requests: threeQueued().map((r) => ({ ...r, status: statusAfter(first, r) })),
       }),
-      CFG,
     );
     expect(again.requests).toEqual([]);
     expect(again.events).toEqual([]);
@@ -367,13 +360,12 @@ describe("a queue moving up rewrites none of the requests waiting in it", () => 
 
 describe("the queue after a group change", () => {
   test("maxSize raised: the waiting head starts at once", () => {
-    const plan = decide(snap({ group: group({ maxSize: 20 }), replicas: 9, requests: threeQueued() }), CFG);
+    const plan = decide(snap({ group: group({ maxSize: 20 }), replicas: 9, requests: threeQueued() }));
     expect(plan.scale).toEqual({ request: "c", from: 9, replicas: 11 });
   });
   test("maxSize removed: no capacity limit", () => {
     const plan = decide(
       snap({ group: group({ maxSize: undefined }), replicas: 100, requests: threeQueued() }),
-      CFG,
     );
     expect(plan.scale).toEqual({ request: "c", from: 100, replicas: 102 });
   });
@@ -383,7 +375,6 @@ describe("the queue after a group change", () => {
         target: { found: false, reason: "NotFound", message: "gone" },
         requests: [req("c", { status: accepted("c") })],
       }),
-      CFG,
     );
     const c = statusOf(plan, "c");
     expect(c.state).toBe("ACCEPTED");

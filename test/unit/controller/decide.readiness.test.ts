@@ -40,10 +40,7 @@ const applied = (appliedMs: number, deadlineMs: number) =>
 
 describe("the operator may not read the Nodes a group counts", () => {
   test("the head of the queue is held, saying why; nothing is scaled", () => {
-    const plan = decide(
-      snap({ target: unavailable(2), requests: [req("a", { status: accepted("a") })] }),
-      CFG,
-    );
+    const plan = decide(snap({ target: unavailable(2), requests: [req("a", { status: accepted("a") })] }));
     const status = statusOf(plan, "a");
     expect(status).toMatchObject({ state: "ACCEPTED", reason: NODE_READINESS_FORBIDDEN });
     expect(cond(status, RC.Queued)).toMatchObject({
@@ -63,7 +60,6 @@ describe("the operator may not read the Nodes a group counts", () => {
         target: unavailable(2),
         requests: [req("a", { created: T0 }), req("b", { created: T0 + SEC })],
       }),
-      CFG,
     );
     expect(statusOf(plan, "a")).toMatchObject({ state: "ACCEPTED", reason: NODE_READINESS_FORBIDDEN });
     expect(statusOf(plan, "b")).toMatchObject({ state: "ACCEPTED", reason: "Queued" });
@@ -71,17 +67,17 @@ describe("the operator may not read the Nodes a group counts", () => {
   });
 
   test("an attempt already Applied never succeeds, whatever the count, and rolls back at its deadline", () => {
-    const waiting = decide(snap({ target: unavailable(5, 5), requests: [applied(T0 - MIN, T0 + MIN)] }), CFG);
+    const waiting = decide(snap({ target: unavailable(5, 5), requests: [applied(T0 - MIN, T0 + MIN)] }));
     expect(statusOf(waiting, "a")).toMatchObject({ state: "ACCEPTED", reason: "WaitingForInstances" });
     expect(waiting.scale).toBeUndefined();
-    const timedOut = decide(snap({ target: unavailable(5), requests: [applied(T0 - 10 * MIN, T0)] }), CFG);
+    const timedOut = decide(snap({ target: unavailable(5), requests: [applied(T0 - 10 * MIN, T0)] }));
     expect(timedOut.scale).toEqual({ request: "a", from: 5, replicas: 2 });
     expect(reasons(timedOut, "a")).toEqual(["AttemptFailed"]);
   });
 
   test("the group's Ready condition is False with the reason, and a Warning event regarding the group", async () => {
     const s = snap({ target: unavailable(2) });
-    const plan = decide(s, CFG);
+    const plan = decide(s);
     expect(plan.groupStatus?.conditions?.find((c) => c.type === GC.Ready)).toMatchObject({
       status: "False",
       reason: NODE_READINESS_FORBIDDEN,
@@ -102,19 +98,19 @@ describe("the operator may not read the Nodes a group counts", () => {
     ]);
 
     // Once: the next pass finds the condition already so.
-    const again = decide(s, CFG, done.groupStatus);
+    const again = decide({ ...s, groupStatus: done.groupStatus });
     expect(again.groupEvents).toEqual([]);
     // And again when it turns so after having been fine.
-    const fine = decide(snap(), CFG, done.groupStatus);
+    const fine = decide({ ...snap(), groupStatus: done.groupStatus });
     expect(fine.groupStatus?.conditions?.find((c) => c.type === GC.Ready)?.status).toBe("True");
-    expect(decide(s, CFG, fine.groupStatus).groupEvents.map((e) => e.event.reason)).toEqual([
+    expect(decide({ ...s, groupStatus: fine.groupStatus }).groupEvents.map((e) => e.event.reason)).toEqual([
       NODE_READINESS_FORBIDDEN,
     ]);
   });
 
   test("the event goes with the status it explains: not emitted when the group's status write fails", async () => {
     const s = snap({ target: unavailable(2) });
-    const plan = decide(s, CFG);
+    const plan = decide(s);
     const cut = await execute(s, plan, {
       inject: {
         match: (c) => c.verb === "updateStatus" && c.resource === INSTANCE_GROUP_MANAGERS.resource,
@@ -133,7 +129,7 @@ describe("counted from Nodes", () => {
     { ready: 5, state: "SUCCEEDED" },
     { ready: 6, state: "SUCCEEDED" },
   ])("an Applied attempt to 5 with $ready ready Nodes: $state", ({ ready, state }) => {
-    const plan = decide(snap({ replicas: 5, ready, requests: [applied(T0 - MIN, T0 + MIN)] }), CFG);
+    const plan = decide(snap({ replicas: 5, ready, requests: [applied(T0 - MIN, T0 + MIN)] }));
     expect(statusOf(plan, "a").state).toBe(state);
   });
 });
@@ -158,7 +154,7 @@ describe("Ready Nodes that do not count", () => {
     plan.groupStatus?.conditions?.find((c) => c.type === GC.InstancesHeldBack);
 
   test("the waiting request names the Nodes and why", () => {
-    const plan = decide(snap({ target: counted(5, 2), requests: [applied(T0 - MIN, T0 + MIN)] }), CFG);
+    const plan = decide(snap({ target: counted(5, 2), requests: [applied(T0 - MIN, T0 + MIN)] }));
     expect(cond(statusOf(plan, "a"), RC.Provisioning)).toMatchObject({
       reason: "WaitingForInstances",
       message: `Waiting for 5 instances to be ready (2 are). ${SENTENCE}`,
@@ -167,7 +163,7 @@ describe("Ready Nodes that do not count", () => {
 
   test("none held back: the message is as before", () => {
     const none = counted(5, 2, { total: 0, nodes: [] });
-    const plan = decide(snap({ target: none, requests: [applied(T0 - MIN, T0 + MIN)] }), CFG);
+    const plan = decide(snap({ target: none, requests: [applied(T0 - MIN, T0 + MIN)] }));
     expect(cond(statusOf(plan, "a"), RC.Provisioning)?.message).toBe(
       "Waiting for 5 instances to be ready (2 are).",
     );
@@ -175,7 +171,7 @@ describe("Ready Nodes that do not count", () => {
 
   test("the group's condition says so, and one Warning event regarding the group, on the transition only", async () => {
     const s = snap({ target: counted(2, 0) });
-    const plan = decide(s, CFG);
+    const plan = decide(s);
     expect(heldBackOf(plan)).toMatchObject({ status: "True", reason: "UndeclaredTaint", message: SENTENCE });
     const done = await execute(s, plan);
     expect(done.outcome).toBe("done");
@@ -188,16 +184,19 @@ describe("Ready Nodes that do not count", () => {
       }),
     ]);
     // Not on every pass, nor when only the Nodes change.
-    expect(decide(s, CFG, done.groupStatus).groupEvents).toEqual([]);
+    expect(decide({ ...s, groupStatus: done.groupStatus }).groupEvents).toEqual([]);
     const more = snap({ target: counted(2, 0, { ...heldBack, total: 3 }) });
-    const moved = decide(more, CFG, done.groupStatus);
+    const moved = decide({ ...more, groupStatus: done.groupStatus });
     expect(heldBackOf(moved)?.message).toContain("and 1 more");
     expect(moved.groupEvents).toEqual([]);
     // Lifted: False, no event; held back again: one more.
-    const fine = decide(snap({ target: counted(2, 2, { total: 0, nodes: [] }) }), CFG, done.groupStatus);
+    const fine = decide({
+      ...snap({ target: counted(2, 2, { total: 0, nodes: [] }) }),
+      groupStatus: done.groupStatus,
+    });
     expect(heldBackOf(fine)).toMatchObject({ status: "False", reason: "NoneHeldBack" });
     expect(fine.groupEvents).toEqual([]);
-    expect(decide(s, CFG, fine.groupStatus).groupEvents.map((e) => e.event.reason)).toEqual([
+    expect(decide({ ...s, groupStatus: fine.groupStatus }).groupEvents.map((e) => e.event.reason)).toEqual([
       "InstancesHeldBack",
     ]);
   });
@@ -218,19 +217,19 @@ describe("Ready Nodes that do not count", () => {
     ],
     ["not Ready yet: not held back", { total: 1, nodes: [{ node: "n", reason: "NotReady" }] }, []],
   ])("%s", (_name, h, events) => {
-    const plan = decide(snap({ target: counted(2, 1, h) }), CFG);
+    const plan = decide(snap({ target: counted(2, 1, h) }));
     expect(plan.groupEvents.map((e) => e.event.reason)).toEqual(events);
   });
 
   test("a group reading a field gets no InstancesHeldBack condition, and loses one it had", () => {
-    expect(heldBackOf(decide(snap(), CFG))).toBeUndefined();
-    const held = decide(snap({ target: counted(2, 0) }), CFG).groupStatus;
-    expect(heldBackOf(decide(snap(), CFG, held))).toBeUndefined();
+    expect(heldBackOf(decide(snap()))).toBeUndefined();
+    const held = decide(snap({ target: counted(2, 0) })).groupStatus;
+    expect(heldBackOf(decide({ ...snap(), groupStatus: held }))).toBeUndefined();
   });
 
   test("the count unknown now (Nodes it may not read): the condition stays as it was", () => {
-    const held = decide(snap({ target: counted(2, 0) }), CFG).groupStatus;
-    const refused = decide(snap({ target: unavailable(2) }), CFG, held);
+    const held = decide(snap({ target: counted(2, 0) })).groupStatus;
+    const refused = decide({ ...snap({ target: unavailable(2) }), groupStatus: held });
     expect(heldBackOf(refused)).toMatchObject({ status: "True", reason: "UndeclaredTaint" });
   });
 });

@@ -30,7 +30,7 @@ import {
 } from "./builders.js";
 
 function groupStatusOf(s: GroupSnapshot, previous?: InstanceGroupManagerStatus): InstanceGroupManagerStatus {
-  const status = decide(s, CFG, previous).groupStatus;
+  const status = decide({ ...s, groupStatus: previous }).groupStatus;
   if (status === undefined) throw new Error("no group status");
   return status;
 }
@@ -162,18 +162,18 @@ describe("group status", () => {
 
   test("group missing: no group status", () => {
     expect(
-      decide(snap({ group: null, requests: [req("a", { created: T0 - SEC })] }), CFG).groupStatus,
+      decide(snap({ group: null, requests: [req("a", { created: T0 - SEC })] })).groupStatus,
     ).toBeUndefined();
   });
 
   test("undefined when unchanged", () => {
     const first = groupStatusOf(busy());
-    expect(decide({ ...busy(), nowMs: T0 + MIN }, CFG, first).groupStatus).toBeUndefined();
+    expect(decide({ ...busy(), nowMs: T0 + MIN, groupStatus: first }).groupStatus).toBeUndefined();
   });
 
   test("the id is stable: an existing id is kept", () => {
     const previous: InstanceGroupManagerStatus = { ...groupStatusOf(busy()), id: "42" };
-    const plan = decide({ ...busy(), nowMs: T0 + MIN }, CFG, previous);
+    const plan = decide({ ...busy(), nowMs: T0 + MIN, groupStatus: previous });
     expect(plan.groupStatus).toBeUndefined();
     const moved = groupStatusOf(
       { ...busy(), target: { found: true, replicas: 5, readyReplicas: 4 } },
@@ -217,7 +217,7 @@ describe("group status", () => {
 describe("request conditions", () => {
   test("starting an attempt flips Queued and Provisioning (new times) and keeps Accepted's time", () => {
     const a = req("a", { status: accepted("a") });
-    const status = statusOf(decide(snap({ requests: [a] }), CFG), "a");
+    const status = statusOf(decide(snap({ requests: [a] })), "a");
     expect(cond(status, RC.Accepted)).toMatchObject({
       status: "True",
       lastTransitionTime: iso(T0 - 5 * MIN),
@@ -231,7 +231,7 @@ describe("request conditions", () => {
       hasFinalizer: true,
       status: provisioningStatus("a", { phase: "Applying", baseReplicas: 2, targetReplicas: 4 }),
     });
-    const status = statusOf(decide(snap({ replicas: 4, ready: 2, requests: [a] }), CFG), "a");
+    const status = statusOf(decide(snap({ replicas: 4, ready: 2, requests: [a] })), "a");
     expect(cond(status, RC.Provisioning)).toMatchObject({
       status: "True",
       reason: "WaitingForInstances",
@@ -241,7 +241,7 @@ describe("request conditions", () => {
   });
 
   test("a new request gets each condition once, with observedGeneration", () => {
-    const status = statusOf(decide(snap({ requests: [req("a", { generation: 4 })] }), CFG), "a");
+    const status = statusOf(decide(snap({ requests: [req("a", { generation: 4 })] })), "a");
     const types = (status.conditions ?? []).map((c) => c.type);
     expect(new Set(types).size).toBe(types.length);
     expect(types.sort()).toEqual([RC.Accepted, RC.Provisioning, RC.Queued].sort());
@@ -254,7 +254,7 @@ describe("request conditions", () => {
       hasFinalizer: true,
       status: provisioningStatus("a", { phase: "Applied", baseReplicas: 2, targetReplicas: 4 }),
     });
-    const status = statusOf(decide(snap({ replicas: 4, ready: 4, requests: [a] }), CFG), "a");
+    const status = statusOf(decide(snap({ replicas: 4, ready: 4, requests: [a] })), "a");
     expect(cond(status, RC.Queued)?.status).toBe("False");
     expect(cond(status, RC.Provisioning)).toMatchObject({ status: "False", lastTransitionTime: iso(T0) });
     expect(cond(status, RC.Succeeded)?.status).toBe("True");
@@ -263,7 +263,7 @@ describe("request conditions", () => {
   });
 
   test("nothing changed: no RequestChange at all", () => {
-    const first = decide(busy(), CFG);
+    const first = decide(busy());
     const settled: GroupSnapshot = {
       ...busy(),
       nowMs: T0 + 2 * SEC,
@@ -272,29 +272,26 @@ describe("request conditions", () => {
         return { ...r, status: c?.status ?? r.status };
       }),
     };
-    const again = decide(settled, CFG);
+    const again = decide(settled);
     expect(again.requests).toEqual([]);
     expect(again.events).toEqual([]);
   });
 
   test("a new generation of a request is observed (status write), nothing else changes", () => {
     const a = req("a", { status: finalStatus("a", "CANCELLED") });
-    expect(decide(snap({ requests: [a] }), CFG).requests).toEqual([]);
+    expect(decide(snap({ requests: [a] })).requests).toEqual([]);
     const bumped = { ...a, generation: 2 };
-    const plan = decide(snap({ requests: [bumped] }), CFG);
+    const plan = decide(snap({ requests: [bumped] }));
     expect(statusOf(plan, "a")).toEqual({ ...a.status, observedGeneration: 2 });
   });
 
   test("identity fields are filled in and an existing id is kept", () => {
     const a = req("a", { status: { ...finalStatus("a", "CANCELLED"), id: "7" } });
-    const kept = statusOf(decide(snap({ requests: [a] }), CFG), "a");
+    const kept = statusOf(decide(snap({ requests: [a] })), "a");
     expect(kept.id).toBe("7");
     expect(kept.selfLinkWithId).toMatch(/\/resizeRequests\/7$/);
     expect(kept.selfLink).toMatch(/\/resizeRequests\/a$/);
-    const fresh = statusOf(
-      decide(snap({ requests: [req("a", { status: { state: "CANCELLED" } })] }), CFG),
-      "a",
-    );
+    const fresh = statusOf(decide(snap({ requests: [req("a", { status: { state: "CANCELLED" } })] })), "a");
     expect(fresh).toMatchObject({ ...identityOf("a"), state: "CANCELLED" });
   });
 });
@@ -315,8 +312,8 @@ describe("statuses read back from the API server", () => {
   });
 
   test("an unchanged request status served with sorted keys is not rewritten", () => {
-    const first = decide(busy(), CFG);
-    const again = decide(servedAfter(first, T0 + 2 * SEC), CFG);
+    const first = decide(busy());
+    const again = decide(servedAfter(first, T0 + 2 * SEC));
     expect(again.requests).toEqual([]);
     expect(again.events).toEqual([]);
     expect(again.scale).toBeUndefined();
@@ -324,30 +321,31 @@ describe("statuses read back from the API server", () => {
 
   test("an unchanged group status served with sorted keys is not rewritten", () => {
     const previous = asServed(groupStatusOf(busy()));
-    expect(decide({ ...busy(), nowMs: T0 + MIN }, CFG, previous).groupStatus).toBeUndefined();
+    expect(decide({ ...busy(), nowMs: T0 + MIN, groupStatus: previous }).groupStatus).toBeUndefined();
   });
 
   test("a real change under sorted keys is still written (request status)", () => {
-    const first = decide(busy(), CFG);
+    const first = decide(busy());
     const served = servedAfter(first, T0 + 2 * SEC);
     // One more instance became ready: the waiting message of the attempt changes, nothing else.
-    const plan = decide({ ...served, target: { found: true, replicas: 5, readyReplicas: 4 } }, CFG);
+    const plan = decide({ ...served, target: { found: true, replicas: 5, readyReplicas: 4 } });
     expect(plan.requests.map((c) => c.name)).toEqual(["p"]);
     expect(cond(statusOf(plan, "p"), RC.Provisioning)?.message).toContain("(4 are)");
   });
 
   test("a real change under sorted keys is still written (group status)", () => {
     const previous = asServed(groupStatusOf(busy()));
-    const next = decide(
-      { ...busy(), nowMs: T0 + MIN, target: { found: true, replicas: 5, readyReplicas: 4 } },
-      CFG,
-      previous,
-    ).groupStatus;
+    const next = decide({
+      ...busy(),
+      nowMs: T0 + MIN,
+      target: { found: true, replicas: 5, readyReplicas: 4 },
+      groupStatus: previous,
+    }).groupStatus;
     expect(next).toEqual({ ...previous, readyInstances: 4 });
   });
 
   test("a nested value changed under sorted keys is still written (stale condition reason, condition message)", () => {
-    const first = decide(busy(), CFG);
+    const first = decide(busy());
     const served = servedAfter(first, T0 + 2 * SEC);
     const edited = served.requests.map((r) =>
       r.name === "q1"
@@ -372,7 +370,7 @@ describe("statuses read back from the API server", () => {
             }
           : r,
     );
-    const plan = decide({ ...served, requests: edited }, CFG);
+    const plan = decide({ ...served, requests: edited });
     expect(plan.requests.map((c) => c.name)).toEqual(["q1", "q2"]);
     expect(cond(statusOf(plan, "q1"), RC.Queued)?.reason).toBe("Queued");
     expect(cond(statusOf(plan, "q2"), RC.Queued)?.message).toBe(queuedMessage());
@@ -385,7 +383,7 @@ describe("an idle group follows its target", () => {
     ["pods still starting after a manual scale", 4, 2, CFG.pollIntervalMs * 10],
     ["a settled target", 3, 3, undefined],
   ])("%s (%i replicas, %i ready): next look in %p ms", (_, replicas, ready, requeue) => {
-    const plan = decide(snap({ replicas, ready, requests: [] }), CFG);
+    const plan = decide(snap({ replicas, ready, requests: [] }));
     expect(plan.groupStatus?.readyInstances).toBe(ready);
     expect(plan.requeueAfterMs).toBe(requeue);
   });

@@ -47,7 +47,7 @@ describe.each([forbidden, notListed])("a target refused with $reason", (target) 
     ["within the admission grace", T0 - 10 * SEC],
     ["long past the admission grace", T0 - 60 * MIN],
   ])("a new request %s waits in CREATING, told once, and is looked at again", (_label, created) => {
-    const plan = decide(snap({ target, requests: [req("a", { created })] }), CFG);
+    const plan = decide(snap({ target, requests: [req("a", { created })] }));
     const status = statusOf(plan, "a");
     expect(status.state).toBe("CREATING");
     expect(status.reason).toBe(target.reason);
@@ -57,13 +57,13 @@ describe.each([forbidden, notListed])("a target refused with $reason", (target) 
     expect(plan.events[0]?.note).toBe(target.message);
     expect(plan.requeueAfterMs).toBe(RECHECK);
 
-    const again = decide(snap({ target, now: T0 + SEC, requests: [req("a", { created, status })] }), CFG);
+    const again = decide(snap({ target, now: T0 + SEC, requests: [req("a", { created, status })] }));
     expect(again.events).toEqual([]);
     expect(again.requests).toEqual([]);
   });
 
   test("a queued request keeps its place, Queued=True with the refusal", () => {
-    const plan = decide(snap({ target, requests: [req("q", { status: accepted("q") })] }), CFG);
+    const plan = decide(snap({ target, requests: [req("q", { status: accepted("q") })] }));
     const status = statusOf(plan, "q");
     expect(status.state).toBe("ACCEPTED");
     expect(cond(status, RC.Queued)).toMatchObject({ status: "True", reason: target.reason });
@@ -73,10 +73,7 @@ describe.each([forbidden, notListed])("a target refused with $reason", (target) 
 
   test("its queue deadline still applies", () => {
     const r = req("d", { created: T0 - 2 * MIN });
-    const plan = decide(
-      snap({ target, requests: [{ ...r, spec: { ...r.spec, maxQueueDuration: "1m" } }] }),
-      CFG,
-    );
+    const plan = decide(snap({ target, requests: [{ ...r, spec: { ...r.spec, maxQueueDuration: "1m" } }] }));
     expect(statusOf(plan, "d").state).toBe("FAILED");
     expect(statusOf(plan, "d").error?.errors[0]?.code).toBe(ErrorCode.DEADLINE_EXCEEDED);
   });
@@ -86,7 +83,7 @@ describe.each([forbidden, notListed])("a target refused with $reason", (target) 
     ["cancelled", true],
   ])("an attempt %s keeps its record and changes nothing on the target", (_label, cancel) => {
     const status = provisioningStatus("p", { phase: "Applied", baseReplicas: 2, targetReplicas: 4 });
-    const plan = decide(snap({ target, requests: [req("p", { cancel, hasFinalizer: true, status })] }), CFG);
+    const plan = decide(snap({ target, requests: [req("p", { cancel, hasFinalizer: true, status })] }));
     const next = statusOf(plan, "p");
     expect(next.state).toBe("ACCEPTED");
     expect(next.reason).toBe(target.reason);
@@ -101,7 +98,6 @@ test("a target that is gone lets a cancelled attempt end (nothing to roll back),
   const status = provisioningStatus("p", { phase: "Applied", baseReplicas: 2, targetReplicas: 4 });
   const plan = decide(
     snap({ target: notFoundTarget, requests: [req("p", { cancel: true, hasFinalizer: true, status })] }),
-    CFG,
   );
   expect(statusOf(plan, "p").state).toBe("CANCELLED");
 });
@@ -111,7 +107,7 @@ describe("a target whose resource admission did not check (TargetResourceMismatc
     ["a new request", {}],
     ["a queued request", accepted("a")],
   ])("%s fails with UNSUPPORTED_OPERATION and the reason", (_label, initial) => {
-    const plan = decide(snap({ target: mismatch, requests: [req("a", { status: initial })] }), CFG);
+    const plan = decide(snap({ target: mismatch, requests: [req("a", { status: initial })] }));
     const status = statusOf(plan, "a");
     expect(status.state).toBe("FAILED");
     expect(status.reason).toBe("TargetResourceMismatch");
@@ -128,7 +124,7 @@ describe("the group: Ready=False with the refusal, and one Warning Event when it
   const refusals: readonly TargetUnavailable[] = [forbidden, notListed, mismatch];
 
   test.each(refusals)("$reason: condition and Event", (target) => {
-    const plan = decide(snap({ target }), CFG);
+    const plan = decide(snap({ target }));
     expect(cond(plan.groupStatus ?? {}, GC.Ready)).toMatchObject({
       status: "False",
       reason: target.reason,
@@ -141,24 +137,24 @@ describe("the group: Ready=False with the refusal, and one Warning Event when it
   });
 
   test("the same refusal again: no write, no Event", () => {
-    const first = decide(snap({ target: forbidden }), CFG);
-    const again = decide(snap({ target: forbidden, now: T0 + MIN }), CFG, first.groupStatus);
+    const first = decide(snap({ target: forbidden }));
+    const again = decide({ ...snap({ target: forbidden, now: T0 + MIN }), groupStatus: first.groupStatus });
     expect(again.groupStatus).toBeUndefined();
     expect(again.groupEvents).toEqual([]);
   });
 
   test("another refusal (a different message) is told again", () => {
-    const first = decide(snap({ target: forbidden }), CFG);
+    const first = decide(snap({ target: forbidden }));
     const update: TargetView = { ...forbidden, message: "The operator may not update widgets/scale (…)." };
-    const next = decide(snap({ target: update }), CFG, first.groupStatus);
+    const next = decide({ ...snap({ target: update }), groupStatus: first.groupStatus });
     expect(next.groupEvents.map((e) => e.note)).toEqual([update.message]);
   });
 
   test("lifted: Ready=True, and no Event; a missing target is no refusal either", () => {
-    const first = decide(snap({ target: forbidden }), CFG);
-    const lifted = decide(snap({ target: found(2) }), CFG, first.groupStatus);
+    const first = decide(snap({ target: forbidden }));
+    const lifted = decide({ ...snap({ target: found(2) }), groupStatus: first.groupStatus });
     expect(cond(lifted.groupStatus ?? {}, GC.Ready)).toMatchObject({ status: "True" });
     expect(lifted.groupEvents).toEqual([]);
-    expect(decide(snap({ target: notFoundTarget }), CFG).groupEvents).toEqual([]);
+    expect(decide(snap({ target: notFoundTarget })).groupEvents).toEqual([]);
   });
 });

@@ -10,7 +10,6 @@ import { ApiError } from "../../../src/runtime/api-errors.js";
 import { scaleOf } from "../../../src/runtime/builtin-kinds.js";
 import { conflictError, CrashError, isWrite, type FakeCall } from "../../support/fake-kube.js";
 import {
-  CFG,
   MIN,
   SEC,
   T0,
@@ -26,7 +25,7 @@ import {
   RecordingRecorder,
   clusterOf,
   execute,
-  observationOf,
+  objectsOf,
   snapshotOf,
   targetLocation,
   type Executed,
@@ -54,7 +53,7 @@ function successAndStart(): GroupSnapshot {
 }
 
 const s0 = successAndStart();
-const plan0 = decide(s0, CFG);
+const plan0 = decide(s0);
 const label = (c: FakeCall): string => `${c.verb} ${c.resource} ${c.name ?? ""}`;
 const writesOf = (e: Executed): string[] => e.fake.writes().map(label);
 
@@ -104,7 +103,7 @@ describe("write order", () => {
 
   test("no extra API round trip: the scale is written under the Scale read while observing", async () => {
     const e = await execute(s0, plan0);
-    // Observation: the target and its Scale (discovery is cached). Execution: writes only, no re-read.
+    // Observing: the target and its Scale (discovery is cached). Execution: writes only, no re-read.
     expect(e.fake.calls.filter((c) => !isWrite(c)).map(label)).toEqual([
       "get deployments workers",
       "get deployments/scale workers",
@@ -116,14 +115,14 @@ describe("conflicts end the pass, with nothing after them written", () => {
   async function prepared(s: GroupSnapshot) {
     const fake = clusterOf(s);
     const scale = new ScaleClient(fake);
-    const obs = await observationOf(fake, s, scale);
+    const objects = await objectsOf(fake, s, scale);
     const recorder = new RecordingRecorder();
     return {
       fake,
       scale,
-      obs,
+      objects,
       recorder,
-      run: (plan: Plan) => executePlan({ client: fake, scale, recorder }, obs, plan),
+      run: (plan: Plan) => executePlan({ client: fake, scale, recorder }, objects, plan),
     };
   }
 
@@ -180,7 +179,7 @@ describe("conflicts end the pass, with nothing after them written", () => {
     const cut = await execute(s0, plan0, { dropScale: true });
     expect(cut.outcome).toBe("crashed");
     const s1 = { ...cut.after, nowMs: T0 + SEC };
-    const plan1 = decide(s1, CFG);
+    const plan1 = decide(s1);
     expect(plan1.scale).toEqual({ request: "b", from: 5, replicas: 7 });
     expect(plan1.requests.find((c) => c.name === "b")?.status).toBeUndefined();
 
@@ -223,10 +222,10 @@ describe("a crash at every write, before it lands or right after", () => {
   test.each(points)("crash $when write $n ($write)", async ({ n, when }) => {
     const fake = clusterOf(s0);
     const scale = new ScaleClient(fake);
-    const obs = await observationOf(fake, s0, scale);
+    const objects = await objectsOf(fake, s0, scale);
     fake.inject({ match: isWrite, nth: n, when, error: (c) => new CrashError(c) });
     const recorder = new RecordingRecorder();
-    await expect(executePlan({ client: fake, scale, recorder }, obs, plan0)).rejects.toBeInstanceOf(
+    await expect(executePlan({ client: fake, scale, recorder }, objects, plan0)).rejects.toBeInstanceOf(
       CrashError,
     );
 
@@ -264,13 +263,17 @@ describe("a crash at every write, before it lands or right after", () => {
   test("a conflict reported for a write that landed (a lost reply): the pass ends, the next starts from what landed", async () => {
     const fake = clusterOf(s0);
     const scale = new ScaleClient(fake);
-    const obs = await observationOf(fake, s0, scale);
+    const objects = await objectsOf(fake, s0, scale);
     fake.inject({
       match: (c) => c.verb === "updateStatus" && c.name === "a",
       when: "after",
       error: conflictError,
     });
-    const outcome = await executePlan({ client: fake, scale, recorder: new RecordingRecorder() }, obs, plan0);
+    const outcome = await executePlan(
+      { client: fake, scale, recorder: new RecordingRecorder() },
+      objects,
+      plan0,
+    );
     expect(outcome).toBe("conflict");
     const left = snapshotOf(fake, s0);
     expect(left.requests.find((r) => r.name === "a")?.status.state).toBe("SUCCEEDED");
@@ -282,7 +285,7 @@ describe("a crash at every write, before it lands or right after", () => {
 
 describe("a refused target: the group's Event goes with the group's status", () => {
   const refused = snap({ target: { found: false, reason: "TargetForbidden", message: "may not get it" } });
-  const plan = decide(refused, CFG);
+  const plan = decide(refused);
 
   test("the status written, one Warning Event regarding the group", async () => {
     const e = await execute(refused, plan);
@@ -295,14 +298,14 @@ describe("a refused target: the group's Event goes with the group's status", () 
   test("the group's status write lost: no Event (the next pass tells it)", async () => {
     const fake = clusterOf(refused);
     const scale = new ScaleClient(fake);
-    const obs = await observationOf(fake, refused, scale);
+    const objects = await objectsOf(fake, refused, scale);
     fake.inject({
       match: (c) => c.verb === "updateStatus" && c.resource === INSTANCE_GROUP_MANAGERS.resource,
       when: "before",
       error: conflictError,
     });
     const recorder = new RecordingRecorder();
-    expect(await executePlan({ client: fake, scale, recorder }, obs, plan)).toBe("conflict");
+    expect(await executePlan({ client: fake, scale, recorder }, objects, plan)).toBe("conflict");
     expect(recorder.emitted).toEqual([]);
   });
 });

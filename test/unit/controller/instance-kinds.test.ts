@@ -2,7 +2,7 @@
 import { identityCondition } from "../../../src/targets/instances/kinds.js";
 import { identityOf } from "../../../src/targets/index.js";
 import { decide } from "../../../src/controllers/resize/decide/index.js";
-import { CFG, group, snap } from "./builders.js";
+import { group, snap } from "./builders.js";
 
 test.each([
   { ref: { apiVersion: "karpenter.sh/v1", kind: "NodePool" }, nodes: true, want: "Node DeleteNodeClaims" },
@@ -56,7 +56,7 @@ test("the group's status carries InstanceIdentity when its identity is known", (
   const s = snap({
     group: { ...group(), identity: identityOf({ apiVersion: "apps/v1", kind: "Deployment" }, false) },
   });
-  const conditions = decide(s, CFG).groupStatus?.conditions ?? [];
+  const conditions = decide(s).groupStatus?.conditions ?? [];
   expect(conditions.find((c) => c.type === "InstanceIdentity")).toMatchObject({
     status: "True",
     reason: "OwnInstances",

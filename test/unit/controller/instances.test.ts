@@ -32,7 +32,6 @@ function limitOf(nodes: string | undefined, held: string | null | undefined, ins
 }
 import {
   appliedRequest,
-  CFG,
   finalStatus,
   iso,
   MIN,
@@ -170,7 +169,7 @@ describe("decide", () => {
         node("new-3"),
       ),
     };
-    const plan = decide(s, CFG);
+    const plan = decide(s);
     const status = statusOf(plan, "a");
     expect(status.state).toBe("SUCCEEDED");
     expect(status.instances?.map((i) => i.name).sort()).toEqual(["new-1", "new-2", "new-3"]);
@@ -186,7 +185,7 @@ describe("decide", () => {
       ...snap({ replicas: 5, ready: 5, requests: [a] }),
       instances: pool(node("n1"), node("n2"), node("n3")),
     };
-    const plan = decide(s, CFG);
+    const plan = decide(s);
     expect(
       plan.labels.filter((w) => w.kind === "Node").map((w) => w.labels?.[GKE_PROVISIONING_REQUEST_LABEL]),
     ).toEqual(["a", "a", "a"]);
@@ -206,9 +205,12 @@ describe("decide", () => {
         node("b-2", { owner: B, createdMs: T0 }),
       ),
     };
-    const plan = decide(s, CFG);
+    const plan = decide(s);
     expect(plan.scale).toMatchObject({ request: "a", from: 4, replicas: 2 });
-    expect([...(plan.scale?.removal?.nodeClaims ?? [])].sort()).toEqual(["claim-a-1", "claim-a-2"]);
+    expect([...(plan.scale?.removal?.deletes.map((o) => o.name) ?? [])].sort()).toEqual([
+      "claim-a-1",
+      "claim-a-2",
+    ]);
     // Applied again after a crash: the NodeClaims already being deleted are not deleted twice.
     const again = {
       ...snap({
@@ -229,7 +231,7 @@ describe("decide", () => {
         node("b-1", { owner: B }),
       ),
     };
-    expect(decide(again, CFG).scale?.removal?.nodeClaims).toEqual(["claim-a-2"]);
+    expect(decide(again).scale?.removal?.deletes).toEqual([{ kind: "NodeClaim", name: "claim-a-2" }]);
   });
 
   test("the pool's node limit is held at its NodeClaims while the request's go, and given back after", () => {
@@ -239,19 +241,19 @@ describe("decide", () => {
     });
     const items = [node("a-1", { owner: A }), node("a-2", { owner: A }), node("b-1", { owner: B })];
     const s = { ...snap({ replicas: 3, requests: [a] }), instances: pool(...items) };
-    const holding = decide({ ...s, limit: limitOf("8", undefined, s.instances.items.length) }, CFG);
+    const holding = decide({ ...s, limit: limitOf("8", undefined, s.instances.items.length) });
     expect(holding.scale?.removal?.hold).toEqual({
       metadata: { annotations: { [HOLD_ANNOTATION]: '"8"' } },
       spec: { limits: { nodes: "3" } },
     });
     expect(holding.targetPatch).toBeUndefined();
     // A pool without a limit: none is given back; a pool whose own limit is lower keeps it.
-    const unlimited = decide({ ...s, limit: limitOf(undefined, undefined, s.instances.items.length) }, CFG);
+    const unlimited = decide({ ...s, limit: limitOf(undefined, undefined, s.instances.items.length) });
     expect(unlimited.scale?.removal?.hold?.metadata?.annotations?.[HOLD_ANNOTATION]).toBe("null");
-    const tight = decide({ ...s, limit: limitOf("2", undefined, s.instances.items.length) }, CFG);
+    const tight = decide({ ...s, limit: limitOf("2", undefined, s.instances.items.length) });
     expect(tight.scale?.removal?.hold?.["spec"]).toEqual({ limits: { nodes: "2" } });
     // Held again after a crash: the first recorded value is the pool's own.
-    const again = decide({ ...s, limit: limitOf("3", "8", s.instances.items.length) }, CFG);
+    const again = decide({ ...s, limit: limitOf("3", "8", s.instances.items.length) });
     expect(again.scale?.removal?.hold?.metadata?.annotations?.[HOLD_ANNOTATION]).toBe('"8"');
     // The release applied, nothing more to remove: the limit goes back, the annotation away.
     const done = req("a", {
@@ -261,14 +263,11 @@ describe("decide", () => {
         release: releaseOf({ phase: "Applying", baseReplicas: 3, targetReplicas: 1 }),
       }),
     });
-    const after = decide(
-      {
-        ...snap({ replicas: 1, requests: [done] }),
-        instances: pool(node("b-1", { owner: B })),
-        limit: limitOf("3", null, 1),
-      },
-      CFG,
-    );
+    const after = decide({
+      ...snap({ replicas: 1, requests: [done] }),
+      instances: pool(node("b-1", { owner: B })),
+      limit: limitOf("3", null, 1),
+    });
     expect(after.scale).toBeUndefined();
     expect(after.targetPatch).toEqual({
       metadata: { annotations: { [HOLD_ANNOTATION]: null } },
@@ -299,9 +298,9 @@ describe("decide", () => {
         items: [pod("a-1", { owner: A }), pod("a-2", { owner: A }), pod("b-1", { owner: B }), pod("base")],
       },
     };
-    const plan = decide(s, CFG);
+    const plan = decide(s);
     expect(plan.scale).toMatchObject({ request: "a", from: 4, replicas: 2 });
-    expect(plan.scale?.removal?.nodeClaims).toEqual([]);
+    expect(plan.scale?.removal?.deletes).toEqual([]);
     expect(plan.scale?.removal?.hold).toBeUndefined();
     expect(
       plan.scale?.removal?.writes.map((w) => [w.kind, w.name, w.annotations?.[POD_DELETION_COST]]).sort(),
@@ -310,17 +309,14 @@ describe("decide", () => {
       ["Pod", "a-2", "-2147483648"],
     ]);
     // A StatefulSet removes its highest ordinals whatever the cost: count-only.
-    const sts = decide({ ...s, instances: { ...s.instances, mechanism: "CountOnly" as const } }, CFG);
+    const sts = decide({ ...s, instances: { ...s.instances, mechanism: "CountOnly" as const } });
     expect(sts.scale?.removal).toBeUndefined();
     // Its pods are listed as the request's when it succeeds.
     const applied = appliedRequest("c");
-    const won = decide(
-      {
-        ...snap({ replicas: 5, ready: 5, requests: [applied] }),
-        instances: { mechanism: "PodDeletionCost" as const, items: [pod("p1"), pod("p2"), pod("p3")] },
-      },
-      CFG,
-    );
+    const won = decide({
+      ...snap({ replicas: 5, ready: 5, requests: [applied] }),
+      instances: { mechanism: "PodDeletionCost" as const, items: [pod("p1"), pod("p2"), pod("p3")] },
+    });
     expect(statusOf(won, "c").instances).toEqual([
       { kind: "Pod", name: "p1" },
       { kind: "Pod", name: "p2" },
@@ -348,9 +344,9 @@ describe("decide", () => {
         ],
       },
     };
-    const plan = decide(s, CFG);
+    const plan = decide(s);
     expect(plan.scale).toMatchObject({ request: "a", from: 4, replicas: 2 });
-    expect(plan.scale?.removal?.nodeClaims).toEqual([]);
+    expect(plan.scale?.removal?.deletes).toEqual([]);
     expect(plan.scale?.removal?.hold).toBeUndefined();
     expect(
       plan.scale?.removal?.writes.map((w) => [w.kind, w.name, w.annotations?.[DELETE_MACHINE]]).sort(),
@@ -360,16 +356,13 @@ describe("decide", () => {
     ]);
     // Its Machines are labelled and listed as the request's when it succeeds; one being deleted is not.
     const applied = appliedRequest("c");
-    const won = decide(
-      {
-        ...snap({ replicas: 5, ready: 5, requests: [applied] }),
-        instances: {
-          mechanism: "DeleteMachineAnnotation" as const,
-          items: [machine("m1"), machine("m2"), machine("m3"), machine("m4", { deleting: true })],
-        },
+    const won = decide({
+      ...snap({ replicas: 5, ready: 5, requests: [applied] }),
+      instances: {
+        mechanism: "DeleteMachineAnnotation" as const,
+        items: [machine("m1"), machine("m2"), machine("m3"), machine("m4", { deleting: true })],
       },
-      CFG,
-    );
+    });
     expect(statusOf(won, "c").instances).toEqual([
       { kind: "Machine", name: "m1" },
       { kind: "Machine", name: "m2" },
@@ -400,7 +393,7 @@ describe("decide", () => {
         ],
       },
     };
-    const waiting = decide(s, CFG);
+    const waiting = decide(s);
     expect(statusOf(waiting, "c").state).toBe("ACCEPTED");
     expect(statusOf(waiting, "c").conditions?.find((c) => c.type === "Provisioning")?.message).toContain(
       "the target counts 5, but 1 of the 3 this attempt added are there and ready",
@@ -408,7 +401,7 @@ describe("decide", () => {
     expect(waiting.labels).toEqual([]);
     // Once its own are there and ready, it succeeds and takes exactly those.
     const items = [...s.instances.items.slice(0, 3), machine("new-2"), machine("new-3"), machine("new-1")];
-    const won = decide({ ...s, instances: { ...s.instances, items } }, CFG);
+    const won = decide({ ...s, instances: { ...s.instances, items } });
     expect(statusOf(won, "c").state).toBe("SUCCEEDED");
     expect(
       statusOf(won, "c")
@@ -429,7 +422,7 @@ describe("decide", () => {
         items: [node("a-1", { owner: A }), node("a-2", { owner: A })],
       },
     };
-    const plan = decide(s, CFG);
+    const plan = decide(s);
     expect(plan.scale).toMatchObject({ from: 4, replicas: 2 });
     expect(plan.scale?.removal).toBeUndefined();
   });
@@ -452,9 +445,9 @@ describe("decide", () => {
         node("base", { createdMs: 0 }),
       ),
     };
-    const plan = decide(s, CFG);
+    const plan = decide(s);
     expect(plan.scale).toMatchObject({ request: "a", from: 5, replicas: 2 });
-    expect([...(plan.scale?.removal?.nodeClaims ?? [])].sort()).toEqual([
+    expect([...(plan.scale?.removal?.deletes.map((o) => o.name) ?? [])].sort()).toEqual([
       "claim-launching",
       "claim-new-1",
       "claim-new-2",

@@ -177,7 +177,7 @@ describe("decide(): rolling back an attempt on a Karpenter NodePool", () => {
 
   test("the rollback is recorded at once, the pool lowered only once Karpenter has finished launching", () => {
     const s = snap({ group: g, replicas: 5, ready: 2, requests: [appliedRequest("a")] });
-    const plan = decide(withKarpenter(s, launching), CFG);
+    const plan = decide(withKarpenter(s, launching));
     const status = statusOf(plan, "a");
     expect(status.provisioning).toMatchObject({ phase: "RollingBack", baseReplicas: 5, targetReplicas: 2 });
     expect(status.lastAttempt?.error?.errors[0]?.code).toBe("ZONE_RESOURCE_POOL_EXHAUSTED");
@@ -192,13 +192,11 @@ describe("decide(): rolling back an attempt on a Karpenter NodePool", () => {
   test("recorded, Karpenter still launching: waits; settled: lowers the pool", () => {
     const waiting = decide(
       withKarpenter(snap({ group: g, replicas: 5, requests: [rollingBack(T0 - SEC)] }), launching),
-      CFG,
     );
     expect(waiting.scale).toBeUndefined();
     expect(waiting.requeueAfterMs).toBe(CFG.pollIntervalMs);
     const lowered = decide(
       withKarpenter(snap({ group: g, replicas: 5, requests: [rollingBack(T0 - SEC)] }), settled),
-      CFG,
     );
     expect(lowered.scale).toEqual({ request: "a", from: 5, replicas: 2 });
   });
@@ -207,7 +205,6 @@ describe("decide(): rolling back an attempt on a Karpenter NodePool", () => {
     const started = T0 - g.provisioningTimeoutMs;
     const plan = decide(
       withKarpenter(snap({ group: g, replicas: 5, requests: [rollingBack(started)] }), launching),
-      CFG,
     );
     expect(plan.scale).toEqual({ request: "a", from: 5, replicas: 2 });
   });
@@ -223,7 +220,6 @@ describe("decide(): rolling back an attempt on a Karpenter NodePool", () => {
     );
     const waiting = decide(
       withKarpenter(snap({ group: g, replicas: 2, requests: [rollingBack(T0 - SEC)] }), removing),
-      CFG,
     );
     expect(statusOf(waiting, "a").provisioning?.phase).toBe("RollingBack");
     expect(reasons(waiting, "a")).toEqual([]);
@@ -234,7 +230,6 @@ describe("decide(): rolling back an attempt on a Karpenter NodePool", () => {
     const gone = view([nodeClaim("gpu-aaaaa", "registered"), nodeClaim("gpu-bbbbb", "registered")], 4);
     const ended = decide(
       withKarpenter(snap({ group: g, replicas: 2, requests: [rollingBack(T0 - SEC)] }), gone),
-      CFG,
     );
     expect(statusOf(ended, "a").provisioning).toBeUndefined();
     expect(reasons(ended, "a")).toEqual(["RolledBack"]);
@@ -243,7 +238,6 @@ describe("decide(): rolling back an attempt on a Karpenter NodePool", () => {
         snap({ group: g, replicas: 2, requests: [rollingBack(T0 - g.provisioningTimeoutMs)] }),
         removing,
       ),
-      CFG,
     );
     expect(reasons(late, "a")).toEqual(["RolledBack"]);
   });
@@ -252,26 +246,26 @@ describe("decide(): rolling back an attempt on a Karpenter NodePool", () => {
     const a = appliedRequest("a");
     const cancelled = { ...a, spec: { ...a.spec, cancel: true } };
     const s = snap({ group: g, replicas: 5, ready: 2, requests: [cancelled] });
-    expect(decide(withKarpenter(s, launching), CFG).scale).toBeUndefined();
-    expect(decide(withKarpenter(s, settled), CFG).scale).toEqual({ request: "a", from: 5, replicas: 2 });
+    expect(decide(withKarpenter(s, launching)).scale).toBeUndefined();
+    expect(decide(withKarpenter(s, settled)).scale).toEqual({ request: "a", from: 5, replicas: 2 });
   });
 });
 
 describe("the target deleted under the group: a Warning Event TargetNotFound on each waiting request, once", () => {
   test("a queued request: keeps its place, reason TargetNotFound", () => {
     const queued = req("q", { status: accepted("q") });
-    const plan = decide(snap({ target: notFoundTarget, requests: [queued] }), CFG);
+    const plan = decide(snap({ target: notFoundTarget, requests: [queued] }));
     expect(statusOf(plan, "q").reason).toBe("TargetNotFound");
     expect(plan.events.map((e) => [e.request, e.event.type, e.event.reason])).toEqual([
       ["q", "Warning", "TargetNotFound"],
     ]);
     const again = req("q", { status: statusOf(plan, "q") });
-    expect(decide(snap({ target: notFoundTarget, requests: [again] }), CFG).events).toEqual([]);
+    expect(decide(snap({ target: notFoundTarget, requests: [again] })).events).toEqual([]);
   });
 
   test("a request in an attempt: keeps its record, says so in its Provisioning condition", () => {
     const a = appliedRequest("a");
-    const plan = decide(snap({ target: notFoundTarget, requests: [a] }), CFG);
+    const plan = decide(snap({ target: notFoundTarget, requests: [a] }));
     const status = statusOf(plan, "a");
     expect(status.provisioning).toEqual(a.status.provisioning);
     expect(cond(status, "Provisioning")).toMatchObject({
@@ -281,6 +275,6 @@ describe("the target deleted under the group: a Warning Event TargetNotFound on 
     });
     expect(reasons(plan, "a")).toEqual(["TargetNotFound"]);
     const again = req("a", { resizeBy: 3, hasFinalizer: true, status });
-    expect(decide(snap({ target: notFoundTarget, requests: [again] }), CFG).events).toEqual([]);
+    expect(decide(snap({ target: notFoundTarget, requests: [again] })).events).toEqual([]);
   });
 });

@@ -241,14 +241,14 @@ describe("decide(): an Applied attempt on a Karpenter NodePool", () => {
   const failing = view({ events: [ice("gpu-x2b4c", at(-10))] });
 
   test("within the grace: waits, and wakes when it ends", () => {
-    const plan = decide(karpenterSnap(T0, failing), CFG);
+    const plan = decide(karpenterSnap(T0, failing));
     expect(statusOf(plan, "a").provisioning?.phase).toBe("Applied");
     expect(plan.scale).toBeUndefined();
     expect(plan.requeueAfterMs).toBeLessThanOrEqual(CFG.pollIntervalMs);
   });
 
   test("once the grace ends: rolled back with ZONE_RESOURCE_POOL_EXHAUSTED saying what Karpenter said", () => {
-    const plan = decide(karpenterSnap(at(-10) + GRACE, failing), CFG);
+    const plan = decide(karpenterSnap(at(-10) + GRACE, failing));
     expect(plan.scale).toEqual({ request: "a", from: 5, replicas: 2 });
     const error = statusOf(plan, "a").lastAttempt?.error?.errors[0];
     expect(error?.code).toBe(ErrorCode.ZONE_RESOURCE_POOL_EXHAUSTED);
@@ -260,7 +260,7 @@ describe("decide(): an Applied attempt on a Karpenter NodePool", () => {
   });
 
   test("NodeClaims it may not read: the attempt waits for its timeout and its message says why", () => {
-    const plan = decide(karpenterSnap(at(120), { ...view({}), unreadable: "forbidden" }), CFG);
+    const plan = decide(karpenterSnap(at(120), { ...view({}), unreadable: "forbidden" }));
     expect(plan.scale).toBeUndefined();
     expect(statusOf(plan, "a").conditions?.find((c) => c.type === "Provisioning")?.message).toBe(
       "Waiting for 5 instances to be ready (2 are). Karpenter's failed launches cannot be seen (forbidden), so the attempt waits for its provisioningTimeout.",

@@ -10,6 +10,7 @@ import { readKarpenter } from "../../../src/targets/karpenter/read.js";
 import type { NodeCount, NodeCounter } from "../../../src/targets/node-informers.js";
 import type { HeldBack, NodeReadinessRule } from "../../../src/targets/node-readiness.js";
 import { observeGroup } from "../../../src/controllers/resize/observe.js";
+import { DEFAULT_DECIDE_CONFIG } from "../../../src/controllers/resize/snapshot.js";
 import { BY_NODE_SELECTOR, GROUP_INDEXERS, REQUEST_INDEXERS } from "../../../src/cache/indexes.js";
 import { ScaleClient } from "../../../src/targets/scale-client.js";
 import { ApiError } from "../../../src/runtime/api-errors.js";
@@ -97,6 +98,7 @@ async function observe(
     { groups, requests: cached, scale: new ScaleClient(fake), client: fake, nodes, now: () => NOW },
     NS,
     "pool",
+    DEFAULT_DECIDE_CONFIG,
   );
 }
 

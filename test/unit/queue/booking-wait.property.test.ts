@@ -13,7 +13,7 @@ import type { GroupSnapshot } from "../../../src/controllers/resize/snapshot.js"
 import type { RequestView } from "../../../src/cache/request-view.js";
 import { queueInsight } from "../../../src/queue/insight.js";
 import { releaseTarget } from "../../../src/queue/rules.js";
-import { CFG, MIN, SEC, T0, accepted, changeOf, group, iso, req, snap } from "../controller/builders.js";
+import { MIN, SEC, T0, accepted, changeOf, group, iso, req, snap } from "../controller/builders.js";
 import { queueInputOf, succeeded } from "./snapshot-input.js";
 
 interface Holder {
@@ -140,7 +140,7 @@ describe("queue holds: the ETA and the admission agree (random groups, queues an
     fc.assert(
       fc.property(state, (st) => {
         const s = snapshotOf(st);
-        const plan = decide(s, CFG);
+        const plan = decide(s);
         const model = queueInsight(queueInputOf(s));
         const head = model.head;
         if (!head) throw new Error("no head");
@@ -160,7 +160,7 @@ describe("queue holds: the ETA and the admission agree (random groups, queues an
         expect(message).toContain(`until ${rfc3339Seconds(until)}`);
         // At that moment, with the releases due by then applied, decide() starts it.
         const later = snapshotOf(st, until);
-        const then = decide(later, CFG);
+        const then = decide(later);
         expect(changeOf(then, head.name)?.status?.provisioning).toBeDefined();
         checkedLater++;
       }),

@@ -17,7 +17,7 @@ import type { InstanceGroupManagerStatus } from "../../../src/api/instance-group
 import { decide } from "../../../src/controllers/resize/decide/index.js";
 import type { GroupSnapshot } from "../../../src/controllers/resize/snapshot.js";
 import { queueInsight } from "../../../src/queue/insight.js";
-import { CFG, MIN, SEC, T0, changeOf, group, req, snap, startedIn } from "../controller/builders.js";
+import { MIN, SEC, T0, changeOf, group, req, snap, startedIn } from "../controller/builders.js";
 import { execute } from "../controller/cluster.js";
 import { queueInputOf, succeeded } from "./snapshot-input.js";
 
@@ -132,7 +132,7 @@ async function replayScenario(sc: Scenario, cadence: Cadence, maxPasses = 600): 
           start: (r.eta.start - T0) / SEC,
           headWaits: r.position === 1 ? r.waitingFor.kind : undefined,
         });
-    const plan = decide(s, CFG, groupStatus);
+    const plan = decide({ ...s, groupStatus });
     for (const name of startedIn(s, plan))
       if (changeOf(plan, name)?.status?.provisioning && !started.has(name)) started.set(name, at);
     const before = s.target?.found ? s.target.replicas : 0;

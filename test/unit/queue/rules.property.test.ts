@@ -11,7 +11,6 @@ import type { RequestView } from "../../../src/cache/request-view.js";
 import { queueInsight } from "../../../src/queue/insight.js";
 import { releaseLowers, releaseTarget } from "../../../src/queue/rules.js";
 import {
-  CFG,
   MIN,
   SEC,
   T0,
@@ -165,7 +164,7 @@ describe("the queue model and decide() agree on the head (random groups and queu
     fc.assert(
       fc.property(queueState, (st) => {
         const s = snapshotOf(st);
-        const plan = decide(s, CFG);
+        const plan = decide(s);
         const model = queueInsight(queueInputOf(s));
         const started = startedIn(s, plan).filter(
           (name) => changeOf(plan, name)?.status?.provisioning !== undefined,
@@ -202,14 +201,14 @@ describe("a release that changes the target goes before the head's attempt (foun
     { name: "a release due now that lowers the replicas", holder: { size: 1, release: "due" as const } },
   ])("$name: the head waits for it (Release), and decide() applies the release only", ({ holder }) => {
     const s = snapshotOf({ ...base, holders: [holder] });
-    const plan = decide(s, CFG);
+    const plan = decide(s);
     expect(plan.scale).toEqual({ request: "held-0", from: 1, replicas: 0 });
     expect(queueInsight(queueInputOf(s)).head?.waitingFor).toEqual({ kind: "Release", request: "held-0" });
   });
 
   test("at the minSize floor a due release removes nothing: the head starts in the same pass", () => {
     const s = snapshotOf({ ...base, minSize: 1, holders: [{ size: 1, release: "due" }] });
-    expect(decide(s, CFG).scale).toEqual({ request: "q-0", from: 1, replicas: 2 });
+    expect(decide(s).scale).toEqual({ request: "q-0", from: 1, replicas: 2 });
     expect(queueInsight(queueInputOf(s)).head?.waitingFor).toEqual({ kind: "Starting" });
   });
 });

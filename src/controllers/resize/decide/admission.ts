@@ -6,7 +6,7 @@ import type { Errors } from "../../../api/errors.js";
 import { everFits } from "../../../api/lifecycle.js";
 import { namingRefusal, nextOrdinalsMismatch, type NamingTarget } from "../../../api/instance-names.js";
 import { sizeOf } from "../../../queue/rules.js";
-import type { GroupView } from "../snapshot.js";
+import type { GroupSnapshot, GroupView } from "../snapshot.js";
 import { checkQueueDeadline } from "../deadline.js";
 import {
   notFound,
@@ -19,8 +19,9 @@ import {
 import { resizeEvents as E } from "../../events.js";
 import { TARGET_RECHECK_POLLS } from "../snapshot.js";
 import { waitsForAccess } from "../../../targets/access.js";
-import type { RequestDraft } from "./draft.js";
-import { ms, wake, type Pass, type Turn } from "./pass.js";
+import type { RequestDraft } from "./request-draft.js";
+import { wake, type PlanDraft } from "./plan-draft.js";
+import { ms } from "./readings.js";
 
 /** The reason of a request naming instances its group's target cannot create under those names. */
 export const INSTANCE_NAMES_REFUSED = "InstanceNamesRefused";
@@ -53,22 +54,22 @@ export type Verdict = "admitted" | "waiting" | "failed";
 
 export interface Admission {
   readonly verdict: Verdict;
-  readonly turn: Turn;
+  readonly plan: PlanDraft;
 }
 
 /** Admission of a request that has not been admitted yet, or re-validation of a queued one. */
-export function admit(d: RequestDraft, pass: Pass, turn: Turn): Admission {
-  const { s, cfg } = pass;
+export function admit(d: RequestDraft, s: GroupSnapshot, plan: PlanDraft): Admission {
+  const cfg = s.config;
   const r = d.view;
   const creating = d.status.state === undefined || d.status.state === "CREATING";
   const withinGrace = s.nowMs - ms(r.creationTimestamp) < cfg.admissionGraceMs;
   const failed = (reason: string, errors: Errors): Admission => {
     d.fail(reason, errors);
-    return { verdict: "failed", turn };
+    return { verdict: "failed", plan };
   };
   /** Waits for what `reason` names; after the grace period a new request fails with `errors`, if given. */
   const wait = (reason: string, message: string, errors?: Errors): Admission => {
-    const recheck = wake(turn, cfg.pollIntervalMs * TARGET_RECHECK_POLLS);
+    const recheck = wake(plan, cfg.pollIntervalMs * TARGET_RECHECK_POLLS);
     if (!creating) {
       // An admitted request keeps its place while its target is briefly missing (e.g. being recreated)
       // or refused (a grant or a listed kind fixes it). A missing target is told on the request (a
@@ -76,14 +77,14 @@ export function admit(d: RequestDraft, pass: Pass, turn: Turn): Admission {
       if (reason === TARGET_NOT_FOUND && d.status.reason !== reason)
         d.emit(E.TargetNotFound, `${message}; the request keeps its place in the queue and waits for it.`);
       d.phase("queued", reason, message);
-      return { verdict: "waiting", turn: recheck };
+      return { verdict: "waiting", plan: recheck };
     }
     if (errors && !withinGrace) return failed(reason, errors);
     d.patch({ state: "CREATING" });
     if (d.status.reason !== reason) d.emit(E.WaitingForGroup, message);
     d.phase("creating", reason, message);
     const graceLeft = ms(r.creationTimestamp) + cfg.admissionGraceMs - s.nowMs;
-    return { verdict: "waiting", turn: errors ? wake(turn, graceLeft) : recheck };
+    return { verdict: "waiting", plan: errors ? wake(plan, graceLeft) : recheck };
   };
   const group = s.group;
   if (!group) {
@@ -113,14 +114,18 @@ export function admit(d: RequestDraft, pass: Pass, turn: Turn): Admission {
     d.patch({ state: "ACCEPTED" });
     d.emit(E.Accepted, `Admitted to the queue of group ${group.name} for ${k} instances.`);
   }
-  return { verdict: "admitted", turn };
+  return { verdict: "admitted", plan };
 }
 
 /** Fails a waiting request whose queue deadline passed (deadline.ts); otherwise wakes the group then. */
-export function queueDeadline(d: RequestDraft, pass: Pass, turn: Turn): { expired: boolean; turn: Turn } {
-  const check = checkQueueDeadline(d.view, d.status, pass.s, sizeOf(d.view));
-  if (check === undefined) return { expired: false, turn };
-  if ("inMs" in check) return { expired: false, turn: wake(turn, check.inMs) };
+export function queueDeadline(
+  d: RequestDraft,
+  s: GroupSnapshot,
+  plan: PlanDraft,
+): { expired: boolean; plan: PlanDraft } {
+  const check = checkQueueDeadline(d.view, d.status, s, sizeOf(d.view));
+  if (check === undefined) return { expired: false, plan };
+  if ("inMs" in check) return { expired: false, plan: wake(plan, check.inMs) };
   d.fail(QUEUE_DEADLINE_EXCEEDED, check.errors, E.QueueDeadlineExceeded);
-  return { expired: true, turn };
+  return { expired: true, plan };
 }

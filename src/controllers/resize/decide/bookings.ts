@@ -15,7 +15,7 @@ import {
 import { levelHolds, releaseOf, type HoldingRequest, type Release } from "../../../queue/bookings.js";
 import { sizeOf } from "../../../queue/rules.js";
 import type { RequestView } from "../../../cache/request-view.js";
-import type { Pass } from "./pass.js";
+import type { GroupSnapshot } from "../snapshot.js";
 
 /** The reason of a head waiting for a booking's window. */
 export const WAITING_FOR_BOOKING = "WaitingForFutureReservation";
@@ -32,15 +32,14 @@ const holding = (r: RequestView): HoldingRequest & { metadata: { labels?: Record
 });
 
 /** The booking `r` delivers, its claim held against the group's bookings (queue/booking-wait.ts). */
-export const deliveryOfView = (r: RequestView, pass: Pass): Delivery | undefined =>
-  deliveryOf(r.name, r.delivery, pass.s.bookings);
+export const deliveryOfView = (r: RequestView, s: GroupSnapshot): Delivery | undefined =>
+  deliveryOf(r.name, r.delivery, s.bookings);
 
 /** Whether the head `r`, starting now at `replicas`, must wait for a booking; undefined when none is in its way. */
-export function headBookingWait(r: RequestView, pass: Pass, replicas: number): BookingWait | undefined {
-  const { s } = pass;
+export function headBookingWait(r: RequestView, s: GroupSnapshot, replicas: number): BookingWait | undefined {
   const group = s.group;
   if (!group || !s.bookings?.length) return undefined;
-  const delivery = deliveryOfView(r, pass);
+  const delivery = deliveryOfView(r, s);
   const releases = s.requests.flatMap((v): Release[] => {
     const until = releaseOf(holding(v), s.nowMs, group.provisioningTimeoutMs);
     return until === undefined ? [] : [{ until, size: sizeOf(v), holder: `ResizeRequest ${v.name}` }];

@@ -15,16 +15,16 @@ import { heldBackCondition, NEEDS_ACTION } from "../held-back.js";
 import { identityCondition } from "../../../targets/instances/kinds.js";
 import { NODE_READINESS_FORBIDDEN } from "../../../targets/node-readiness.js";
 import type { TargetView } from "../../../targets/view.js";
-import { sameData, type RequestDraft } from "./draft.js";
-import { isFinal, type Pass } from "./pass.js";
+import type { GroupSnapshot } from "../snapshot.js";
+import { sameData, type RequestDraft } from "./request-draft.js";
+import { isFinal, nowOf } from "./readings.js";
 import type { PlannedGroupEvent } from "./plan.js";
 
 export function groupStatus(
-  pass: Pass,
+  s: GroupSnapshot,
   drafts: readonly RequestDraft[],
   previous: InstanceGroupManagerStatus | undefined,
 ): InstanceGroupManagerStatus | undefined {
-  const { s } = pass;
   const group = s.group;
   if (!group) return undefined;
   const active = drafts.filter((d) => !isFinal(d.status));
@@ -56,12 +56,12 @@ export function groupStatus(
     ...(provisioning && { provisioningRequest: provisioning.name }),
     conditions: withIdentity(
       withHeldBack(
-        setCondition(previous?.conditions, condition, pass.now, group.generation),
+        setCondition(previous?.conditions, condition, nowOf(s), group.generation),
         target,
-        pass.now,
+        nowOf(s),
         group.generation,
       ),
-      pass,
+      s,
     ),
     observedGeneration: group.generation,
   };
@@ -71,12 +71,12 @@ export function groupStatus(
 /** InstanceIdentity: whether a release removes exactly a request's own instances (instances/kinds.ts). */
 function withIdentity(
   conditions: ReturnType<typeof setCondition>,
-  pass: Pass,
+  s: GroupSnapshot,
 ): ReturnType<typeof setCondition> {
-  const group = pass.s.group;
+  const group = s.group;
   if (!group?.identity) return conditions;
   const c = identityCondition(group.identity, `${group.targetKind}/${group.targetName}`);
-  return setCondition(conditions, { type: GC.InstanceIdentity, ...c }, pass.now, group.generation);
+  return setCondition(conditions, { type: GC.InstanceIdentity, ...c }, nowOf(s), group.generation);
 }
 
 /**

@@ -7,8 +7,9 @@ import { ResizeRequestCondition as RC } from "../../../api/conditions.js";
 import { resizeEvents as E } from "../../events.js";
 import { afterHandover, ordinalHandover, type Handover } from "../../../targets/instances/ordinals.js";
 import { labelsFor, type InstanceWrite } from "../../../targets/instances/view.js";
-import type { RequestDraft } from "./draft.js";
-import type { Pass, Turn } from "./pass.js";
+import type { GroupSnapshot } from "../snapshot.js";
+import type { PlanDraft } from "./plan-draft.js";
+import type { RequestDraft } from "./request-draft.js";
 
 const podsOf = (d: RequestDraft): string[] =>
   (d.status.instances ?? []).flatMap((i) => (i.kind === "Pod" ? [i.name] : []));
@@ -20,18 +21,21 @@ const holds = (d: RequestDraft): boolean =>
 const list = (pods: readonly string[]): string => pods.join(", ");
 
 export interface HandedOver {
-  readonly turn: Turn;
+  readonly plan: PlanDraft;
   /** Requests that gave their pods: their statuses are written after the receivers'. */
   readonly givers: ReadonlySet<string>;
 }
 
-export function handOverOrdinals(drafts: readonly RequestDraft[], pass: Pass, turn: Turn): HandedOver {
-  const { s } = pass;
+export function handOverOrdinals(
+  drafts: readonly RequestDraft[],
+  s: GroupSnapshot,
+  plan: PlanDraft,
+): HandedOver {
   const target = s.target;
   const givers = new Set<string>();
   if (s.group?.identity?.instances !== "Pod" || s.group.identity.mechanism !== "HighestOrdinals")
-    return { turn, givers };
-  if (!target?.found) return { turn, givers };
+    return { plan, givers };
+  if (!target?.found) return { plan, givers };
   // How messages name the target (its kind and name, as the group's other messages do).
   const named = `${s.group.targetKind} ${s.group.targetName}`;
   const targetName = s.group.targetName;
@@ -73,7 +77,7 @@ export function handOverOrdinals(drafts: readonly RequestDraft[], pass: Pass, tu
     }
     d.emit(E.InstancesHandedOver, giverNote(named, handovers));
   }
-  return { turn: labels.length === 0 ? turn : { ...turn, labels: [...turn.labels, ...labels] }, givers };
+  return { plan: labels.length === 0 ? plan : { ...plan, labels: [...plan.labels, ...labels] }, givers };
 }
 
 function receiverNote(named: string, giver: string, mine: readonly Handover[]): string {

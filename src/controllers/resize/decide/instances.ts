@@ -11,15 +11,16 @@ import {
   removalOf as kindRemovalOf,
   type ObservedInstance,
 } from "../../../targets/instances/view.js";
-import type { RequestDraft } from "./draft.js";
-import type { Pass, Turn } from "./pass.js";
+import type { GroupSnapshot } from "../snapshot.js";
+import type { PlanDraft } from "./plan-draft.js";
+import type { RequestDraft } from "./request-draft.js";
 import type { Plan, ScaleChange } from "./plan.js";
 
 /** A succeeding attempt of size `k` makes its instances its own: listed on its status, labelled. */
-export function claimInstances(d: RequestDraft, pass: Pass, turn: Turn, k: number): Turn {
-  const view = pass.s.instances;
-  if (!view) return turn;
-  const request = { namespace: pass.s.namespace, name: d.name };
+export function claimInstances(d: RequestDraft, s: GroupSnapshot, plan: PlanDraft, k: number): PlanDraft {
+  const view = s.instances;
+  if (!view) return plan;
+  const request = { namespace: s.namespace, name: d.name };
   const mine = claimFor(
     view,
     request,
@@ -28,7 +29,7 @@ export function claimInstances(d: RequestDraft, pass: Pass, turn: Turn, k: numbe
   );
   d.patch(listed(mine));
   const labels = labelsFor(request, d.view.forProvisioningRequest);
-  return { ...turn, labels: [...turn.labels, ...labelWrites(mine, request, labels)] };
+  return { ...plan, labels: [...plan.labels, ...labelWrites(mine, request, labels)] };
 }
 
 /**
@@ -40,10 +41,10 @@ export function claimInstances(d: RequestDraft, pass: Pass, turn: Turn, k: numbe
  * the load and crash suites saw attempts there wait for ever for pods of their own: pods and Nodes go
  * by the target's count, as before.
  */
-export function ownReady(d: RequestDraft, pass: Pass, k: number): number | undefined {
-  const view = pass.s.instances;
+export function ownReady(d: RequestDraft, s: GroupSnapshot, k: number): number | undefined {
+  const view = s.instances;
   if (view?.mechanism !== "DeleteMachineAnnotation") return undefined;
-  const request = { namespace: pass.s.namespace, name: d.name };
+  const request = { namespace: s.namespace, name: d.name };
   return claimFor(
     view,
     request,
@@ -53,30 +54,30 @@ export function ownReady(d: RequestDraft, pass: Pass, k: number): number | undef
 }
 
 /** The removal that goes with a scale taking `instances` away (none when nothing is to be deleted). */
-function removalOf(pass: Pass, instances: readonly ObservedInstance[]): ScaleChange["removal"] {
-  const view = pass.s.instances;
+function removalOf(s: GroupSnapshot, instances: readonly ObservedInstance[]): ScaleChange["removal"] {
+  const view = s.instances;
   const removal = view && kindRemovalOf(view, instances);
   if (!view || !removal) return undefined;
-  // The target's capacity limit is held while deletions of the request's own are under way (targets/kind.ts).
-  const hold = removal.nodeClaims.length > 0 ? pass.s.limit?.hold : undefined;
+  // The target's capacity limit is held while the removal deletes the instances' own objects (targets/kind.ts).
+  const hold = removal.deletes.length > 0 ? s.limit?.hold : undefined;
   return { ...removal, hold };
 }
 
 /** What a release lowering the target by `count` removes: the request's own, newest first. */
-export function releaseRemoval(pass: Pass, request: string, count: number): ScaleChange["removal"] {
-  const view = pass.s.instances;
+export function releaseRemoval(s: GroupSnapshot, request: string, count: number): ScaleChange["removal"] {
+  const view = s.instances;
   if (!view || count <= 0) return undefined;
-  const own = instancesOf(view, { namespace: pass.s.namespace, name: request });
-  return removalOf(pass, own.slice(0, count));
+  const own = instancesOf(view, { namespace: s.namespace, name: request });
+  return removalOf(s, own.slice(0, count));
 }
 
 /** What a rollback of an attempt started at `startedMs`, of size `k`, removes. */
-export function rollbackRemoval(pass: Pass, startedMs: number, k: number): ScaleChange["removal"] {
-  const view = pass.s.instances;
-  return view && removalOf(pass, attemptInstances(view, startedMs, k));
+export function rollbackRemoval(s: GroupSnapshot, startedMs: number, k: number): ScaleChange["removal"] {
+  const view = s.instances;
+  return view && removalOf(s, attemptInstances(view, startedMs, k));
 }
 
 /** A held capacity limit is given back once a pass removes nothing more. */
-export function targetPatchOf(pass: Pass, scale: ScaleChange | undefined): Plan["targetPatch"] {
-  return scale?.removal?.hold ? undefined : pass.s.limit?.giveBack;
+export function targetPatchOf(s: GroupSnapshot, scale: ScaleChange | undefined): Plan["targetPatch"] {
+  return scale?.removal?.hold ? undefined : s.limit?.giveBack;
 }

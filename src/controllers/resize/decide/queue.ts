@@ -8,29 +8,31 @@ import { unsupportedNames } from "../../errors.js";
 import { admit, INSTANCE_NAMES_REFUSED, namesNotNext, queueDeadline } from "./admission.js";
 import { startAttempt } from "./attempt.js";
 import { bookingWaitMessage, deliveryOfView, headBookingWait, WAITING_FOR_BOOKING } from "./bookings.js";
-import type { RequestDraft } from "./draft.js";
-import { busy, cancelled, isFinal, wake, wantsCancel, type Pass, type Turn } from "./pass.js";
+import type { GroupSnapshot } from "../snapshot.js";
+import { busy, wake, type PlanDraft } from "./plan-draft.js";
+import { cancelled, isFinal, wantsCancel } from "./readings.js";
+import type { RequestDraft } from "./request-draft.js";
 
 /**
  * Walks the waiting requests (`fifo` in FIFO order, those already handled left out), a booking's
  * delivery first (queue/booking-wait.ts deliveriesFirst).
  */
-export function walkQueue(fifo: readonly RequestDraft[], pass: Pass, first: Turn): Turn {
-  const { s, cfg } = pass;
-  let turn = first;
+export function walkQueue(fifo: readonly RequestDraft[], s: GroupSnapshot, first: PlanDraft): PlanDraft {
+  const cfg = s.config;
+  let plan = first;
   let position = 0;
-  for (const d of deliveriesFirst(fifo, (x) => deliveryOfView(x.view, pass))) {
+  for (const d of deliveriesFirst(fifo, (x) => deliveryOfView(x.view, s))) {
     if (isFinal(d.status)) continue;
     if (wantsCancel(d.view)) {
       d.finish("CANCELLED", "Cancelled", cancelled(d.view));
       d.emit(E.Cancelled, `${cancelled(d.view)} The request left the queue.`);
       continue;
     }
-    const admission = admit(d, pass, turn);
-    turn = admission.turn;
+    const admission = admit(d, s, plan);
+    plan = admission.plan;
     if (admission.verdict !== "failed") {
-      const deadline = queueDeadline(d, pass, turn);
-      turn = deadline.turn;
+      const deadline = queueDeadline(d, s, plan);
+      plan = deadline.plan;
       if (deadline.expired) continue;
     }
     if (admission.verdict !== "admitted") continue;
@@ -44,18 +46,18 @@ export function walkQueue(fifo: readonly RequestDraft[], pass: Pass, first: Turn
     const unavailable = target.readinessUnavailable;
     if (position === 1 && unavailable) {
       d.phase("queued", unavailable.reason, `The queue is held: ${unavailable.message}.`);
-      turn = wake(turn, cfg.pollIntervalMs * 5);
+      plan = wake(plan, cfg.pollIntervalMs * 5);
       continue;
     }
     if (position === 1) {
-      const waitFor = headBookingWait(d.view, pass, target.replicas);
+      const waitFor = headBookingWait(d.view, s, target.replicas);
       const hold = headHold({
         replicas: target.replicas,
         size: k,
         maxSize: group.maxSize,
         nextAttemptMs: nextAttempt,
         nowMs: s.nowMs,
-        busy: turn.attemptInFlight || busy(turn),
+        busy: plan.attemptInFlight || busy(plan),
         bookingInTheWay: waitFor !== undefined,
       });
       if (hold === "Capacity") {
@@ -64,18 +66,18 @@ export function walkQueue(fifo: readonly RequestDraft[], pass: Pass, first: Turn
           "WaitingForCapacity",
           `Waiting for room: the target has ${target.replicas} replicas, ${k} more would exceed maxSize ${group.maxSize ?? ""}.`,
         );
-        turn = wake(turn, cfg.pollIntervalMs * 5);
+        plan = wake(plan, cfg.pollIntervalMs * 5);
         continue;
       }
       if (hold === "Booking" && waitFor) {
         d.phase("queued", WAITING_FOR_BOOKING, bookingWaitMessage(waitFor, k, group.name));
         const recheck = cfg.pollIntervalMs * 5;
-        turn = wake(turn, waitFor.until === undefined ? recheck : Math.max(0, waitFor.until - s.nowMs));
+        plan = wake(plan, waitFor.until === undefined ? recheck : Math.max(0, waitFor.until - s.nowMs));
         continue;
       }
       if (hold === "Backoff") {
         d.phase("queued", "Backoff", `The next attempt starts at ${d.status.nextAttemptTime ?? ""}.`);
-        turn = wake(turn, nextAttempt - s.nowMs);
+        plan = wake(plan, nextAttempt - s.nowMs);
         continue;
       }
       const notNext = hold === undefined ? namesNotNext(d, target, group) : undefined;
@@ -86,7 +88,7 @@ export function walkQueue(fifo: readonly RequestDraft[], pass: Pass, first: Turn
         continue;
       }
       if (hold === undefined) {
-        turn = startAttempt(d, pass, turn, target.replicas);
+        plan = startAttempt(d, s, plan, target.replicas);
         position--;
         continue;
       }
@@ -95,5 +97,5 @@ export function walkQueue(fifo: readonly RequestDraft[], pass: Pass, first: Turn
     // queue waits for), so a queued request is written once, not at every step ahead of it.
     d.phase("queued", "Queued", `Waiting in the queue of group ${group.name} (first come, first served).`);
   }
-  return turn;
+  return plan;
 }

@@ -11,7 +11,7 @@ import { setCondition, type ConditionInput } from "../../conditions.js";
 import { messageOf } from "../../errors.js";
 import { resizeEvents as E } from "../../events.js";
 import type { RequestView } from "../../../cache/request-view.js";
-import type { Pass } from "./pass.js";
+import type { GroupSnapshot } from "../snapshot.js";
 import type { PlannedEvent, RequestChange } from "./plan.js";
 
 /**
@@ -134,12 +134,11 @@ export class RequestDraft {
 }
 
 /** Fields every status carries, derived from identity: kind, id, links, creation time. */
-export function stampIdentity(d: RequestDraft, pass: Pass): void {
+export function stampIdentity(d: RequestDraft, s: GroupSnapshot): void {
   const id = d.status.id ?? numericId(d.view.uid);
-  const location = pass.s.group?.location;
+  const location = s.group?.location;
   const links =
-    location &&
-    resizeRequestLinks(pass.cfg.publicUrl, pass.s.namespace, location, pass.s.groupName, d.name, id);
+    location && resizeRequestLinks(s.config.publicUrl, s.namespace, location, s.groupName, d.name, id);
   d.patch({
     kind: REST_KIND.resizeRequest,
     id,
