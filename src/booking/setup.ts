@@ -1,31 +1,23 @@
 // Wires the booking controller into a manager: the shared informer of FutureReservations indexed by
 // group (cache/bookings.ts), the resize controller's shared caches of groups and
 // ResizeRequests, and a controller keyed by group.
-import type { Logger } from "pino";
+import type { ControllerSettings } from "../controllers/options.js";
 import type { FutureReservation } from "../api/future-reservation.js";
 import { FUTURE_RESERVATION } from "../api/names.js";
 import type { ResizeRequest } from "../api/resize-request.js";
 import { bookingInformer } from "../cache/bookings.js";
 import { groupOf } from "../cache/indexes.js";
 import { resizeInformers } from "../cache/informers.js";
-import type { EventRecorder } from "../events/recorder.js";
 import { Controller } from "../runtime/controller.js";
 import type { Manager } from "../runtime/manager.js";
-import type { MetricsSink } from "../runtime/metrics.js";
 import { generationOrDeletionChanged } from "../runtime/predicates.js";
 import { objectKey } from "../runtime/store.js";
 import { claimedDelivery } from "../queue/booking-wait.js";
 import { BOOKINGS_BY_GROUP, bookingGroupKey } from "./observe.js";
 import { bookingReconciler } from "./reconciler.js";
 
-export interface BookingOptions {
-  readonly recorder: EventRecorder;
-  readonly logger: Logger;
+export interface BookingOptions extends ControllerSettings {
   readonly concurrency: number;
-  readonly metrics?: MetricsSink;
-  /** Watch one namespace only; all namespaces when undefined. */
-  readonly namespace?: string;
-  readonly now?: () => number;
 }
 
 const pending = (b: FutureReservation): boolean =>

@@ -12,7 +12,7 @@
 // ResizeRequests and groups, and a controller keyed by request.
 import type { FutureReservation } from "../../api/future-reservation.js";
 import type { KubernetesObject } from "@kubernetes/client-node";
-import type { Logger } from "pino";
+import type { ControllerSettings } from "../options.js";
 import { PROVISIONING_REQUESTS } from "../../api/kinds.js";
 import {
   PROVISIONING_CLASS,
@@ -22,10 +22,8 @@ import {
 import { provisioningRequestOf } from "../../cache/indexes.js";
 import { resizeInformers } from "../../cache/informers.js";
 import type { Informer } from "../../runtime/informer.js";
-import type { EventRecorder } from "../../events/recorder.js";
 import { Controller, type Reconciler } from "../../runtime/controller.js";
 import type { Manager } from "../../runtime/manager.js";
-import type { MetricsSink } from "../../runtime/metrics.js";
 import { generationChanged, generationOrDeletionChanged } from "../../runtime/predicates.js";
 import { resourcePath } from "../../runtime/resource-kind.js";
 import { objectKey } from "../../runtime/store.js";
@@ -38,14 +36,8 @@ import { FUTURE_RESERVATION_PARAMETER } from "./parameters.js";
 /** GKE's: its finished ProvisioningRequests' resize requests are deleted an hour later. */
 export const DEFAULT_PROVISIONING_RETENTION = "1h";
 
-export interface ProvisioningOptions {
-  readonly recorder: EventRecorder;
-  readonly logger: Logger;
+export interface ProvisioningOptions extends ControllerSettings {
   readonly concurrency: number;
-  readonly metrics?: MetricsSink;
-  /** Watch one namespace only; all namespaces when undefined. */
-  readonly namespace?: string;
-  readonly now?: () => number;
   /** How long a ResizeRequest of a finished ProvisioningRequest is kept once nothing is held (cleanup.ts). */
   readonly retentionMs: number;
   /** FutureReservations, where served: the ETAs it reports count approved bookings' windows. */

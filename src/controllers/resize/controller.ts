@@ -6,7 +6,7 @@
 // validated with the model), a controller keyed by group, the reconciler, the Node informers of
 // groups that count ready Nodes (created when such a group is first reconciled, node-informers.ts), and
 // the informers of the targets' kinds (likewise, targets/informers.ts), whose changes reach their groups.
-import type { Logger } from "pino";
+import type { ControllerSettings } from "../options.js";
 import { API_VERSION, INSTANCE_GROUP_MANAGER } from "../../api/names.js";
 import { bookingGroupKey, bookingInformer } from "../../cache/bookings.js";
 import { inPlay } from "../../cache/in-play.js";
@@ -14,10 +14,8 @@ import { BY_NODE_SELECTOR, groupOf, groupsOfTarget } from "../../cache/indexes.j
 import { resizeInformers } from "../../cache/informers.js";
 import { requestView } from "../../cache/request-view.js";
 import { genericEvents } from "../../events/generic.js";
-import type { EventRecorder } from "../../events/recorder.js";
 import { Controller, type Reconciler } from "../../runtime/controller.js";
 import type { Manager } from "../../runtime/manager.js";
-import type { MetricsSink } from "../../runtime/metrics.js";
 import { generationOrDeletionChanged } from "../../runtime/predicates.js";
 import { objectKey } from "../../runtime/store.js";
 import { TargetInformers } from "../../targets/informers.js";
@@ -33,15 +31,9 @@ import { GROUP_STATUS_INTERVAL_MS, TARGET_RECHECK_POLLS, type DecideConfig } fro
 export type ResizeSettings = Omit<DecideConfig, "groupStatusIntervalMs"> &
   Partial<Pick<DecideConfig, "groupStatusIntervalMs">>;
 
-export interface ResizeControllerOptions {
-  readonly recorder: EventRecorder;
+export interface ResizeControllerOptions extends ControllerSettings {
   readonly config: ResizeSettings;
   readonly concurrency: number;
-  readonly logger: Logger;
-  readonly metrics?: MetricsSink;
-  /** Watch one namespace only; all namespaces when undefined. */
-  readonly namespace?: string;
-  readonly now?: () => number;
   readonly onPlanEvent?: ExecuteDeps["onPlanEvent"];
   /** `Kind.group` of the cluster-scoped kinds a group may target (--cluster-scoped-targets). */
   readonly clusterScopedTargets: readonly string[];

@@ -2,7 +2,7 @@
 // Kubernetes keeps its TTL-after-finished controller apart from the Job controller: finished requests
 // cost the resize controller nothing, and their expiry costs one timer each. The deletion is
 // conditional on the request being exactly what was decided on (uid and resourceVersion).
-import type { Logger } from "pino";
+import type { ControllerSettings } from "../options.js";
 import { parseKubeDuration } from "../../api/duration.js";
 import { groupKeyOf } from "../../api/identity.js";
 import type { InstanceGroupManager } from "../../api/instance-group-manager.js";
@@ -115,12 +115,8 @@ export async function deleteFinishedRequest(
   return true;
 }
 
-export interface RetentionControllerOptions {
-  readonly recorder: EventRecorder;
-  readonly logger: Logger;
+export interface RetentionControllerOptions extends Omit<ControllerSettings, "metrics"> {
   readonly defaultRetentionMs: number;
-  readonly namespace?: string;
-  readonly now?: () => number;
 }
 
 export function addRetentionController(mgr: Manager, options: RetentionControllerOptions): Controller {
