@@ -118,16 +118,18 @@ describe("a key whose request is gone", () => {
 });
 
 describe("a request of our class", () => {
+  /** An accepted request whose ResizeRequest waits third in its queue, with what else the test sets. */
+  const waiting = (rest: Partial<Parameters<typeof snapshot>[0]>) =>
+    snapshot({
+      request: pr({ conditions: accepted }),
+      resizeRequest: rr({ state: "ACCEPTED" }),
+      insight: waitingInsight(),
+      queueLength: 3,
+      ...rest,
+    });
+
   test("the ResizeRequests an earlier request of its name left: cancelled beside its own decision", () => {
-    const plan = decideProvisioning(
-      snapshot({
-        request: pr({ conditions: accepted }),
-        resizeRequest: rr({ state: "ACCEPTED" }),
-        insight: waitingInsight(),
-        queueLength: 3,
-        orphans: [queued, cancelling],
-      }),
-    );
+    const plan = decideProvisioning(waiting({ orphans: [queued, cancelling] }));
     expect(names(plan.cancelOrphans)).toEqual(["queued"]);
     expect(plan.cancel).toBeUndefined();
     expect(plan.requeueAfterMs).toBe(REFRESH_MS);
@@ -138,16 +140,7 @@ describe("a request of our class", () => {
     ["an orphan's retention sooner than the refresh", 120 + 3599, 1000],
     ["the refresh sooner than an orphan's retention", 120 + 1800, REFRESH_MS],
   ])("the requeue is the soonest wait: %s", (_, seconds, expected) => {
-    const plan = decideProvisioning(
-      snapshot({
-        request: pr({ conditions: accepted }),
-        resizeRequest: rr({ state: "ACCEPTED" }),
-        insight: waitingInsight(),
-        queueLength: 3,
-        orphans: [cancelled],
-        nowMs: T0 + seconds * 1000,
-      }),
-    );
+    const plan = decideProvisioning(waiting({ orphans: [cancelled], nowMs: T0 + seconds * 1000 }));
     expect(plan.requeueAfterMs).toBe(expected);
     expect(plan.delete).toBeUndefined();
   });
